@@ -1,0 +1,31 @@
+//===- EasyMLOps.h - easyml dialect operations ----------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_DIALECT_EASYML_IR_EASYMLOPS_H
+#define EASYML_DIALECT_EASYML_IR_EASYMLOPS_H
+
+#include "easyml/Dialect/EasyML/IR/EasyMLDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "easyml/Dialect/EasyML/IR/EasyMLEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "easyml/Dialect/EasyML/IR/EasyMLAttrs.h.inc"
+
+namespace easyml {
+class InitOp;
+class ComputeOp;
+} // namespace easyml
+
+#define GET_OP_CLASSES
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h.inc"
+
+#endif // EASYML_DIALECT_EASYML_IR_EASYMLOPS_H

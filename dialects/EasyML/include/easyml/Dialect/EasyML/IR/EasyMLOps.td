@@ -1,0 +1,294 @@
+//===- EasyMLOps.td - easyml dialect operations -----------*- tablegen -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_DIALECT_EASYML_IR_EASYMLOPS_TD
+#define EASYML_DIALECT_EASYML_IR_EASYMLOPS_TD
+
+include "easyml/Dialect/EasyML/IR/EasyMLBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class EasyML_Op<string mnemonic, list<Trait> traits = []>
+    : Op<EasyML_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Model
+//===----------------------------------------------------------------------===//
+
+def EasyML_ModelOp : EasyML_Op<"model", [
+    Symbol, SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "one ionic model";
+  let description = [{
+    Holds the declarations of one EasyML model (`easyml.state`,
+    `easyml.param`, `easyml.flag`, `easyml.external`, `easyml.table`), then
+    exactly one `easyml.init` and one `easyml.compute` region op. The
+    verifier checks that every state has exactly one initial value and one
+    update of the kind its declaration names, and that every written
+    external is written exactly once.
+
+    Example:
+
+    ```mlir
+    easyml.model @HH {
+      easyml.external @V as "Vm" access <read>
+      easyml.external @Iion as "Iion" access <write>
+      easyml.param @g_L = 3.000000e-01 : f64
+      easyml.state @n kind <alpha_beta> method <rush_larsen>
+      easyml.init { ... easyml.init_value @n, %0 : f64 }
+      easyml.compute { ... easyml.gate_alpha_beta @n alpha %a beta %b }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<StrAttr>:$source);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The model's init region op, or null when missing.
+    InitOp getInitOp();
+    /// The model's compute region op, or null when missing.
+    ComputeOp getComputeOp();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+class EasyML_DeclOp<string mnemonic, list<Trait> traits = []>
+    : EasyML_Op<mnemonic, !listconcat(traits, [Symbol, HasParent<"ModelOp">])>;
+
+def EasyML_StateOp : EasyML_DeclOp<"state"> {
+  let summary = "a state variable of the model";
+  let description = [{
+    A per-cell state. `kind` says how the model defines its update (an
+    explicit derivative `diff_X`, a Hodgkin-Huxley gate in alpha/beta or
+    steady-state/time-constant form, or an explicit next value from
+    `.store()`); `method` is the integration method. `lb`/`ub` clamp the
+    updated value. States that share a `.method()` group (a `cvode` system
+    or a `markov_be` chain) carry the same `group` number; `default_init`
+    marks a gate whose initial value is its steady state (no `X_init`).
+
+    ```mlir
+    easyml.state @m kind <inf_tau> method <rush_larsen> {lb = 0.0 : f64}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       EasyML_StateKindAttr:$kind,
+                       EasyML_MethodAttr:$method,
+                       OptionalAttr<F64Attr>:$lb,
+                       OptionalAttr<F64Attr>:$ub,
+                       OptionalAttr<StrAttr>:$units,
+                       OptionalAttr<I32Attr>:$group,
+                       UnitAttr:$trace,
+                       UnitAttr:$default_init);
+  let assemblyFormat = "$sym_name `kind` $kind `method` $method attr-dict";
+  let hasVerifier = 1;
+}
+
+def EasyML_ParamOp : EasyML_DeclOp<"param"> {
+  let summary = "a run-time modifiable parameter";
+  let description = [{
+    A `.param()` variable with its default value. `nodal` parameters are
+    stored per cell.
+
+    ```mlir
+    easyml.param @g_Na = 1.200000e+02 : f64 {units = "mS/cm^2"}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       F64Attr:$default_value,
+                       OptionalAttr<StrAttr>:$units,
+                       UnitAttr:$nodal,
+                       UnitAttr:$trace);
+  let assemblyFormat = "$sym_name `=` $default_value attr-dict";
+}
+
+def EasyML_FlagOp : EasyML_DeclOp<"flag"> {
+  let summary = "a variable restricted to named values";
+  let description = [{
+    A `.flag(A, B, ...)` variable: its value is one of the named cases,
+    chosen at run time (`flags=EPI`).
+
+    ```mlir
+    easyml.flag @celltype = 0.0 : f64 cases ["ENDO", "EPI"] values [0.0, 1.0]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       F64Attr:$default_value,
+                       StrArrayAttr:$case_names,
+                       DenseF64ArrayAttr:$case_values);
+  let assemblyFormat = [{
+    $sym_name `=` $default_value `cases` $case_names `values` $case_values
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def EasyML_ExternalOp : EasyML_DeclOp<"external"> {
+  let summary = "a variable exchanged with the simulator";
+  let description = [{
+    A `.external([name])` variable: `ext_name` is the simulator's array
+    (`Vm`, `Iion`, ...); `access` says whether the model reads it, writes it
+    or both.
+
+    ```mlir
+    easyml.external @V as "Vm" access <read> {nodal}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       StrAttr:$ext_name,
+                       EasyML_AccessAttr:$access,
+                       OptionalAttr<StrAttr>:$units,
+                       UnitAttr:$nodal,
+                       UnitAttr:$trace);
+  let assemblyFormat = "$sym_name `as` $ext_name `access` $access attr-dict";
+  let hasVerifier = 1;
+}
+
+def EasyML_TableOp : EasyML_Op<"table", [HasParent<"ModelOp">]> {
+  let summary = "a lookup table over one variable";
+  let description = [{
+    `.lookup(lo, hi, step)` on `variable`: expressions that depend only on
+    that variable (and constants) may be tabulated on the grid
+    `lo, lo+step, ..., hi` and interpolated linearly.
+
+    ```mlir
+    easyml.table "V" lo -1.000000e+03 hi 1.000000e+03 step 1.000000e-02
+    ```
+  }];
+  let arguments = (ins StrAttr:$variable, F64Attr:$lo, F64Attr:$hi,
+                       F64Attr:$step);
+  let assemblyFormat =
+      "$variable `lo` $lo `hi` $hi `step` $step attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Regions
+//===----------------------------------------------------------------------===//
+
+def EasyML_InitOp : EasyML_Op<"init", [
+    HasParent<"ModelOp">, SingleBlock, NoTerminator, NoRegionArguments]> {
+  let summary = "initial values of states and externals";
+  let description = [{
+    Computes the initial value of every state (and of externals with an
+    `X_init`) from parameters and flags; ends each with `easyml.init_value`.
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+def EasyML_ComputeOp : EasyML_Op<"compute", [
+    HasParent<"ModelOp">, SingleBlock, NoTerminator, NoRegionArguments]> {
+  let summary = "one time step of one cell, from the old values";
+  let description = [{
+    Reads old state values, externals, parameters, `t` and `dt`, and ends
+    with the model's outputs (`easyml.output`), one update per state and
+    traced values (`easyml.trace`).
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+def EasyML_GetOp : EasyML_Op<"get", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read a declared variable";
+  let description = [{
+    In `easyml.compute`: the old value of a state, the value of an external,
+    parameter or flag. In `easyml.init`: a parameter or flag.
+
+    ```mlir
+    %0 = easyml.get @g_Na : f64
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$var);
+  let results = (outs F64:$result);
+  let assemblyFormat = "$var attr-dict `:` type($result)";
+}
+
+def EasyML_TimeOp : EasyML_Op<"time", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "the simulation time `t` at the start of the step (ms)";
+  let results = (outs F64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def EasyML_TimeStepOp : EasyML_Op<"dt", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "the time step `dt` (ms)";
+  let results = (outs F64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Sinks
+//===----------------------------------------------------------------------===//
+
+class EasyML_SinkOp<string mnemonic, string parent, list<Trait> traits = []>
+    : EasyML_Op<mnemonic, !listconcat(traits, [
+          HasParent<parent>, DeclareOpInterfaceMethods<SymbolUserOpInterface>])>;
+
+def EasyML_InitValueOp : EasyML_SinkOp<"init_value", "InitOp"> {
+  let summary = "the initial value of a state or external";
+  let arguments = (ins FlatSymbolRefAttr:$var, F64:$value);
+  let assemblyFormat = "$var `,` $value attr-dict `:` type($value)";
+}
+
+def EasyML_DiffOp : EasyML_SinkOp<"diff", "ComputeOp"> {
+  let summary = "the time derivative of a `diff` state";
+  let arguments = (ins FlatSymbolRefAttr:$state, F64:$rate);
+  let assemblyFormat = "$state `,` $rate attr-dict `:` type($rate)";
+}
+
+def EasyML_GateInfTauOp : EasyML_SinkOp<"gate_inf_tau", "ComputeOp"> {
+  let summary = "steady state and time constant of a gate";
+  let description = [{
+    `dX/dt = (inf - X) / tau` for a gate `X` given as `X_inf` and `tau_X`.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$state, F64:$inf, F64:$tau);
+  let assemblyFormat =
+      "$state `inf` $inf `tau` $tau attr-dict `:` type($inf) `,` type($tau)";
+}
+
+def EasyML_GateAlphaBetaOp : EasyML_SinkOp<"gate_alpha_beta", "ComputeOp"> {
+  let summary = "opening and closing rates of a gate";
+  let description = [{
+    `dX/dt = alpha * (1 - X) - beta * X` for a gate `X` given as
+    `alpha_X`/`a_X` and `beta_X`/`b_X`.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$state, F64:$alpha, F64:$beta);
+  let assemblyFormat = [{
+    $state `alpha` $alpha `beta` $beta attr-dict `:` type($alpha) `,`
+    type($beta)
+  }];
+}
+
+def EasyML_NextOp : EasyML_SinkOp<"next", "ComputeOp"> {
+  let summary = "the explicit next value of a `store` state";
+  let arguments = (ins FlatSymbolRefAttr:$state, F64:$value);
+  let assemblyFormat = "$state `,` $value attr-dict `:` type($value)";
+}
+
+def EasyML_OutputOp : EasyML_SinkOp<"output", "ComputeOp"> {
+  let summary = "the value the model writes to an external";
+  let arguments = (ins FlatSymbolRefAttr:$var, F64:$value);
+  let assemblyFormat = "$var `,` $value attr-dict `:` type($value)";
+}
+
+def EasyML_TraceOp : EasyML_Op<"trace", [HasParent<"ComputeOp">]> {
+  let summary = "a value recorded in trace output";
+  let arguments = (ins StrAttr:$label, F64:$value);
+  let assemblyFormat = "$label `,` $value attr-dict `:` type($value)";
+}
+
+#endif // EASYML_DIALECT_EASYML_IR_EASYMLOPS_TD

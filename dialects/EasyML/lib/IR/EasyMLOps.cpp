@@ -1,0 +1,243 @@
+//===- EasyMLOps.cpp - easyml dialect operations --------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace easyml;
+
+#define GET_OP_CLASSES
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ModelOp
+//===----------------------------------------------------------------------===//
+
+InitOp ModelOp::getInitOp() {
+  for (Operation &op : getBody().front())
+    if (auto init = dyn_cast<InitOp>(op))
+      return init;
+  return {};
+}
+
+ComputeOp ModelOp::getComputeOp() {
+  for (Operation &op : getBody().front())
+    if (auto compute = dyn_cast<ComputeOp>(op))
+      return compute;
+  return {};
+}
+
+/// The state kind an update op defines, or std::nullopt for other ops.
+static std::optional<StateKind> updateKind(Operation *op) {
+  if (isa<DiffOp>(op))
+    return StateKind::diff;
+  if (isa<GateInfTauOp>(op))
+    return StateKind::inf_tau;
+  if (isa<GateAlphaBetaOp>(op))
+    return StateKind::alpha_beta;
+  if (isa<NextOp>(op))
+    return StateKind::store;
+  return std::nullopt;
+}
+
+LogicalResult ModelOp::verifyRegions() {
+  unsigned numInit = 0, numCompute = 0;
+  for (Operation &op : getBody().front()) {
+    numInit += isa<InitOp>(op);
+    numCompute += isa<ComputeOp>(op);
+  }
+  if (numInit != 1)
+    return emitOpError("expects exactly one 'easyml.init' region op, found ")
+           << numInit;
+  if (numCompute != 1)
+    return emitOpError(
+               "expects exactly one 'easyml.compute' region op, found ")
+           << numCompute;
+
+  // Count how often each state is initialised and updated, and each external
+  // written.
+  llvm::DenseMap<StringAttr, unsigned> inits, updates, outputs;
+  getInitOp().walk([&](InitValueOp op) {
+    ++inits[op.getVarAttr().getAttr()];
+  });
+  getComputeOp().walk([&](Operation *op) {
+    if (updateKind(op))
+      ++updates[op->getAttrOfType<FlatSymbolRefAttr>("state").getAttr()];
+    else if (auto out = dyn_cast<OutputOp>(op))
+      ++outputs[out.getVarAttr().getAttr()];
+  });
+
+  for (Operation &op : getBody().front()) {
+    if (auto state = dyn_cast<StateOp>(op)) {
+      StringAttr name = state.getSymNameAttr();
+      if (inits.lookup(name) != 1)
+        return state.emitOpError("expects exactly one initial value for state ")
+               << name << ", found " << inits.lookup(name);
+      if (updates.lookup(name) != 1)
+        return state.emitOpError("expects exactly one update of state ")
+               << name << ", found " << updates.lookup(name);
+    } else if (auto ext = dyn_cast<ExternalOp>(op)) {
+      StringAttr name = ext.getSymNameAttr();
+      unsigned n = outputs.lookup(name);
+      if (n > 1)
+        return ext.emitOpError("expects at most one output to external ")
+               << name << ", found " << n;
+      if (ext.getAccess() == Access::write && n != 1)
+        return ext.emitOpError("expects the model to write external ")
+               << name << ", which it declares write-only";
+      if (inits.lookup(name) > 1)
+        return ext.emitOpError("expects at most one initial value for ")
+               << name;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+LogicalResult StateOp::verify() {
+  auto lb = getLbAttr(), ub = getUbAttr();
+  if (lb && std::isnan(lb.getValueAsDouble()))
+    return emitOpError("expects a lower bound that is a number");
+  if (ub && std::isnan(ub.getValueAsDouble()))
+    return emitOpError("expects an upper bound that is a number");
+  if (lb && ub && lb.getValueAsDouble() > ub.getValueAsDouble())
+    return emitOpError("expects lower bound ")
+           << lb.getValueAsDouble() << " <= upper bound "
+           << ub.getValueAsDouble();
+  return success();
+}
+
+LogicalResult FlagOp::verify() {
+  if (getCaseNames().empty())
+    return emitOpError("expects at least one case");
+  if (getCaseNames().size() != getCaseValues().size())
+    return emitOpError("expects as many case values as case names, found ")
+           << getCaseValues().size() << " values for "
+           << getCaseNames().size() << " names";
+  llvm::StringSet<> seen;
+  for (Attribute name : getCaseNames()) {
+    StringRef s = cast<StringAttr>(name).getValue();
+    if (s.empty())
+      return emitOpError("expects non-empty case names");
+    if (!seen.insert(s).second)
+      return emitOpError("expects distinct case names, '") << s
+             << "' appears twice";
+  }
+  return success();
+}
+
+LogicalResult ExternalOp::verify() {
+  if (getExtName().empty())
+    return emitOpError("expects a non-empty simulator name");
+  return success();
+}
+
+LogicalResult TableOp::verify() {
+  double lo = getLo().convertToDouble(), hi = getHi().convertToDouble(),
+         step = getStep().convertToDouble();
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(step))
+    return emitOpError("expects finite bounds and step");
+  if (!(lo < hi))
+    return emitOpError("expects lo < hi, got lo = ")
+           << lo << " and hi = " << hi;
+  if (!(step > 0))
+    return emitOpError("expects a positive step, got ") << step;
+  if ((hi - lo) / step > 1e8)
+    return emitOpError("expects at most 1e8 rows, got ") << (hi - lo) / step;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Symbol uses
+//===----------------------------------------------------------------------===//
+
+/// Looks up the declaration `ref` names in the enclosing model.
+static Operation *lookupDecl(Operation *user, FlatSymbolRefAttr ref,
+                             SymbolTableCollection &tables) {
+  auto model = user->getParentOfType<ModelOp>();
+  if (!model)
+    return nullptr;
+  return tables.lookupSymbolIn(model, ref.getAttr());
+}
+
+LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
+  Operation *decl = lookupDecl(*this, getVarAttr(), tables);
+  if (!decl)
+    return emitOpError("refers to undeclared variable ") << getVarAttr();
+  bool inInit = (*this)->getParentOfType<InitOp>() != nullptr;
+  if (isa<ParamOp, FlagOp>(decl))
+    return success();
+  if (inInit)
+    return emitOpError("in 'easyml.init' may read only parameters and "
+                       "flags, but ")
+           << getVarAttr() << " is a '" << decl->getName() << "'";
+  if (auto ext = dyn_cast<ExternalOp>(decl)) {
+    if (ext.getAccess() == Access::write)
+      return emitOpError("reads external ")
+             << getVarAttr() << ", which the model declares write-only";
+    return success();
+  }
+  if (isa<StateOp>(decl))
+    return success();
+  return emitOpError("cannot read ") << getVarAttr();
+}
+
+LogicalResult InitValueOp::verifySymbolUses(SymbolTableCollection &tables) {
+  Operation *decl = lookupDecl(*this, getVarAttr(), tables);
+  if (!decl || !isa<StateOp, ExternalOp>(decl))
+    return emitOpError("expects a state or external, got ") << getVarAttr();
+  return success();
+}
+
+/// Checks that `ref` names a state declared with kind `kind`.
+static LogicalResult verifyStateUpdate(Operation *op, FlatSymbolRefAttr ref,
+                                       StateKind kind,
+                                       SymbolTableCollection &tables) {
+  auto state = dyn_cast_or_null<StateOp>(lookupDecl(op, ref, tables));
+  if (!state)
+    return op->emitOpError("expects a state, got ") << ref;
+  if (state.getKind() != kind)
+    return op->emitOpError("updates state ")
+           << ref << " of kind '" << stringifyStateKind(state.getKind())
+           << "', expected kind '" << stringifyStateKind(kind) << "'";
+  return success();
+}
+
+LogicalResult DiffOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyStateUpdate(*this, getStateAttr(), StateKind::diff, tables);
+}
+LogicalResult GateInfTauOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyStateUpdate(*this, getStateAttr(), StateKind::inf_tau, tables);
+}
+LogicalResult
+GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyStateUpdate(*this, getStateAttr(), StateKind::alpha_beta,
+                           tables);
+}
+LogicalResult NextOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyStateUpdate(*this, getStateAttr(), StateKind::store, tables);
+}
+
+LogicalResult OutputOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto ext = dyn_cast_or_null<ExternalOp>(lookupDecl(*this, getVarAttr(),
+                                                     tables));
+  if (!ext)
+    return emitOpError("expects an external, got ") << getVarAttr();
+  if (ext.getAccess() == Access::read)
+    return emitOpError("writes external ")
+           << getVarAttr() << ", which the model declares read-only";
+  return success();
+}
