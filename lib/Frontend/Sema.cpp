@@ -745,7 +745,7 @@ void Sema::detectStates() {
                                      "' and by '" + tau + "'/'" + inf + "'")
           .note(find(alpha)->defLoc, "'" + alpha + "' is defined here")
           .note(x.useLoc, "gate '" + x.name + "' is used here");
-      continue;
+      ab = false; // go on as openCARP does, with tau/inf
     }
     if (!alpha.empty() &&
         (defined("alpha_" + x.name) && defined("a_" + x.name))) {

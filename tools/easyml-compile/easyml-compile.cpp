@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -65,6 +66,10 @@ cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* lines in the input"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> splitInputFile(
+    "split-input-file",
+    cl::desc("Process each '// -----' separated chunk as its own model"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> noWarnings("w", cl::desc("Suppress warnings"), cl::init(false),
                          cl::cat(category));
 cl::opt<bool> noLocations("no-locations",
@@ -94,41 +99,16 @@ static std::string locString(llvm::SourceMgr &sm, llvm::SMLoc loc) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  mlir::registerPassManagerCLOptions();
-  mlir::registerDefaultTimingManagerCLOptions();
-  cl::SetVersionPrinter(
-      [](llvm::raw_ostream &os) { printVersion(os, "easyml-compile"); });
-  cl::ParseCommandLineOptions(argc, argv,
-                              "EasyML compiler: cardiac ionic models "
-                              "(.model) to MLIR and native code\n");
-
-  mlir::DefaultTimingManager tm;
-  mlir::applyDefaultTimingManagerCLOptions(tm);
-  mlir::TimingScope timing = tm.getRootScope();
-
-  std::string errorMessage;
-  auto file = mlir::openInputFile(inputFile, &errorMessage);
-  if (!file) {
-    llvm::errs() << "easyml-compile: error: " << errorMessage << "\n";
-    return 1;
-  }
+/// Runs the front end (and MLIR generation) on one buffer, writing the
+/// requested stage to `os`. With --verify-diagnostics, succeeds when the
+/// diagnostics match the buffer's expected-* annotations.
+static mlir::LogicalResult processBuffer(
+    std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
+    mlir::MLIRContext &context, mlir::TimingScope &timing,
+    llvm::raw_ostream &os) {
   llvm::SourceMgr sm;
   unsigned bufferId = sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   llvm::StringRef buffer = sm.getMemoryBuffer(bufferId)->getBuffer();
-
-  std::string name = modelName;
-  if (name.empty()) {
-    name = inputFile == "-" ? "model"
-                            : llvm::sys::path::stem(inputFile).str();
-  }
-
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
   std::optional<mlir::SourceMgrDiagnosticVerifierHandler> verifier;
   std::optional<mlir::SourceMgrDiagnosticHandler> printer;
   if (verifyDiagnostics)
@@ -137,8 +117,6 @@ int main(int argc, char **argv) {
     printer.emplace(sm, &context);
 
   DiagnosticEngine diags(sm);
-  std::string out;
-  llvm::raw_string_ostream os(out);
   bool ok = true;
   {
     auto lexTimer = timing.nest("lex");
@@ -150,7 +128,9 @@ int main(int argc, char **argv) {
            << t.text << "'\n";
     }
     std::optional<Model> model;
-    if (emit != Emit::Tokens) {
+    // Malformed tokens make the parser's view of the file unreliable: report
+    // the lexical errors alone rather than a cascade of follow-on errors.
+    if (emit != Emit::Tokens && !diags.hasErrors()) {
       auto parseTimer = timing.nest("parse");
       ModelAST ast = parse(tokens, name, diags);
       parseTimer.stop();
@@ -160,6 +140,7 @@ int main(int argc, char **argv) {
       else if (!diags.hasErrors()) {
         auto semaTimer = timing.nest("sema");
         model = analyze(ast, diags);
+        semaTimer.stop();
       }
     }
     forward(diags, context, sm);
@@ -193,8 +174,52 @@ int main(int argc, char **argv) {
   }
 
   if (verifyDiagnostics)
-    return mlir::failed(verifier->verify()) ? 1 : 0;
-  if (!ok)
+    return verifier->verify();
+  return mlir::success(ok);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { printVersion(os, "easyml-compile"); });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "EasyML compiler: cardiac ionic models "
+                              "(.model) to MLIR and native code\n");
+
+  mlir::DefaultTimingManager tm;
+  mlir::applyDefaultTimingManagerCLOptions(tm);
+  mlir::TimingScope timing = tm.getRootScope();
+
+  std::string errorMessage;
+  auto file = mlir::openInputFile(inputFile, &errorMessage);
+  if (!file) {
+    llvm::errs() << "easyml-compile: error: " << errorMessage << "\n";
+    return 1;
+  }
+  std::string name = modelName;
+  if (name.empty())
+    name = inputFile == "-" ? "model"
+                            : llvm::sys::path::stem(inputFile).str();
+
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto handler = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                     llvm::raw_ostream &chunkOs) {
+    return processBuffer(std::move(chunk), name, context, timing, chunkOs);
+  };
+  mlir::LogicalResult result =
+      splitInputFile ? mlir::splitAndProcessBuffer(std::move(file), handler,
+                                                   os, "// -----", "// -----")
+                     : handler(std::move(file), os);
+  if (mlir::failed(result))
     return 1;
   auto output = mlir::openOutputFile(outputFile, &errorMessage);
   if (!output) {

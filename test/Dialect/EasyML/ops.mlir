@@ -1,0 +1,59 @@
+// RUN: easyml-opt %s | FileCheck %s
+// RUN: easyml-opt %s | easyml-opt | FileCheck %s
+// RUN: easyml-opt %s --mlir-print-op-generic | easyml-opt | FileCheck %s
+
+// CHECK-LABEL: easyml.model @hh
+easyml.model @hh attributes {source = "hh.model"} {
+  // CHECK: easyml.external @V as "Vm" access <read> {nodal}
+  easyml.external @V as "Vm" access <read> {nodal}
+  // CHECK: easyml.external @Iion as "Iion" access <write>
+  easyml.external @Iion as "Iion" access <write>
+  // CHECK: easyml.param @g = 3.000000e-01 {units = "mS/cm^2"}
+  easyml.param @g = 0.3 {units = "mS/cm^2"}
+  // CHECK: easyml.flag @type = 0.000000e+00 cases ["A", "B"] values [0.000000e+00, 1.000000e+00]
+  easyml.flag @type = 0.0 cases ["A", "B"] values [0.0, 1.0]
+  // CHECK: easyml.state @n kind <alpha_beta> method <rush_larsen> {lb = 0.000000e+00 : f64, ub = 1.000000e+00 : f64}
+  easyml.state @n kind <alpha_beta> method <rush_larsen> {lb = 0.0 : f64, ub = 1.0 : f64}
+  // CHECK: easyml.state @c kind <diff> method <cvode> {group = 0 : i32}
+  easyml.state @c kind <diff> method <cvode> {group = 0 : i32}
+  // CHECK: easyml.state @m kind <inf_tau> method <fe>
+  easyml.state @m kind <inf_tau> method <fe>
+  // CHECK: easyml.state @k kind <store> method <none>
+  easyml.state @k kind <store> method <none>
+  // CHECK: easyml.table "V" lo -1.000000e+02 hi 1.000000e+02 step 5.000000e-02
+  easyml.table "V" lo -100.0 hi 100.0 step 0.05
+  // CHECK: easyml.init
+  easyml.init {
+    %g = easyml.get @g : f64
+    %0 = arith.constant 0.3 : f64
+    // CHECK: easyml.init_value @n, %{{.*}} : f64
+    easyml.init_value @n, %0 : f64
+    easyml.init_value @c, %g : f64
+    easyml.init_value @m, %0 : f64
+    easyml.init_value @k, %0 : f64
+    easyml.init_value @V, %0 : f64
+  }
+  // CHECK: easyml.compute
+  easyml.compute {
+    // CHECK: easyml.time : f64
+    %t = easyml.time : f64
+    // CHECK: easyml.dt : f64
+    %dt = easyml.dt : f64
+    %v = easyml.get @V : f64
+    %n = easyml.get @n : f64
+    %g = easyml.get @g : f64
+    %i = arith.mulf %g, %v : f64
+    // CHECK: easyml.output @Iion, %{{.*}} : f64
+    easyml.output @Iion, %i : f64
+    // CHECK: easyml.gate_alpha_beta @n alpha %{{.*}} beta %{{.*}} : f64, f64
+    easyml.gate_alpha_beta @n alpha %v beta %g : f64, f64
+    // CHECK: easyml.diff @c, %{{.*}} : f64
+    easyml.diff @c, %t : f64
+    // CHECK: easyml.gate_inf_tau @m inf %{{.*}} tau %{{.*}} : f64, f64
+    easyml.gate_inf_tau @m inf %n tau %dt : f64, f64
+    // CHECK: easyml.next @k, %{{.*}} : f64
+    easyml.next @k, %n : f64
+    // CHECK: easyml.trace "I", %{{.*}} : f64
+    easyml.trace "I", %i : f64
+  }
+}

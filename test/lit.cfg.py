@@ -1,0 +1,40 @@
+# -*- Python -*-
+# lit configuration for the EasyML regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "EASYML"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".model", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "check_corpus.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.easyml_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = (
+    "--enable-var-scope --allow-unused-prefixes=false")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = [
+    ToolSubst("easyml-compile", unresolved="fatal"),
+    ToolSubst("easyml-opt", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, [config.easyml_tools_dir])
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%easyml_src", config.easyml_src_root))
+config.substitutions.append(("%unittests", config.easyml_unittests_dir))
+
+# The reference corpus (../shared/corpus) is test data read in place.
+corpus = os.environ.get("EASYML_CORPUS", config.easyml_corpus_dir)
+if os.path.isdir(os.path.join(corpus, "models")):
+    config.available_features.add("corpus")
+    config.substitutions.append(("%corpus", corpus))
+if os.path.isdir(config.easyml_unittests_dir):
+    config.available_features.add("unittests")
