@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages EasyML needs, only those that are missing.
+set -euo pipefail
+pkgs=(cmake ninja-build python3 git
+      llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+      clang-19 lld-19 libomp-19-dev libclang-rt-19-dev libgtest-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "easyml: system packages present"
+  exit 0
+fi
+echo "easyml: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "easyml: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
