@@ -12,10 +12,17 @@
 #ifndef EASYML_INITALL_H
 #define EASYML_INITALL_H
 
+#include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLDialect.h"
+#include "easyml/Dialect/EasyML/Transforms/Passes.h"
+#include "easyml/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -24,7 +31,9 @@ namespace easyml {
 /// Registers the easyml dialect and the upstream dialects its IR uses.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<EasyMLDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect>();
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
+                  mlir::LLVM::LLVMDialect>();
 }
 
 /// Registers the EasyML passes and the upstream passes the project uses.
@@ -33,6 +42,10 @@ inline void registerAllPasses() {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   mlir::registerInlinerPass();
+  easyml::registerEasyMLPasses();
+  easyml::registerEasyMLConversionPasses();
+  easyml::registerCheckPasses();
+  easyml::registerPipelines();
 }
 
 } // namespace easyml

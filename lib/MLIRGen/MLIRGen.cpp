@@ -320,7 +320,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const Table &t : model.tables)
     b.create<TableOp>(loc(t.loc), b.getStringAttr(t.variable),
                       b.getF64FloatAttr(t.lo),
-                      b.getF64FloatAttr(t.hi), b.getF64FloatAttr(t.step));
+                      b.getF64FloatAttr(t.hi), b.getF64FloatAttr(t.step),
+                      /*names=*/ArrayAttr());
 
   // Initial values.
   {

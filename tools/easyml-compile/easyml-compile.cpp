@@ -6,7 +6,10 @@
 //
 // easyml-compile model.model --emit=<stage> [-o out]
 //
-// Stages: tokens, ast, summary, summary-json, mlir. Diagnostics are printed
+// Stages: tokens, ast, summary, summary-json, mlir (the easyml dialect as
+// generated), prepared (integrators expanded, tables extracted), llvm-dialect
+// (kernels in the LLVM dialect), llvm (LLVM IR with the descriptor), asm,
+// obj, shared (a loadable .so) and header (its C header). Diagnostics are printed
 // as file:line:col with the source line and a caret; every error in the
 // file is reported and the exit status is non-zero when any was. Output
 // files are written only on success.
@@ -19,7 +22,9 @@
 #include "easyml/Frontend/Summary.h"
 #include "easyml/InitAll.h"
 #include "easyml/MLIRGen/MLIRGen.h"
+#include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Support/Version.h"
+#include "easyml/Target/ModelObject.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,7 +33,10 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -38,7 +46,20 @@ using namespace easyml;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Tokens, AST, Summary, SummaryJSON, MLIR };
+enum class Emit {
+  Tokens,
+  AST,
+  Summary,
+  SummaryJSON,
+  MLIR,
+  Prepared,
+  LLVMDialect,
+  LLVMIR,
+  Asm,
+  Obj,
+  Shared,
+  Header
+};
 
 cl::OptionCategory category("easyml-compile options");
 
@@ -56,8 +77,39 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::SummaryJSON, "summary-json",
                           "the summary as JSON"),
                clEnumValN(Emit::MLIR, "mlir",
-                          "the easyml dialect, with source locations")),
+                          "the easyml dialect, with source locations"),
+               clEnumValN(Emit::Prepared, "prepared",
+                          "easyml IR with integrators expanded and tables "
+                          "extracted"),
+               clEnumValN(Emit::LLVMDialect, "llvm-dialect",
+                          "the kernels in the LLVM dialect"),
+               clEnumValN(Emit::LLVMIR, "llvm",
+                          "LLVM IR with the model descriptor"),
+               clEnumValN(Emit::Asm, "asm", "native assembly"),
+               clEnumValN(Emit::Obj, "obj", "a native object file"),
+               clEnumValN(Emit::Shared, "shared",
+                          "a shared library loadable at run time"),
+               clEnumValN(Emit::Header, "header",
+                          "the C header declaring the descriptor")),
     cl::cat(category));
+cl::opt<std::string> variant("variant",
+                             cl::desc("Variant to generate: baseline"),
+                             cl::init("baseline"), cl::cat(category));
+cl::opt<bool> noTables("no-tables",
+                       cl::desc("Evaluate .lookup() expressions directly "
+                                "instead of tabulating them"),
+                       cl::init(false), cl::cat(category));
+cl::opt<double> cvodeRtol("cvode-rtol",
+                          cl::desc("Relative tolerance of cvode groups"),
+                          cl::init(1e-6), cl::cat(category));
+cl::opt<double> cvodeAtol("cvode-atol",
+                          cl::desc("Absolute tolerance of cvode groups"),
+                          cl::init(1e-9), cl::cat(category));
+cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
+                           cl::init(2), cl::Prefix, cl::cat(category));
+cl::opt<std::string> cpu("cpu",
+                         cl::desc("Target CPU (default: the host's)"),
+                         cl::init(""), cl::cat(category));
 cl::opt<std::string>
     modelName("model-name",
               cl::desc("Model name (default: the file name without .model)"),
@@ -97,6 +149,140 @@ static void forward(const DiagnosticEngine &diags, mlir::MLIRContext &ctx,
 static std::string locString(llvm::SourceMgr &sm, llvm::SMLoc loc) {
   auto [line, col] = sm.getLineAndColumn(loc);
   return std::to_string(line) + ":" + std::to_string(col);
+}
+
+/// Writes `data` to a temporary file and returns its path, or "" on error.
+static std::string writeTemporary(llvm::StringRef data, llvm::StringRef ext) {
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("easyml", ext, fd, path))
+    return "";
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << data;
+  return std::string(path);
+}
+
+/// MLIR generation, the pipelines and the back end: writes the stage
+/// requested by --emit to `os`.
+static bool generate(mlir::MLIRContext &context, const Model &model,
+                     llvm::SourceMgr &sm, mlir::TimingScope &timing,
+                     llvm::raw_ostream &os) {
+  auto genTimer = timing.nest("mlirgen");
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlirGen(context, model, sm);
+  genTimer.stop();
+  if (!module)
+    return false;
+  mlir::OpPrintingFlags flags;
+  if (!noLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  auto runPipeline = [&](auto build, llvm::StringRef stage) {
+    mlir::PassManager pm(&context);
+    auto scope = timing.nest(stage);
+    pm.enableTiming(scope);
+    PipelineOptions options;
+    options.variant = variant.getValue();
+    options.tables = !noTables;
+    options.cvodeRelTol = cvodeRtol.getValue();
+    options.cvodeAbsTol = cvodeAtol.getValue();
+    build(pm, options);
+    return mlir::succeeded(mlir::applyPassManagerCLOptions(pm)) &&
+           mlir::succeeded(pm.run(*module));
+  };
+  if (emit == Emit::MLIR) {
+    if (!runPipeline([](mlir::PassManager &, const PipelineOptions &) {},
+                     "passes"))
+      return false;
+    module->print(os, flags);
+    return true;
+  }
+  if (variant != "baseline") {
+    llvm::errs() << "easyml-compile: error: unknown variant '" << variant
+                 << "' (available: baseline)\n";
+    return false;
+  }
+  if (!runPipeline(buildPreparePipeline, "prepare"))
+    return false;
+  ModelOp modelOp = *module->getOps<ModelOp>().begin();
+  ModelLayout layout = ModelLayout::get(modelOp);
+  if (emit == Emit::Prepared) {
+    module->print(os, flags);
+    return true;
+  }
+  ObjectOptions objOptions;
+  objOptions.variants = {variant};
+  objOptions.exportGenericSymbol = emit == Emit::Shared;
+  objOptions.cpu = cpu;
+  objOptions.optLevel = optLevel;
+  objOptions.compilerId = "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
+  if (emit == Emit::Header) {
+    os << emitHeader(layout, objOptions);
+    return true;
+  }
+  if (!runPipeline(buildLowerToLLVMPipeline, "lower"))
+    return false;
+  if (emit == Emit::LLVMDialect) {
+    module->print(os, flags);
+    return true;
+  }
+  std::string error;
+  auto tm = createTargetMachine(objOptions, error);
+  if (!tm) {
+    llvm::errs() << "easyml-compile: error: " << error << "\n";
+    return false;
+  }
+  llvm::LLVMContext llvmContext;
+  auto translateTimer = timing.nest("translate");
+  auto llvmModule =
+      translateModel(*module, llvmContext, layout, objOptions, *tm, error);
+  translateTimer.stop();
+  if (!llvmModule) {
+    llvm::errs() << "easyml-compile: error: " << error << "\n";
+    return false;
+  }
+  {
+    auto optTimer = timing.nest("llvm-opt");
+    optimizeModule(*llvmModule, *tm, optLevel);
+  }
+  if (emit == Emit::LLVMIR) {
+    llvmModule->print(os, nullptr);
+    return true;
+  }
+  llvm::SmallVector<char, 0> code;
+  llvm::raw_svector_ostream codeOs(code);
+  {
+    auto codegenTimer = timing.nest("codegen");
+    if (!emitCode(*llvmModule, *tm, codeOs, emit == Emit::Asm, error)) {
+      llvm::errs() << "easyml-compile: error: " << error << "\n";
+      return false;
+    }
+  }
+  if (emit != Emit::Shared) {
+    os << llvm::StringRef(code.data(), code.size());
+    return true;
+  }
+  auto linkTimer = timing.nest("link");
+  std::string obj = writeTemporary(llvm::StringRef(code.data(), code.size()),
+                                   "o");
+  llvm::SmallString<128> so;
+  llvm::sys::fs::createUniquePath("easyml-%%%%%%%%.so", so, true);
+  bool linked = !obj.empty() && linkSharedLibrary(obj, so, error);
+  if (!obj.empty())
+    llvm::sys::fs::remove(obj);
+  if (!linked) {
+    llvm::errs() << "easyml-compile: error: "
+                 << (error.empty() ? "cannot write a temporary file" : error)
+                 << "\n";
+    llvm::sys::fs::remove(so);
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(so);
+  llvm::sys::fs::remove(so);
+  if (!buffer) {
+    llvm::errs() << "easyml-compile: error: cannot read the linked library\n";
+    return false;
+  }
+  os << (*buffer)->getBuffer();
+  return true;
 }
 
 /// Runs the front end (and MLIR generation) on one buffer, writing the
@@ -150,26 +336,8 @@ static mlir::LogicalResult processBuffer(
         printSummary(os, *model);
       else if (emit == Emit::SummaryJSON)
         os << llvm::formatv("{0:2}", summaryToJSON(*model)) << "\n";
-      else if (emit == Emit::MLIR) {
-        auto genTimer = timing.nest("mlirgen");
-        mlir::OwningOpRef<mlir::ModuleOp> module =
-            mlirGen(context, *model, sm);
-        genTimer.stop();
-        if (!module) {
-          ok = false;
-        } else {
-          mlir::PassManager pm(&context);
-          pm.enableTiming(timing);
-          if (mlir::failed(mlir::applyPassManagerCLOptions(pm)) ||
-              mlir::failed(pm.run(*module)))
-            ok = false;
-          mlir::OpPrintingFlags flags;
-          if (!noLocations)
-            flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-          if (ok)
-            module->print(os, flags);
-        }
-      }
+      else if (emit >= Emit::MLIR)
+        ok = generate(context, *model, sm, timing, os);
     }
   }
 

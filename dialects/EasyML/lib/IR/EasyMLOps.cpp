@@ -37,6 +37,14 @@ ComputeOp ModelOp::getComputeOp() {
   return {};
 }
 
+TableOp ModelOp::getTableOp(llvm::StringRef variable) {
+  for (Operation &op : getBody().front())
+    if (auto table = dyn_cast<TableOp>(op))
+      if (table.getVariable() == variable)
+        return table;
+  return {};
+}
+
 /// The state kind an update op defines, or std::nullopt for other ops.
 static std::optional<StateKind> updateKind(Operation *op) {
   if (isa<DiffOp>(op))
@@ -70,13 +78,21 @@ LogicalResult ModelOp::verifyRegions() {
   getInitOp().walk([&](InitValueOp op) {
     ++inits[op.getVarAttr().getAttr()];
   });
+  bool expanded = isExpanded();
   getComputeOp().walk([&](Operation *op) {
+    if (expanded && updateKind(op) && !isa<NextOp>(op)) {
+      ++updates[StringAttr()]; // Reported below as a stray update.
+      return;
+    }
     if (updateKind(op))
       ++updates[op->getAttrOfType<FlatSymbolRefAttr>("state").getAttr()];
     else if (auto out = dyn_cast<OutputOp>(op))
       ++outputs[out.getVarAttr().getAttr()];
   });
 
+  if (updates.count(StringAttr()))
+    return emitOpError("has integrators expanded but still contains a "
+                       "derivative or gate update");
   for (Operation &op : getBody().front()) {
     if (auto state = dyn_cast<StateOp>(op)) {
       StringAttr name = state.getSymNameAttr();
@@ -157,6 +173,53 @@ LogicalResult TableOp::verify() {
     return emitOpError("expects a positive step, got ") << step;
   if ((hi - lo) / step > 1e8)
     return emitOpError("expects at most 1e8 rows, got ") << (hi - lo) / step;
+  if (getBody().empty()) {
+    if (getNames() && !getNames()->empty())
+      return emitOpError("names columns but has no 'columns' region");
+    return success();
+  }
+  Block &block = getBody().front();
+  if (block.getNumArguments() != 1 || !block.getArgument(0).getType().isF64())
+    return emitOpError("expects a 'columns' region with one f64 argument");
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError("expects its region to end with 'easyml.yield'");
+  if (getNames() && getNames()->size() != yield.getValues().size())
+    return emitOpError("names ")
+           << getNames()->size() << " columns but yields "
+           << yield.getValues().size();
+  return success();
+}
+
+int64_t TableOp::getNumRows() {
+  double lo = getLo().convertToDouble(), hi = getHi().convertToDouble(),
+         step = getStep().convertToDouble();
+  return static_cast<int64_t>(std::floor((hi - lo) / step + 1e-9)) + 1;
+}
+
+unsigned TableOp::getNumColumns() {
+  if (getBody().empty())
+    return 0;
+  return cast<YieldOp>(getBody().front().getTerminator()).getValues().size();
+}
+
+//===----------------------------------------------------------------------===//
+// LookupOp
+//===----------------------------------------------------------------------===//
+
+TableOp LookupOp::getTableOp() {
+  auto model = (*this)->getParentOfType<ModelOp>();
+  return model ? model.getTableOp(getTable()) : TableOp();
+}
+
+LogicalResult LookupOp::verify() {
+  TableOp table = getTableOp();
+  if (!table)
+    return emitOpError("refers to no table over '") << getTable() << "'";
+  if (table.getNumColumns() != getNumResults())
+    return emitOpError("expects ")
+           << table.getNumColumns() << " results for table '" << getTable()
+           << "', got " << getNumResults();
   return success();
 }
 
@@ -177,13 +240,17 @@ LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
   Operation *decl = lookupDecl(*this, getVarAttr(), tables);
   if (!decl)
     return emitOpError("refers to undeclared variable ") << getVarAttr();
-  bool inInit = (*this)->getParentOfType<InitOp>() != nullptr;
   if (isa<ParamOp, FlagOp>(decl))
     return success();
-  if (inInit)
-    return emitOpError("in 'easyml.init' may read only parameters and "
-                       "flags, but ")
-           << getVarAttr() << " is a '" << decl->getName() << "'";
+  for (StringRef region : {"init", "table"}) {
+    bool inside = region == "init"
+                      ? (*this)->getParentOfType<InitOp>() != nullptr
+                      : (*this)->getParentOfType<TableOp>() != nullptr;
+    if (inside)
+      return emitOpError("in 'easyml.")
+             << region << "' may read only parameters and flags, but "
+             << getVarAttr() << " is a '" << decl->getName() << "'";
+  }
   if (auto ext = dyn_cast<ExternalOp>(decl)) {
     if (ext.getAccess() == Access::write)
       return emitOpError("reads external ")
@@ -228,6 +295,12 @@ GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
                            tables);
 }
 LogicalResult NextOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto model = (*this)->getParentOfType<ModelOp>();
+  if (model && model.isExpanded()) {
+    if (!isa_and_nonnull<StateOp>(lookupDecl(*this, getStateAttr(), tables)))
+      return emitOpError("expects a state, got ") << getStateAttr();
+    return success();
+  }
   return verifyStateUpdate(*this, getStateAttr(), StateKind::store, tables);
 }
 

@@ -23,6 +23,7 @@
 namespace easyml {
 class InitOp;
 class ComputeOp;
+class TableOp;
 } // namespace easyml
 
 #define GET_OP_CLASSES

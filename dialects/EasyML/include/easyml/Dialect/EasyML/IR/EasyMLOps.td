@@ -55,6 +55,14 @@ def EasyML_ModelOp : EasyML_Op<"model", [
     InitOp getInitOp();
     /// The model's compute region op, or null when missing.
     ComputeOp getComputeOp();
+    /// The table declared over `variable`, or null.
+    TableOp getTableOp(llvm::StringRef variable);
+    /// Name of the unit attribute `easyml-expand-integrators` sets: from then
+    /// on every state is updated by `easyml.next`.
+    static llvm::StringRef getExpandedAttrName() {
+      return "easyml.integrators_expanded";
+    }
+    bool isExpanded() { return (*this)->hasAttr(getExpandedAttrName()); }
   }];
 }
 
@@ -153,22 +161,71 @@ def EasyML_ExternalOp : EasyML_DeclOp<"external"> {
   let hasVerifier = 1;
 }
 
-def EasyML_TableOp : EasyML_Op<"table", [HasParent<"ModelOp">]> {
+def EasyML_TableOp : EasyML_Op<"table", [
+    HasParent<"ModelOp">, SingleBlock, IsolatedFromAbove]> {
   let summary = "a lookup table over one variable";
   let description = [{
     `.lookup(lo, hi, step)` on `variable`: expressions that depend only on
-    that variable (and constants) may be tabulated on the grid
-    `lo, lo+step, ..., hi` and interpolated linearly.
+    that variable (and constants, non-nodal parameters, flags and `dt`) may
+    be tabulated on the grid `lo, lo+step, ..., hi` and interpolated
+    linearly. As declared by the front end the op has no body; the
+    `easyml-extract-tables` pass gives it a `columns` region that computes
+    the tabulated values from the grid value (the block argument) and ends
+    with `easyml.yield`, and names the columns. `easyml.lookup` reads them.
 
     ```mlir
     easyml.table "V" lo -1.000000e+03 hi 1.000000e+03 step 1.000000e-02
+    easyml.table "V" lo -1.0e+02 hi 1.0e+02 step 1.0e-02 {names = ["a"]} columns {
+    ^bb0(%v: f64):
+      %0 = math.exp %v : f64
+      easyml.yield %0 : f64
+    }
     ```
   }];
   let arguments = (ins StrAttr:$variable, F64Attr:$lo, F64Attr:$hi,
-                       F64Attr:$step);
-  let assemblyFormat =
-      "$variable `lo` $lo `hi` $hi `step` $step attr-dict";
+                       F64Attr:$step, OptionalAttr<StrArrayAttr>:$names);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    $variable `lo` $lo `hi` $hi `step` $step attr-dict (`columns` $body^)?
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of grid rows: lo, lo+step, ..., up to hi inclusive.
+    int64_t getNumRows();
+    /// Number of tabulated columns (0 before table extraction).
+    unsigned getNumColumns();
+  }];
+}
+
+def EasyML_YieldOp : EasyML_Op<"yield", [
+    Pure, Terminator, HasParent<"TableOp">]> {
+  let summary = "the tabulated values of one grid row";
+  let arguments = (ins Variadic<F64>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def EasyML_LookupOp : EasyML_Op<"lookup", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "interpolate the columns of a lookup table";
+  let description = [{
+    Linear interpolation of every column of the table over `variable` at
+    `input`; an input outside the grid is clamped to the nearest row (the
+    lowered kernel counts such events). Results correspond to the values the
+    table's `easyml.yield` tabulates.
+
+    ```mlir
+    %a, %b = easyml.lookup "V"(%v) : (f64) -> (f64, f64)
+    ```
+  }];
+  let arguments = (ins StrAttr:$table, F64:$input);
+  let results = (outs Variadic<F64>:$results);
+  let assemblyFormat = [{
+    $table `(` $input `)` attr-dict `:` functional-type($input, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The table this lookup reads, or null.
+    TableOp getTableOp();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,7 +281,8 @@ def EasyML_TimeOp : EasyML_Op<"time", [Pure, HasParent<"ComputeOp">]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
-def EasyML_TimeStepOp : EasyML_Op<"dt", [Pure, HasParent<"ComputeOp">]> {
+def EasyML_TimeStepOp : EasyML_Op<"dt", [
+    Pure, ParentOneOf<["ComputeOp", "TableOp"]>]> {
   let summary = "the time step `dt` (ms)";
   let results = (outs F64:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
@@ -274,7 +332,12 @@ def EasyML_GateAlphaBetaOp : EasyML_SinkOp<"gate_alpha_beta", "ComputeOp"> {
 }
 
 def EasyML_NextOp : EasyML_SinkOp<"next", "ComputeOp"> {
-  let summary = "the explicit next value of a `store` state";
+  let summary = "the explicit next value of a state";
+  let description = [{
+    The new value of a `store` state; after `easyml-expand-integrators`
+    (model attribute `easyml.integrators_expanded`) the new value of every
+    state.
+  }];
   let arguments = (ins FlatSymbolRefAttr:$state, F64:$value);
   let assemblyFormat = "$state `,` $value attr-dict `:` type($value)";
 }

@@ -1,0 +1,84 @@
+//===- Passes.td - easyml dialect passes -------------------*- tablegen -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_DIALECT_EASYML_TRANSFORMS_PASSES_TD
+#define EASYML_DIALECT_EASYML_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ResolveGates : Pass<"easyml-resolve-gates", "easyml::ModelOp"> {
+  let summary = "turn gates integrated by non-gate methods into derivatives";
+  let description = [{
+    A Hodgkin-Huxley gate keeps its gate form only for the methods that use
+    it (`rush_larsen`, `sundnes`). For every other method the gate update is
+    rewritten as the derivative it stands for, and the state becomes a
+    `diff` state:
+
+    - `gate_inf_tau @X inf %i tau %t`  ->  `diff @X, (%i - X) / %t`
+    - `gate_alpha_beta @X alpha %a beta %b`  ->  `diff @X, %a * (1 - X) - %b * X`
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
+  let summary = "expand every integration method into arithmetic";
+  let description = [{
+    Replaces each state's derivative or gate update by an `easyml.next` that
+    computes its new value from the old state, with openCARP's semantics:
+    every right-hand side is evaluated from the old state, the voltage is
+    constant during the step, and each method is applied per state (`fe`,
+    `rk2`, `rk4`, `rush_larsen`, `sundnes`) or per group (`markov_be`,
+    `rosenbrock`, `cvode`).
+
+    - `rush_larsen`: `X + (inf - X) * -expm1(-dt/tau)`, i.e. openCARP's
+      `A + B*X` with `B = exp(-dt/tau)` and `A = -inf*expm1(-dt/tau)`; for a
+      `diff` state the generalised form `X + f/J * expm1(J*dt)` with
+      `J = df/dX` (forward Euler where `J` is 0).
+    - `sundnes`: a half Rush-Larsen step, rates re-evaluated there at
+      `t + dt/2`, then a full step with those rates.
+    - `rk2`/`rk4`: explicit midpoint and classical Runge-Kutta, re-evaluating
+      the right-hand sides of the states using the method; other states stay
+      at their old values.
+    - `markov_be`: backward Euler on the group, linearised at the start of
+      the step: `(I - dt*J) dX = dt*f(X)`; exact for a chain whose rates are
+      frozen at the step start.
+    - `rosenbrock`: the L-stable two-stage ROS2 method on the group.
+    - `cvode`: the group is integrated over `[t, t+dt]` by adaptive ROS2
+      with an embedded first-order error estimate (relative and absolute
+      tolerances below), sub-stepping inside the step.
+
+    Jacobians are derived from the IR by forward-mode differentiation; the
+    linear systems are solved by Gaussian elimination unrolled at compile
+    time, skipping structurally zero entries.
+  }];
+  let options = [
+    Option<"cvodeRelTol", "cvode-rtol", "double", "1e-6",
+           "relative tolerance of the adaptive integrator for cvode groups">,
+    Option<"cvodeAbsTol", "cvode-atol", "double", "1e-9",
+           "absolute tolerance of the adaptive integrator for cvode groups">,
+    Option<"cvodeMaxSubsteps", "cvode-max-substeps", "int64_t", "500",
+           "most sub-steps of a cvode group within one time step">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def ExtractTables : Pass<"easyml-extract-tables", "easyml::ModelOp"> {
+  let summary = "move table-only expressions into lookup tables";
+  let description = [{
+    For each `easyml.table` over a state or external `X`, finds the values
+    of the compute region that depend on `X` and otherwise only on
+    constants, non-nodal parameters, flags and `dt`, and that are used by
+    the rest of the computation. Their computation moves into the table's
+    `columns` region (one column each, named after the variable where it has
+    a name) and the compute region reads them with one `easyml.lookup`.
+    Tables over other variables are left for direct evaluation with a
+    warning.
+  }];
+}
+
+#endif // EASYML_DIALECT_EASYML_TRANSFORMS_PASSES_TD

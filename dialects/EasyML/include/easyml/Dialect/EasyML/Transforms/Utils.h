@@ -1,0 +1,95 @@
+//===- Utils.h - helpers shared by easyml transforms ----------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Building blocks of the integrator expansion: re-evaluating part of a
+// compute region at other state values, forward-mode differentiation of
+// straight-line arith/math code, and dense linear solves unrolled at compile
+// time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_DIALECT_EASYML_TRANSFORMS_UTILS_H
+#define EASYML_DIALECT_EASYML_TRANSFORMS_UTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <vector>
+
+namespace easyml {
+
+/// Re-evaluates values of one block with some of their inputs replaced.
+/// `overrides` maps values of the block (old state reads, time) to the
+/// values to use instead; `clone` copies, at the builder's insertion point,
+/// every operation between the overridden values and the requested outputs
+/// and returns the outputs' new values. Values that do not depend on an
+/// overridden value are reused as they are.
+class SliceCloner {
+public:
+  explicit SliceCloner(mlir::Block &block) : block(block) {}
+
+  llvm::SmallVector<mlir::Value>
+  clone(mlir::OpBuilder &builder, mlir::ArrayRef<mlir::Value> outputs,
+        const llvm::DenseMap<mlir::Value, mlir::Value> &overrides);
+
+private:
+  mlir::Block &block;
+};
+
+/// Tangents of values with respect to `n` seeds; a null entry is zero.
+using Tangent = llvm::SmallVector<mlir::Value>;
+
+/// Forward-mode differentiation of the straight-line code of one block.
+/// Returns, for each output, its derivatives with respect to each seed
+/// (null where structurally zero), or failure with a diagnostic on the first
+/// operation it cannot differentiate.
+mlir::FailureOr<std::vector<Tangent>>
+differentiate(mlir::OpBuilder &builder, mlir::Location loc,
+              mlir::ArrayRef<mlir::Value> outputs,
+              mlir::ArrayRef<mlir::Value> seeds);
+
+/// A dense square matrix of f64 values; null entries are zero.
+using DenseMatrix = std::vector<llvm::SmallVector<mlir::Value>>;
+
+/// LU factorisation without pivoting of a matrix built in IR, unrolled at
+/// compile time and skipping structurally zero entries. Used for
+/// `I - gamma*h*J`, which is diagonally dominant for the step sizes the
+/// integrators use (and an M-matrix for Markov chains).
+class UnrolledLU {
+public:
+  UnrolledLU(mlir::OpBuilder &builder, mlir::Location loc, DenseMatrix a);
+  /// Solves A x = b.
+  llvm::SmallVector<mlir::Value> solve(mlir::ArrayRef<mlir::Value> b);
+
+private:
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+  DenseMatrix lu; // L below the diagonal (unit diagonal), U on and above.
+};
+
+/// Arithmetic helpers that treat a null value as the constant zero and fold
+/// trivial cases, so structurally zero terms vanish.
+struct ZeroAwareBuilder {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Value cst(double v);
+  mlir::Value add(mlir::Value x, mlir::Value y);
+  mlir::Value sub(mlir::Value x, mlir::Value y);
+  mlir::Value mul(mlir::Value x, mlir::Value y);
+  mlir::Value div(mlir::Value x, mlir::Value y);
+  mlir::Value neg(mlir::Value x);
+  /// Returns `x`, or a materialised zero where `x` is null.
+  mlir::Value value(mlir::Value x);
+};
+
+/// True when `v` is the constant `c`.
+bool isConstant(mlir::Value v, double c);
+
+} // namespace easyml
+
+#endif // EASYML_DIALECT_EASYML_TRANSFORMS_UTILS_H

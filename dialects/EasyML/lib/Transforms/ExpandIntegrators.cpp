@@ -1,0 +1,557 @@
+//===- ExpandIntegrators.cpp - integration methods as arithmetic ----------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Dialect/EasyML/Transforms/Passes.h"
+#include "easyml/Dialect/EasyML/Transforms/Utils.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <cmath>
+#include <map>
+
+namespace easyml {
+#define GEN_PASS_DEF_EXPANDINTEGRATORS
+#include "easyml/Dialect/EasyML/Transforms/Passes.h.inc"
+} // namespace easyml
+
+using namespace mlir;
+using namespace easyml;
+
+namespace {
+
+/// One state with its old value and the operands of its update.
+struct StateInfo {
+  StateOp decl;
+  Operation *update = nullptr; // diff, gate or next op.
+  Value old;                   // The value read at the start of the step.
+};
+
+class Expander {
+public:
+  Expander(ModelOp model, ComputeOp compute, const ExpandIntegratorsOptions &o)
+      : model(model), block(compute.getBody().front()), cloner(block),
+        b(model.getContext()), loc(compute.getLoc()), z{b, loc}, opts(o) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collect();
+  /// The operands of `s`'s update, re-evaluated at the given state values
+  /// and time (all old values and `t` when the maps are empty).
+  SmallVector<Value> operandsAt(ArrayRef<StateInfo *> states,
+                                const llvm::DenseMap<Value, Value> &overrides);
+  /// dX/dt of each state from its update operands and its value `x`.
+  Value rate(StateInfo &s, ArrayRef<Value> operands, Value x);
+  SmallVector<Value> ratesAt(ArrayRef<StateInfo *> states,
+                             ArrayRef<Value> values, Value time);
+  FailureOr<DenseMatrix> jacobian(ArrayRef<Value> rates,
+                                  ArrayRef<Value> seeds);
+  /// I - gamma * h * J.
+  DenseMatrix iterationMatrix(const DenseMatrix &j, Value gammaH);
+
+  Value rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x,
+                   Value h);
+  LogicalResult expandSingle(StateInfo &s);
+  LogicalResult expandRungeKutta(ArrayRef<StateInfo *> states, bool rk4);
+  LogicalResult expandLinearImplicit(ArrayRef<StateInfo *> states,
+                                     Method method);
+  LogicalResult expandAdaptive(ArrayRef<StateInfo *> states);
+
+  ModelOp model;
+  Block &block;
+  SliceCloner cloner;
+  OpBuilder b;
+  Location loc;
+  ZeroAwareBuilder z;
+  const ExpandIntegratorsOptions &opts;
+  Value dt, time;
+  llvm::MapVector<StringAttr, StateInfo> states;
+  llvm::DenseMap<StateInfo *, Value> next;
+};
+
+} // namespace
+
+LogicalResult Expander::collect() {
+  for (Operation &op : model.getBody().front())
+    if (auto s = dyn_cast<StateOp>(op))
+      states[s.getSymNameAttr()].decl = s;
+
+  // One read per state, one `dt` and one `t` at the start of the block, so
+  // re-evaluation and differentiation have a single value to replace.
+  b.setInsertionPointToStart(&block);
+  llvm::DenseMap<StringAttr, Value> firstGet;
+  SmallVector<Operation *> toErase;
+  for (Operation &op : block) {
+    if (auto get = dyn_cast<GetOp>(op)) {
+      StringAttr name = get.getVarAttr().getAttr();
+      auto [it, inserted] = firstGet.try_emplace(name, get.getResult());
+      if (!inserted) {
+        get.getResult().replaceAllUsesWith(it->second);
+        toErase.push_back(get);
+      }
+    } else if (isa<TimeStepOp, TimeOp>(op)) {
+      Value &slot = isa<TimeStepOp>(op) ? dt : time;
+      if (slot) {
+        op.getResult(0).replaceAllUsesWith(slot);
+        toErase.push_back(&op);
+      } else {
+        slot = op.getResult(0);
+      }
+    }
+  }
+  for (Operation *op : toErase)
+    op->erase();
+  for (auto &[name, value] : firstGet)
+    if (Operation *def = value.getDefiningOp())
+      def->moveBefore(&block, block.begin());
+  if (!dt)
+    dt = b.create<TimeStepOp>(loc, b.getF64Type());
+  else
+    dt.getDefiningOp()->moveBefore(&block, block.begin());
+  if (!time)
+    time = b.create<TimeOp>(loc, b.getF64Type());
+  else
+    time.getDefiningOp()->moveBefore(&block, block.begin());
+
+  for (auto &[name, info] : states) {
+    Value v = firstGet.lookup(name);
+    if (!v) {
+      b.setInsertionPointToStart(&block);
+      v = b.create<GetOp>(loc, b.getF64Type(), FlatSymbolRefAttr::get(name));
+    }
+    info.old = v;
+  }
+  for (Operation &op : block) {
+    if (!isa<DiffOp, GateInfTauOp, GateAlphaBetaOp, NextOp>(op))
+      continue;
+    auto name = op.getAttrOfType<FlatSymbolRefAttr>("state").getAttr();
+    auto it = states.find(name);
+    if (it == states.end())
+      return op.emitOpError("updates unknown state ") << name;
+    it->second.update = &op;
+  }
+  for (auto &[name, info] : states)
+    if (!info.update)
+      return info.decl.emitOpError("has no update");
+  return success();
+}
+
+SmallVector<Value>
+Expander::operandsAt(ArrayRef<StateInfo *> group,
+                     const llvm::DenseMap<Value, Value> &overrides) {
+  SmallVector<Value> outputs;
+  for (StateInfo *s : group)
+    llvm::append_range(outputs, s->update->getOperands());
+  if (overrides.empty())
+    return outputs;
+  return cloner.clone(b, outputs, overrides);
+}
+
+Value Expander::rate(StateInfo &s, ArrayRef<Value> operands, Value x) {
+  if (isa<DiffOp>(s.update))
+    return operands[0];
+  if (isa<GateInfTauOp>(s.update))
+    return z.div(z.sub(operands[0], x), operands[1]);
+  // alpha * (1 - X) - beta * X
+  return z.sub(z.mul(operands[0], z.sub(z.cst(1.0), x)),
+               z.mul(operands[1], x));
+}
+
+SmallVector<Value> Expander::ratesAt(ArrayRef<StateInfo *> group,
+                                     ArrayRef<Value> values, Value t) {
+  llvm::DenseMap<Value, Value> overrides;
+  for (auto [s, v] : llvm::zip(group, values))
+    if (v != s->old)
+      overrides[s->old] = v;
+  if (t != time)
+    overrides[time] = t;
+  SmallVector<Value> operands = operandsAt(group, overrides);
+  SmallVector<Value> rates;
+  unsigned pos = 0;
+  for (auto [s, v] : llvm::zip(group, values)) {
+    unsigned n = s->update->getNumOperands();
+    rates.push_back(
+        z.value(rate(*s, ArrayRef<Value>(operands).slice(pos, n), v)));
+    pos += n;
+  }
+  return rates;
+}
+
+FailureOr<DenseMatrix> Expander::jacobian(ArrayRef<Value> rates,
+                                          ArrayRef<Value> seeds) {
+  auto tangents = differentiate(b, loc, rates, seeds);
+  if (failed(tangents))
+    return failure();
+  DenseMatrix j;
+  for (Tangent &row : *tangents)
+    j.push_back(row);
+  return j;
+}
+
+DenseMatrix Expander::iterationMatrix(const DenseMatrix &j, Value gammaH) {
+  DenseMatrix m(j.size());
+  for (unsigned r = 0; r < j.size(); ++r) {
+    m[r].resize(j.size());
+    for (unsigned c = 0; c < j.size(); ++c) {
+      Value entry = z.neg(z.mul(gammaH, j[r][c]));
+      m[r][c] = r == c ? z.add(z.cst(1.0), entry) : entry;
+    }
+  }
+  return m;
+}
+
+/// The Rush-Larsen step of length `h` for a gate: A + B*X with
+/// B = exp(-h/tau), A = -inf*expm1(-h/tau) (alpha/beta: tau = 1/(a+b),
+/// inf = a/(a+b)).
+Value Expander::rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x,
+                           Value h) {
+  Value e, inf;
+  if (isa<GateInfTauOp>(s.update)) {
+    inf = operands[0];
+    e = z.neg(z.div(h, operands[1]));
+  } else {
+    Value k = z.add(operands[0], operands[1]);
+    inf = z.div(operands[0], k);
+    e = z.neg(z.mul(h, k));
+  }
+  Value bcoef = b.create<math::ExpOp>(loc, e);
+  Value acoef = z.neg(z.mul(inf, b.create<math::ExpM1Op>(loc, e)));
+  return z.value(z.add(acoef, z.mul(bcoef, x)));
+}
+
+/// X + f/J * expm1(J*h), forward Euler where J == 0.
+static Value linearisedStep(ZeroAwareBuilder &z, Location loc, Value x,
+                            Value f, Value j, Value h) {
+  OpBuilder &b = z.b;
+  if (!j)
+    return z.value(z.add(x, z.mul(h, f)));
+  Value em1 = b.create<math::ExpM1Op>(loc, z.mul(j, h));
+  Value exact = z.add(x, z.mul(z.div(f, j), em1));
+  Value euler = z.add(x, z.mul(h, f));
+  Value isZero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, j,
+                                         z.cst(0.0));
+  return b.create<arith::SelectOp>(loc, isZero, z.value(euler),
+                                   z.value(exact));
+}
+
+LogicalResult Expander::expandSingle(StateInfo &s) {
+  Method method = s.decl.getMethod();
+  StateInfo *selfPtr = &s;
+  ArrayRef<StateInfo *> self(selfPtr);
+  bool gate = isa<GateInfTauOp, GateAlphaBetaOp>(s.update);
+  if (isa<NextOp>(s.update)) {
+    next[&s] = s.update->getOperand(0);
+    return success();
+  }
+  SmallVector<Value> operands = operandsAt(self, llvm::DenseMap<Value, Value>());
+  switch (method) {
+  case Method::fe:
+  case Method::none:
+    next[&s] = z.value(z.add(s.old, z.mul(dt, rate(s, operands, s.old))));
+    return success();
+  case Method::rush_larsen:
+    if (gate) {
+      next[&s] = rushLarsen(s, operands, s.old, dt);
+      return success();
+    }
+    [[fallthrough]];
+  case Method::sundnes: {
+    Value half = z.mul(dt, z.cst(0.5));
+    Value tHalf = z.add(time, half);
+    if (gate) {
+      Value xStar = rushLarsen(s, operands, s.old, half);
+      llvm::DenseMap<Value, Value> overrides{{s.old, xStar}, {time, tHalf}};
+      SmallVector<Value> mid = operandsAt(self, overrides);
+      next[&s] = rushLarsen(s, mid, s.old, dt);
+      return success();
+    }
+    Value f = rate(s, operands, s.old);
+    auto j = jacobian({z.value(f)}, {s.old});
+    if (failed(j))
+      return failure();
+    Value jx = (*j)[0][0];
+    if (method == Method::rush_larsen) {
+      next[&s] = linearisedStep(z, loc, s.old, f, jx, dt);
+      return success();
+    }
+    // Second order (Sundnes et al. 2009): linearise at the half step.
+    Value xStar = linearisedStep(z, loc, s.old, f, jx, half);
+    SmallVector<Value> fStar = ratesAt(self, {xStar}, tHalf);
+    auto jStar = jacobian(fStar, {xStar});
+    if (failed(jStar))
+      return failure();
+    Value js = (*jStar)[0][0];
+    // f(X) ~ f* + J*(X - X*) integrated exactly from X over dt.
+    Value fAtX = z.add(fStar[0], z.mul(js, z.sub(s.old, xStar)));
+    next[&s] = linearisedStep(z, loc, s.old, z.value(fAtX), js, dt);
+    return success();
+  }
+  default:
+    return s.decl.emitOpError("has a group method but no group");
+  }
+}
+
+LogicalResult Expander::expandRungeKutta(ArrayRef<StateInfo *> group,
+                                         bool rk4) {
+  SmallVector<Value> x0;
+  for (StateInfo *s : group)
+    x0.push_back(s->old);
+  auto stage = [&](ArrayRef<Value> k, Value factor) {
+    SmallVector<Value> x;
+    for (auto [xi, ki] : llvm::zip(x0, k))
+      x.push_back(z.value(z.add(xi, z.mul(factor, ki))));
+    return x;
+  };
+  Value half = z.mul(dt, z.cst(0.5));
+  Value tHalf = z.add(time, half);
+  SmallVector<Value> k1 = ratesAt(group, x0, time);
+  SmallVector<Value> k2 = ratesAt(group, stage(k1, half), tHalf);
+  if (!rk4) {
+    for (auto [s, k] : llvm::zip(group, k2))
+      next[s] = z.value(z.add(s->old, z.mul(dt, k)));
+    return success();
+  }
+  SmallVector<Value> k3 = ratesAt(group, stage(k2, half), tHalf);
+  SmallVector<Value> k4 = ratesAt(group, stage(k3, dt), z.add(time, dt));
+  Value sixth = z.div(dt, z.cst(6.0));
+  for (unsigned i = 0; i < group.size(); ++i) {
+    Value sum = z.add(z.add(k1[i], z.mul(z.cst(2.0), k2[i])),
+                      z.add(z.mul(z.cst(2.0), k3[i]), k4[i]));
+    next[group[i]] = z.value(z.add(group[i]->old, z.mul(sixth, sum)));
+  }
+  return success();
+}
+
+static const double kRos2Gamma = 1.0 + 1.0 / std::sqrt(2.0);
+
+LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
+                                             Method method) {
+  SmallVector<Value> x0;
+  for (StateInfo *s : group)
+    x0.push_back(s->old);
+  SmallVector<Value> f = ratesAt(group, x0, time);
+  auto j = jacobian(f, x0);
+  if (failed(j))
+    return failure();
+  if (method == Method::markov_be) {
+    // (I - dt J) d = dt f(X): backward Euler with the rates frozen at the
+    // start of the step.
+    UnrolledLU lu(b, loc, iterationMatrix(*j, dt));
+    SmallVector<Value> rhs;
+    for (Value fi : f)
+      rhs.push_back(z.value(z.mul(dt, fi)));
+    SmallVector<Value> d = lu.solve(rhs);
+    for (unsigned i = 0; i < group.size(); ++i)
+      next[group[i]] = z.value(z.add(x0[i], d[i]));
+    return success();
+  }
+  // ROS2 (Verwer et al. 1999), one step of length dt.
+  UnrolledLU lu(b, loc, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), dt)));
+  SmallVector<Value> k1 = lu.solve(f);
+  SmallVector<Value> x2;
+  for (unsigned i = 0; i < group.size(); ++i)
+    x2.push_back(z.value(z.add(x0[i], z.mul(dt, k1[i]))));
+  SmallVector<Value> f2 = ratesAt(group, x2, z.add(time, dt));
+  SmallVector<Value> rhs2;
+  for (unsigned i = 0; i < group.size(); ++i)
+    rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
+  SmallVector<Value> k2 = lu.solve(rhs2);
+  for (unsigned i = 0; i < group.size(); ++i)
+    next[group[i]] = z.value(
+        z.add(x0[i], z.add(z.mul(z.mul(z.cst(1.5), dt), k1[i]),
+                           z.mul(z.mul(z.cst(0.5), dt), k2[i]))));
+  return success();
+}
+
+LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
+  unsigned n = group.size();
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  SmallVector<Value> init{z.cst(0.0), dt};
+  SmallVector<Type> types{f64, f64};
+  for (StateInfo *s : group) {
+    init.push_back(s->old);
+    types.push_back(f64);
+  }
+  init.push_back(b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0)));
+  types.push_back(i64);
+  Value maxSub = b.create<arith::ConstantOp>(
+      loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
+  Value minRemaining = z.mul(dt, z.cst(1e-12));
+  Value minStep = z.mul(dt, z.cst(1e-9));
+  LogicalResult status = success();
+
+  auto whileOp = b.create<scf::WhileOp>(
+      loc, types, init,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        Value remaining = bb.create<arith::SubFOp>(l, dt, args[0]);
+        Value more = bb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT,
+                                              remaining, minRemaining);
+        Value budget = bb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                                args.back(), maxSub);
+        Value cond = bb.create<arith::AndIOp>(l, more, budget);
+        bb.create<scf::ConditionOp>(l, cond, args);
+      },
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(bb.getInsertionBlock());
+        Value tau = args[0], h = args[1], count = args.back();
+        SmallVector<Value> x(args.begin() + 2, args.begin() + 2 + n);
+        Value hh = b.create<arith::MinNumFOp>(
+            l, h, b.create<arith::SubFOp>(l, dt, tau));
+        Value t0 = z.add(time, tau);
+        SmallVector<Value> f = ratesAt(group, x, t0);
+        auto j = jacobian(f, x);
+        if (failed(j)) {
+          status = failure();
+          j = DenseMatrix(n, SmallVector<Value>(n));
+        }
+        UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)));
+        SmallVector<Value> k1 = lu.solve(f);
+        SmallVector<Value> x2;
+        for (unsigned i = 0; i < n; ++i)
+          x2.push_back(z.value(z.add(x[i], z.mul(hh, k1[i]))));
+        SmallVector<Value> f2 = ratesAt(group, x2, z.add(t0, hh));
+        SmallVector<Value> rhs2;
+        for (unsigned i = 0; i < n; ++i)
+          rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
+        SmallVector<Value> k2 = lu.solve(rhs2);
+        // Embedded first-order estimate: X + h*k1 against the ROS2 result.
+        Value errSum = z.cst(0.0);
+        SmallVector<Value> xn;
+        for (unsigned i = 0; i < n; ++i) {
+          Value xi = z.value(
+              z.add(x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
+                                z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
+          xn.push_back(xi);
+          Value est = z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i]));
+          Value mag = b.create<arith::MaxNumFOp>(
+              l, b.create<math::AbsFOp>(l, x[i]),
+              b.create<math::AbsFOp>(l, xi));
+          Value scale = z.add(z.cst(opts.cvodeAbsTol),
+                              z.mul(z.cst(opts.cvodeRelTol), mag));
+          Value r = z.div(est, scale);
+          errSum = z.value(z.add(errSum, z.mul(r, r)));
+        }
+        Value err = b.create<math::SqrtOp>(
+            l, z.div(errSum, z.cst(static_cast<double>(n))));
+        Value ok = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err,
+                                           z.cst(1.0));
+        Value nextCount = b.create<arith::AddIOp>(
+            l, count, b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1)));
+        Value last = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
+                                             nextCount, maxSub);
+        Value tiny = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh,
+                                             minStep);
+        Value accept = b.create<arith::OrIOp>(
+            l, ok, b.create<arith::OrIOp>(l, last, tiny));
+        // Step-size factor 0.9/sqrt(err), limited to [0.2, 5]; NaN -> 0.2.
+        Value fac = z.div(z.cst(0.9), b.create<math::SqrtOp>(
+                                           l, b.create<arith::MaxNumFOp>(
+                                                  l, err, z.cst(1e-12))));
+        fac = b.create<arith::MinNumFOp>(
+            l, b.create<arith::MaxNumFOp>(l, fac, z.cst(0.2)), z.cst(5.0));
+        Value isNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO,
+                                              err, err);
+        fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
+        SmallVector<Value> yielded;
+        yielded.push_back(b.create<arith::SelectOp>(l, accept, z.add(tau, hh),
+                                                    tau));
+        yielded.push_back(z.mul(hh, fac));
+        for (unsigned i = 0; i < n; ++i)
+          yielded.push_back(
+              b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
+        yielded.push_back(nextCount);
+        b.create<scf::YieldOp>(l, yielded);
+      });
+  if (failed(status))
+    return failure();
+  for (unsigned i = 0; i < n; ++i)
+    next[group[i]] = whileOp.getResult(2 + i);
+  return success();
+}
+
+LogicalResult Expander::run() {
+  if (failed(collect()))
+    return failure();
+  b.setInsertionPointToEnd(&block);
+
+  SmallVector<StateInfo *> rk2, rk4;
+  std::map<std::pair<int, int>, SmallVector<StateInfo *>> groups;
+  for (auto &[name, s] : states) {
+    Method m = s.decl.getMethod();
+    if (isa<NextOp>(s.update)) {
+      next[&s] = s.update->getOperand(0);
+      continue;
+    }
+    switch (m) {
+    case Method::rk2:
+      rk2.push_back(&s);
+      break;
+    case Method::rk4:
+      rk4.push_back(&s);
+      break;
+    case Method::markov_be:
+    case Method::rosenbrock:
+    case Method::cvode: {
+      int group = s.decl.getGroup() ? static_cast<int>(*s.decl.getGroup())
+                                    : -1;
+      groups[{static_cast<int>(m), group}].push_back(&s);
+      break;
+    }
+    default:
+      if (failed(expandSingle(s)))
+        return failure();
+    }
+  }
+  if (!rk2.empty() && failed(expandRungeKutta(rk2, /*rk4=*/false)))
+    return failure();
+  if (!rk4.empty() && failed(expandRungeKutta(rk4, /*rk4=*/true)))
+    return failure();
+  for (auto &[key, group] : groups) {
+    auto method = static_cast<Method>(key.first);
+    LogicalResult r = method == Method::cvode
+                          ? expandAdaptive(group)
+                          : expandLinearImplicit(group, method);
+    if (failed(r))
+      return failure();
+  }
+
+  // Replace the updates by the new values.
+  for (auto &[name, s] : states) {
+    b.setInsertionPointToEnd(&block);
+    b.create<NextOp>(s.update->getLoc(), FlatSymbolRefAttr::get(name),
+                     next[&s]);
+    s.update->erase();
+  }
+  model->setAttr(ModelOp::getExpandedAttrName(), b.getUnitAttr());
+  return success();
+}
+
+namespace {
+struct ExpandIntegratorsPass
+    : public easyml::impl::ExpandIntegratorsBase<ExpandIntegratorsPass> {
+  using ExpandIntegratorsBase::ExpandIntegratorsBase;
+  void runOnOperation() override {
+    ModelOp model = getOperation();
+    if (model.isExpanded())
+      return;
+    ComputeOp compute = model.getComputeOp();
+    if (!compute)
+      return;
+    if (cvodeRelTol <= 0 || cvodeAbsTol <= 0 || cvodeMaxSubsteps < 1) {
+      model.emitError("easyml-expand-integrators: tolerances and "
+                      "cvode-max-substeps must be positive");
+      return signalPassFailure();
+    }
+    ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol,
+                                     cvodeMaxSubsteps};
+    Expander expander(model, compute, options);
+    if (failed(expander.run()))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,420 @@
+//===- Utils.cpp - helpers shared by easyml transforms --------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Dialect/EasyML/Transforms/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace easyml;
+
+//===----------------------------------------------------------------------===//
+// Small helpers
+//===----------------------------------------------------------------------===//
+
+bool easyml::isConstant(Value v, double c) {
+  if (!v)
+    return c == 0.0;
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  return attr.getValueAsDouble() == c;
+}
+
+Value ZeroAwareBuilder::cst(double v) {
+  return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(v));
+}
+
+Value ZeroAwareBuilder::value(Value x) { return x ? x : cst(0.0); }
+
+Value ZeroAwareBuilder::add(Value x, Value y) {
+  if (!x || isConstant(x, 0.0))
+    return y;
+  if (!y || isConstant(y, 0.0))
+    return x;
+  return b.create<arith::AddFOp>(loc, x, y);
+}
+
+Value ZeroAwareBuilder::sub(Value x, Value y) {
+  if (!y || isConstant(y, 0.0))
+    return x;
+  if (!x || isConstant(x, 0.0))
+    return neg(y);
+  return b.create<arith::SubFOp>(loc, x, y);
+}
+
+Value ZeroAwareBuilder::mul(Value x, Value y) {
+  if (!x || !y || isConstant(x, 0.0) || isConstant(y, 0.0))
+    return Value();
+  if (isConstant(x, 1.0))
+    return y;
+  if (isConstant(y, 1.0))
+    return x;
+  return b.create<arith::MulFOp>(loc, x, y);
+}
+
+Value ZeroAwareBuilder::div(Value x, Value y) {
+  if (!x || isConstant(x, 0.0))
+    return Value();
+  if (isConstant(y, 1.0))
+    return x;
+  return b.create<arith::DivFOp>(loc, x, value(y));
+}
+
+Value ZeroAwareBuilder::neg(Value x) {
+  if (!x || isConstant(x, 0.0))
+    return Value();
+  return b.create<arith::NegFOp>(loc, x);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceCloner
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value>
+SliceCloner::clone(OpBuilder &builder, ArrayRef<Value> outputs,
+                   const llvm::DenseMap<Value, Value> &overrides) {
+  // Forward pass: which operations of the block depend on an override.
+  llvm::DenseSet<Value> dependent;
+  for (auto &kv : overrides)
+    dependent.insert(kv.first);
+  llvm::DenseSet<Operation *> dependentOps;
+  for (Operation &op : block) {
+    bool dep = llvm::any_of(op.getOperands(),
+                            [&](Value v) { return dependent.contains(v); });
+    if (!dep && op.getNumRegions()) {
+      op.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          dep |= dependent.contains(v);
+      });
+    }
+    if (!dep)
+      continue;
+    dependentOps.insert(&op);
+    for (Value r : op.getResults())
+      if (!overrides.count(r))
+        dependent.insert(r);
+  }
+
+  // Backward pass: the dependent operations the outputs need.
+  llvm::DenseSet<Operation *> needed;
+  SmallVector<Value> work(outputs.begin(), outputs.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (overrides.count(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || !dependentOps.contains(def) || !needed.insert(def).second)
+      continue;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+    if (def->getNumRegions())
+      def->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          work.push_back(operand);
+      });
+  }
+
+  IRMapping mapping;
+  for (auto &kv : overrides)
+    mapping.map(kv.first, kv.second);
+  for (Operation &op : block)
+    if (needed.contains(&op))
+      builder.clone(op, mapping);
+
+  SmallVector<Value> result;
+  for (Value out : outputs)
+    result.push_back(mapping.lookupOrDefault(out));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Forward-mode differentiation
+//===----------------------------------------------------------------------===//
+
+namespace {
+class Differentiator {
+public:
+  Differentiator(OpBuilder &b, Location loc, ArrayRef<Value> seeds)
+      : z{b, loc}, b(b), loc(loc), n(seeds.size()) {
+    for (auto [i, s] : llvm::enumerate(seeds)) {
+      if (Operation *def = s.getDefiningOp())
+        b.setInsertionPointAfter(def);
+      else
+        b.setInsertionPointToStart(Value(s).getParentBlock());
+      Tangent t(n);
+      t[i] = z.cst(1.0);
+      tangents[s] = t;
+    }
+  }
+
+  LogicalResult run(ArrayRef<Value> outputs) {
+    SmallVector<Operation *> order;
+    if (failed(collect(outputs, order)))
+      return failure();
+    for (Operation *op : order)
+      if (failed(visit(op)))
+        return failure();
+    return success();
+  }
+
+  Tangent get(Value v) {
+    auto it = tangents.find(v);
+    if (it == tangents.end())
+      return Tangent(n);
+    return it->second;
+  }
+
+private:
+  /// Post-order of the operations between the seeds and the outputs.
+  LogicalResult collect(ArrayRef<Value> outputs,
+                        SmallVectorImpl<Operation *> &order) {
+    llvm::DenseMap<Operation *, bool> state; // false: open, true: depends.
+    llvm::DenseSet<Operation *> done;
+    auto depends = [&](Value v) {
+      if (tangents.count(v))
+        return true;
+      Operation *def = v.getDefiningOp();
+      return def && done.contains(def) && state[def];
+    };
+    for (Value out : outputs) {
+      Operation *root = out.getDefiningOp();
+      if (!root || done.contains(root))
+        continue;
+      SmallVector<std::pair<Operation *, unsigned>> stack{{root, 0}};
+      state[root] = false;
+      while (!stack.empty()) {
+        auto &[op, idx] = stack.back();
+        if (idx < op->getNumOperands()) {
+          Value operand = op->getOperand(idx++);
+          Operation *def = operand.getDefiningOp();
+          if (!def || tangents.count(operand) || done.contains(def) ||
+              state.count(def))
+            continue;
+          state[def] = false;
+          stack.push_back({def, 0});
+          continue;
+        }
+        bool dep = llvm::any_of(op->getOperands(), depends);
+        if (op->getNumRegions()) {
+          bool inner = false;
+          op->walk([&](Operation *nested) {
+            for (Value v : nested->getOperands())
+              inner |= tangents.count(v) > 0;
+          });
+          if (inner || dep)
+            return op->emitOpError("cannot be differentiated: it has regions");
+        }
+        state[op] = dep;
+        done.insert(op);
+        if (dep)
+          order.push_back(op);
+        stack.pop_back();
+      }
+    }
+    return success();
+  }
+
+  /// d = scale * t, elementwise.
+  Tangent scale(const Tangent &t, Value factor) {
+    Tangent r(n);
+    for (unsigned i = 0; i < n; ++i)
+      r[i] = z.mul(t[i], factor);
+    return r;
+  }
+  Tangent combine(const Tangent &x, const Tangent &y, bool subtract) {
+    Tangent r(n);
+    for (unsigned i = 0; i < n; ++i)
+      r[i] = subtract ? z.sub(x[i], y[i]) : z.add(x[i], y[i]);
+    return r;
+  }
+  static bool isZero(const Tangent &t) {
+    return llvm::all_of(t, [](Value v) { return !v; });
+  }
+
+  LogicalResult visit(Operation *op) {
+    if (op->getNumResults() != 1)
+      return op->emitOpError("cannot be differentiated");
+    Value res = op->getResult(0);
+    if (!res.getType().isF64())
+      return success(); // Comparisons and logic carry no tangent.
+    b.setInsertionPointAfter(op);
+    auto arg = [&](unsigned i) { return get(op->getOperand(i)); };
+    auto x = [&](unsigned i) { return op->getOperand(i); };
+    Tangent t(n);
+    if (isa<arith::AddFOp>(op)) {
+      t = combine(arg(0), arg(1), false);
+    } else if (isa<arith::SubFOp>(op)) {
+      t = combine(arg(0), arg(1), true);
+    } else if (isa<arith::NegFOp>(op)) {
+      for (auto [i, v] : llvm::enumerate(arg(0)))
+        t[i] = z.neg(v);
+    } else if (isa<arith::MulFOp>(op)) {
+      t = combine(scale(arg(0), x(1)), scale(arg(1), x(0)), false);
+    } else if (isa<arith::DivFOp>(op)) {
+      // d(a/b) = (da - (a/b) db) / b
+      Tangent num = combine(arg(0), scale(arg(1), res), true);
+      for (unsigned i = 0; i < n; ++i)
+        t[i] = z.div(num[i], x(1));
+    } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Tangent a = arg(1), c = arg(2);
+      for (unsigned i = 0; i < n; ++i)
+        if (a[i] || c[i])
+          t[i] = b.create<arith::SelectOp>(loc, sel.getCondition(),
+                                           z.value(a[i]), z.value(c[i]));
+    } else if (isa<arith::MinNumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+                   arith::MaximumFOp>(op)) {
+      bool isMin = isa<arith::MinNumFOp, arith::MinimumFOp>(op);
+      Value pickFirst = b.create<arith::CmpFOp>(
+          loc, isMin ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OGE,
+          x(0), x(1));
+      Tangent a = arg(0), c = arg(1);
+      for (unsigned i = 0; i < n; ++i)
+        if (a[i] || c[i])
+          t[i] = b.create<arith::SelectOp>(loc, pickFirst, z.value(a[i]),
+                                           z.value(c[i]));
+    } else if (isa<math::ExpOp>(op)) {
+      t = scale(arg(0), res);
+    } else if (isa<math::ExpM1Op>(op)) {
+      t = scale(arg(0), z.add(res, z.cst(1.0)));
+    } else if (isa<math::Exp2Op>(op)) {
+      t = scale(arg(0), z.mul(res, z.cst(std::log(2.0))));
+    } else if (isa<math::LogOp>(op)) {
+      t = scale(arg(0), z.div(z.cst(1.0), x(0)));
+    } else if (isa<math::Log10Op>(op)) {
+      t = scale(arg(0), z.div(z.cst(1.0 / std::log(10.0)), x(0)));
+    } else if (isa<math::Log2Op>(op)) {
+      t = scale(arg(0), z.div(z.cst(1.0 / std::log(2.0)), x(0)));
+    } else if (isa<math::Log1pOp>(op)) {
+      t = scale(arg(0), z.div(z.cst(1.0), z.add(x(0), z.cst(1.0))));
+    } else if (isa<math::SqrtOp>(op)) {
+      t = scale(arg(0), z.div(z.cst(0.5), res));
+    } else if (isa<math::CbrtOp>(op)) {
+      t = scale(arg(0), z.div(z.cst(1.0 / 3.0), z.mul(res, res)));
+    } else if (isa<math::PowFOp>(op)) {
+      // d(a^c) = c a^(c-1) da + a^c ln(a) dc
+      Tangent da = arg(0), dc = arg(1);
+      if (!isZero(da)) {
+        Value pm1 = b.create<math::PowFOp>(loc, x(0),
+                                           z.sub(x(1), z.cst(1.0)));
+        t = scale(da, z.mul(x(1), pm1));
+      }
+      if (!isZero(dc)) {
+        Value lg = b.create<math::LogOp>(loc, x(0));
+        t = combine(t, scale(dc, z.mul(res, lg)), false);
+      }
+    } else if (isa<math::SinOp>(op)) {
+      t = scale(arg(0), b.create<math::CosOp>(loc, x(0)));
+    } else if (isa<math::CosOp>(op)) {
+      t = scale(arg(0), z.neg(b.create<math::SinOp>(loc, x(0))));
+    } else if (isa<math::TanOp>(op)) {
+      t = scale(arg(0), z.add(z.cst(1.0), z.mul(res, res)));
+    } else if (isa<math::AsinOp, math::AcosOp>(op)) {
+      Value d = z.div(z.cst(isa<math::AsinOp>(op) ? 1.0 : -1.0),
+                      b.create<math::SqrtOp>(
+                          loc, z.sub(z.cst(1.0), z.mul(x(0), x(0)))));
+      t = scale(arg(0), d);
+    } else if (isa<math::AtanOp>(op)) {
+      t = scale(arg(0),
+                z.div(z.cst(1.0), z.add(z.cst(1.0), z.mul(x(0), x(0)))));
+    } else if (isa<math::Atan2Op>(op)) {
+      // atan2(y, x): (x dy - y dx) / (x^2 + y^2)
+      Value r2 = z.add(z.mul(x(0), x(0)), z.mul(x(1), x(1)));
+      Tangent num = combine(scale(arg(0), x(1)), scale(arg(1), x(0)), true);
+      for (unsigned i = 0; i < n; ++i)
+        t[i] = z.div(num[i], r2);
+    } else if (isa<math::SinhOp>(op)) {
+      t = scale(arg(0), b.create<math::CoshOp>(loc, x(0)));
+    } else if (isa<math::CoshOp>(op)) {
+      t = scale(arg(0), b.create<math::SinhOp>(loc, x(0)));
+    } else if (isa<math::TanhOp>(op)) {
+      t = scale(arg(0), z.sub(z.cst(1.0), z.mul(res, res)));
+    } else if (isa<math::AbsFOp>(op)) {
+      t = scale(arg(0),
+                b.create<math::CopySignOp>(loc, z.cst(1.0), x(0)));
+    } else if (isa<math::ErfOp>(op)) {
+      Value e = b.create<math::ExpOp>(loc, z.neg(z.mul(x(0), x(0))));
+      t = scale(arg(0), z.mul(z.cst(2.0 / std::sqrt(M_PI)), e));
+    } else if (isa<math::FloorOp, math::CeilOp, math::RoundOp,
+                   math::TruncOp, arith::UIToFPOp, arith::SIToFPOp,
+                   arith::ConstantOp>(op)) {
+      // Piecewise constant: zero tangent.
+    } else {
+      return op->emitOpError("cannot be differentiated");
+    }
+    tangents[res] = t;
+    return success();
+  }
+
+  ZeroAwareBuilder z;
+  OpBuilder &b;
+  Location loc;
+  unsigned n;
+  llvm::DenseMap<Value, Tangent> tangents;
+};
+} // namespace
+
+FailureOr<std::vector<Tangent>>
+easyml::differentiate(OpBuilder &builder, Location loc,
+                      ArrayRef<Value> outputs, ArrayRef<Value> seeds) {
+  OpBuilder::InsertionGuard guard(builder);
+  Differentiator diff(builder, loc, seeds);
+  if (failed(diff.run(outputs)))
+    return failure();
+  std::vector<Tangent> result;
+  for (Value out : outputs)
+    result.push_back(diff.get(out));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// UnrolledLU
+//===----------------------------------------------------------------------===//
+
+UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a)
+    : builder(builder), loc(loc), lu(std::move(a)) {
+  ZeroAwareBuilder z{builder, loc};
+  unsigned n = lu.size();
+  for (unsigned k = 0; k < n; ++k) {
+    Value pivot = z.value(lu[k][k]);
+    lu[k][k] = pivot;
+    Value inv;
+    for (unsigned i = k + 1; i < n; ++i) {
+      if (!lu[i][k] || isConstant(lu[i][k], 0.0))
+        continue;
+      if (!inv)
+        inv = z.div(z.cst(1.0), pivot);
+      Value factor = z.mul(lu[i][k], inv);
+      lu[i][k] = factor;
+      for (unsigned j = k + 1; j < n; ++j)
+        if (lu[k][j])
+          lu[i][j] = z.sub(lu[i][j], z.mul(factor, lu[k][j]));
+    }
+  }
+}
+
+SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
+  ZeroAwareBuilder z{builder, loc};
+  unsigned n = lu.size();
+  SmallVector<Value> y(rhs.begin(), rhs.end());
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < i; ++j)
+      if (lu[i][j])
+        y[i] = z.sub(y[i], z.mul(lu[i][j], y[j]));
+  for (int i = n - 1; i >= 0; --i) {
+    for (unsigned j = i + 1; j < n; ++j)
+      if (lu[i][j])
+        y[i] = z.sub(y[i], z.mul(lu[i][j], y[j]));
+    y[i] = z.value(z.div(y[i], lu[i][i]));
+  }
+  return y;
+}

@@ -1,0 +1,89 @@
+//===- ModelLayout.h - where a model's variables live ---------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The one definition of a compiled model's data layout (state and parameter
+// indices, table offsets, counters), computed from an expanded
+// `easyml.model` and shared by the kernel lowering and the descriptor, so
+// both agree by construction.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_CONVERSION_EASYMLTOKERNEL_MODELLAYOUT_H
+#define EASYML_CONVERSION_EASYMLTOKERNEL_MODELLAYOUT_H
+
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace easyml {
+
+struct ModelLayout {
+  struct State {
+    std::string name, method, units;
+    std::optional<double> lb, ub;
+    int lbCounter = -1, ubCounter = -1;
+  };
+  struct Param {
+    std::string name, units;
+    double value;
+    bool nodal;
+    int svIndex = -1; // nodal parameters: index in the per-cell record
+  };
+  struct Flag {
+    std::string name;
+    double value;
+    std::vector<std::string> cases;
+    std::vector<double> caseValues;
+  };
+  struct External {
+    std::string name, simName;
+    Access access;
+  };
+  struct Table {
+    std::string variable;
+    double lo, hi, step;
+    int64_t rows, columns, offset;
+    std::vector<std::string> columnNames;
+    int counter;
+  };
+
+  std::string name;   // C identifier
+  std::string source; // source file
+  std::vector<State> states;
+  std::vector<Param> params; // then flags, in the params array
+  std::vector<Flag> flags;
+  std::vector<External> externals;
+  std::vector<Table> tables;
+  std::vector<std::string> traces;
+  std::vector<std::string> counters;
+  int64_t svSize = 0;
+  int64_t tableSize = 0;
+  int vmIndex = -1, iionIndex = -1;
+
+  /// Computes the layout of `model` (integrators expanded, tables
+  /// extracted or not).
+  static ModelLayout get(ModelOp model);
+
+  int stateIndex(llvm::StringRef n) const;
+  int paramIndex(llvm::StringRef n) const; // params then flags
+  int externalIndex(llvm::StringRef n) const;
+  int tableIndex(llvm::StringRef variable) const;
+  std::string symbol(llvm::StringRef variant, llvm::StringRef entry) const {
+    return "easyml_" + name + "_" + variantIdentifier(variant) + "_" +
+           entry.str();
+  }
+  static std::string variantIdentifier(llvm::StringRef variant);
+};
+
+/// `name` with every character outside [A-Za-z0-9_] replaced by '_' (and a
+/// leading '_' before a digit): a C identifier.
+std::string toIdentifier(llvm::StringRef name);
+
+} // namespace easyml
+
+#endif // EASYML_CONVERSION_EASYMLTOKERNEL_MODELLAYOUT_H

@@ -1,0 +1,28 @@
+//===- Passes.h - conversions out of the easyml dialect -------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_CONVERSION_PASSES_H
+#define EASYML_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace easyml {
+
+#define GEN_PASS_DECL
+#include "easyml/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "easyml/Conversion/Passes.h.inc"
+
+} // namespace easyml
+
+#endif // EASYML_CONVERSION_PASSES_H

@@ -1,0 +1,73 @@
+//===- ModelObject.h - LLVM IR, descriptor, object, header ----*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The back end of easyml-compile: translates the lowered kernels to LLVM IR,
+// adds the model descriptor of the runtime ABI, optimises and emits native
+// code in-process, links shared libraries, and writes the C header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_TARGET_MODELOBJECT_H
+#define EASYML_TARGET_MODELOBJECT_H
+
+#include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace easyml {
+
+struct ObjectOptions {
+  /// Variants present in the module, in descriptor order.
+  std::vector<std::string> variants{"baseline"};
+  /// Also export the descriptor as `easyml_model` (shared libraries).
+  bool exportGenericSymbol = false;
+  /// Target CPU; empty: the host's.
+  std::string cpu;
+  /// LLVM optimisation level 0-3.
+  unsigned optLevel = 2;
+  /// Identifies the compiler in the descriptor.
+  std::string compilerId;
+};
+
+/// Creates the target machine code is generated for.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const ObjectOptions &options, std::string &error);
+
+/// Translates `module` (LLVM dialect) to LLVM IR and adds the descriptor.
+std::unique_ptr<llvm::Module>
+translateModel(mlir::ModuleOp module, llvm::LLVMContext &context,
+               const ModelLayout &layout, const ObjectOptions &options,
+               llvm::TargetMachine &tm, std::string &error);
+
+/// Runs LLVM's optimisation pipeline at `options.optLevel`.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
+                    unsigned optLevel);
+
+/// Emits `module` as an object file or assembly.
+bool emitCode(llvm::Module &module, llvm::TargetMachine &tm,
+              llvm::raw_pwrite_stream &os, bool assembly,
+              std::string &error);
+
+/// Links `objectPath` into the shared library `outputPath` with the system
+/// compiler driver ($EASYML_LINKER, else clang-19, clang, cc).
+bool linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef outputPath,
+                       std::string &error);
+
+/// The C header declaring the model's descriptor and its indices.
+std::string emitHeader(const ModelLayout &layout,
+                       const ObjectOptions &options);
+
+} // namespace easyml
+
+#endif // EASYML_TARGET_MODELOBJECT_H

@@ -1,0 +1,142 @@
+//===- ModelLayout.cpp - where a model's variables live -------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace easyml;
+
+std::string easyml::toIdentifier(llvm::StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])))
+    id = "_" + id;
+  return id;
+}
+
+std::string ModelLayout::variantIdentifier(llvm::StringRef variant) {
+  return toIdentifier(variant);
+}
+
+static std::string formatBound(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+ModelLayout ModelLayout::get(ModelOp model) {
+  ModelLayout l;
+  l.name = toIdentifier(model.getSymName());
+  l.source = model.getSource() ? model.getSource()->str() : "";
+  for (Operation &op : model.getBody().front()) {
+    if (auto s = dyn_cast<StateOp>(op)) {
+      State st;
+      st.name = s.getSymName().str();
+      st.method = stringifyMethod(s.getMethod()).str();
+      st.units = s.getUnits() ? s.getUnits()->str() : "";
+      if (s.getLbAttr())
+        st.lb = s.getLbAttr().getValueAsDouble();
+      if (s.getUbAttr())
+        st.ub = s.getUbAttr().getValueAsDouble();
+      l.states.push_back(st);
+    } else if (auto p = dyn_cast<ParamOp>(op)) {
+      l.params.push_back({p.getSymName().str(),
+                          p.getUnits() ? p.getUnits()->str() : "",
+                          p.getDefaultValue().convertToDouble(),
+                          p.getNodal()});
+    } else if (auto f = dyn_cast<FlagOp>(op)) {
+      Flag fl;
+      fl.name = f.getSymName().str();
+      fl.value = f.getDefaultValue().convertToDouble();
+      for (Attribute a : f.getCaseNames())
+        fl.cases.push_back(cast<StringAttr>(a).str());
+      for (double v : f.getCaseValues())
+        fl.caseValues.push_back(v);
+      l.flags.push_back(fl);
+    } else if (auto e = dyn_cast<ExternalOp>(op)) {
+      l.externals.push_back(
+          {e.getSymName().str(), e.getExtName().str(), e.getAccess()});
+      if (e.getExtName() == "Vm")
+        l.vmIndex = l.externals.size() - 1;
+      if (e.getExtName() == "Iion")
+        l.iionIndex = l.externals.size() - 1;
+    }
+  }
+  l.svSize = l.states.size();
+  for (Param &p : l.params)
+    if (p.nodal)
+      p.svIndex = l.svSize++;
+
+  // Counters: table ranges first, then clamps.
+  for (Operation &op : model.getBody().front()) {
+    auto t = dyn_cast<TableOp>(op);
+    if (!t || t.getBody().empty())
+      continue;
+    Table tab;
+    tab.variable = t.getVariable().str();
+    tab.lo = t.getLo().convertToDouble();
+    tab.hi = t.getHi().convertToDouble();
+    tab.step = t.getStep().convertToDouble();
+    tab.rows = t.getNumRows();
+    tab.columns = t.getNumColumns();
+    tab.offset = l.tableSize;
+    if (auto names = t.getNames())
+      for (Attribute a : *names)
+        tab.columnNames.push_back(cast<StringAttr>(a).str());
+    tab.counter = l.counters.size();
+    l.counters.push_back("lookup table " + tab.variable + " out of range [" +
+                         formatBound(tab.lo) + ", " + formatBound(tab.hi) +
+                         "]");
+    l.tableSize += tab.rows * tab.columns;
+    l.tables.push_back(tab);
+  }
+  for (State &s : l.states) {
+    if (s.lb) {
+      s.lbCounter = l.counters.size();
+      l.counters.push_back(s.name + " < " + formatBound(*s.lb) +
+                           ", clamped");
+    }
+    if (s.ub) {
+      s.ubCounter = l.counters.size();
+      l.counters.push_back(s.name + " > " + formatBound(*s.ub) +
+                           ", clamped");
+    }
+  }
+  if (ComputeOp compute = model.getComputeOp())
+    compute.walk([&](TraceOp t) { l.traces.push_back(t.getLabel().str()); });
+  return l;
+}
+
+template <typename T>
+static int indexOf(const std::vector<T> &v, llvm::StringRef n) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].name == n)
+      return i;
+  return -1;
+}
+
+int ModelLayout::stateIndex(llvm::StringRef n) const {
+  return indexOf(states, n);
+}
+int ModelLayout::paramIndex(llvm::StringRef n) const {
+  int i = indexOf(params, n);
+  if (i >= 0)
+    return i;
+  int f = indexOf(flags, n);
+  return f < 0 ? -1 : static_cast<int>(params.size()) + f;
+}
+int ModelLayout::externalIndex(llvm::StringRef n) const {
+  return indexOf(externals, n);
+}
+int ModelLayout::tableIndex(llvm::StringRef variable) const {
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].variable == variable)
+      return i;
+  return -1;
+}

@@ -1,0 +1,362 @@
+//===- ModelObject.cpp - LLVM IR, descriptor, object, header --------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Target/ModelObject.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace easyml;
+
+std::unique_ptr<llvm::TargetMachine>
+easyml::createTargetMachine(const ObjectOptions &options, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = options.cpu.empty() || options.cpu == "native"
+                        ? llvm::sys::getHostCPUName().str()
+                        : options.cpu;
+  std::string features;
+  if (options.cpu.empty() || options.cpu == "native") {
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    for (auto &f : hostFeatures)
+      features += (f.second ? "+" : "-") + f.first().str() + ",";
+  }
+  llvm::TargetOptions to;
+  auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+               : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                       : llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    error = "cannot create a target machine for " + triple + " (cpu " + cpu +
+            ")";
+  return tm;
+}
+
+namespace {
+/// Emits the constant data of the descriptor.
+class DescriptorBuilder {
+public:
+  DescriptorBuilder(llvm::Module &m)
+      : m(m), ctx(m.getContext()), i64(llvm::Type::getInt64Ty(ctx)),
+        f64(llvm::Type::getDoubleTy(ctx)),
+        ptr(llvm::PointerType::getUnqual(ctx)) {}
+
+  llvm::Constant *int64(int64_t v) { return llvm::ConstantInt::get(i64, v); }
+  llvm::Constant *null() {
+    return llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx));
+  }
+
+  llvm::Constant *str(llvm::StringRef s) {
+    auto it = strings.find(s);
+    if (it != strings.end())
+      return it->second;
+    llvm::Constant *data = llvm::ConstantDataArray::getString(ctx, s);
+    auto *g = new llvm::GlobalVariable(m, data->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage,
+                                       data, ".easyml.str");
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    g->setAlignment(llvm::Align(1));
+    strings[s] = g;
+    return g;
+  }
+
+  llvm::Constant *array(llvm::Type *elem, llvm::ArrayRef<llvm::Constant *> v,
+                        llvm::StringRef name) {
+    if (v.empty())
+      return null();
+    auto *type = llvm::ArrayType::get(elem, v.size());
+    auto *g = new llvm::GlobalVariable(
+        m, type, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(type, v), name);
+    return g;
+  }
+  llvm::Constant *strings_(const std::vector<std::string> &v,
+                           llvm::StringRef name) {
+    std::vector<llvm::Constant *> c;
+    for (auto &s : v)
+      c.push_back(str(s));
+    return array(ptr, c, name);
+  }
+  llvm::Constant *doubles(const std::vector<double> &v, llvm::StringRef name) {
+    if (v.empty())
+      return null();
+    auto *data = llvm::ConstantDataArray::get(ctx, v);
+    return new llvm::GlobalVariable(m, data->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, data,
+                                    name);
+  }
+  llvm::Constant *int64s(const std::vector<int64_t> &v, llvm::StringRef name) {
+    if (v.empty())
+      return null();
+    std::vector<uint64_t> u(v.begin(), v.end());
+    auto *data = llvm::ConstantDataArray::get(ctx, u);
+    return new llvm::GlobalVariable(m, data->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, data,
+                                    name);
+  }
+  llvm::Constant *function(llvm::StringRef name) {
+    llvm::Function *f = m.getFunction(name);
+    return f ? static_cast<llvm::Constant *>(f) : null();
+  }
+  llvm::Constant *record(llvm::ArrayRef<llvm::Constant *> fields) {
+    std::vector<llvm::Type *> types;
+    for (llvm::Constant *c : fields)
+      types.push_back(c->getType());
+    return llvm::ConstantStruct::get(llvm::StructType::get(ctx, types),
+                                     fields);
+  }
+  llvm::Constant *records(llvm::ArrayRef<llvm::Constant *> v,
+                          llvm::StringRef name) {
+    if (v.empty())
+      return null();
+    return array(v.front()->getType(), v, name);
+  }
+
+  llvm::Module &m;
+  llvm::LLVMContext &ctx;
+  llvm::Type *i64, *f64, *ptr;
+  llvm::StringMap<llvm::Constant *> strings;
+};
+} // namespace
+
+static void addDescriptor(llvm::Module &m, const ModelLayout &l,
+                          const ObjectOptions &options) {
+  DescriptorBuilder d(m);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> stateNames, methods, units;
+  std::vector<double> lbs, ubs;
+  for (auto &s : l.states) {
+    stateNames.push_back(s.name);
+    methods.push_back(s.method);
+    units.push_back(s.units);
+    lbs.push_back(s.lb ? *s.lb : nan);
+    ubs.push_back(s.ub ? *s.ub : nan);
+  }
+  std::vector<int64_t> nodal;
+  std::vector<std::string> paramNames, paramUnits;
+  std::vector<double> paramDefaults;
+  for (auto [i, p] : llvm::enumerate(l.params)) {
+    paramNames.push_back(p.name);
+    paramUnits.push_back(p.units);
+    paramDefaults.push_back(p.value);
+    if (p.nodal)
+      nodal.push_back(i);
+  }
+  std::vector<std::string> flagNames, flagCases;
+  std::vector<double> flagDefaults;
+  std::vector<llvm::Constant *> flagValues;
+  for (auto &f : l.flags) {
+    flagNames.push_back(f.name);
+    flagDefaults.push_back(f.value);
+    flagCases.push_back(llvm::join(f.cases, "|"));
+    flagValues.push_back(d.doubles(f.caseValues, ".easyml.flagvalues"));
+  }
+  std::vector<std::string> extNames, simNames;
+  std::vector<int64_t> access;
+  for (auto &e : l.externals) {
+    extNames.push_back(e.name);
+    simNames.push_back(e.simName);
+    access.push_back(static_cast<int64_t>(e.access));
+  }
+  std::vector<llvm::Constant *> tables;
+  for (auto &t : l.tables)
+    tables.push_back(d.record(
+        {d.str(t.variable), llvm::ConstantFP::get(d.f64, t.lo),
+         llvm::ConstantFP::get(d.f64, t.hi),
+         llvm::ConstantFP::get(d.f64, t.step), d.int64(t.rows),
+         d.int64(t.columns), d.int64(t.offset),
+         d.strings_(t.columnNames, ".easyml.columns")}));
+  std::vector<llvm::Constant *> variants;
+  for (auto &v : options.variants)
+    variants.push_back(d.record(
+        {d.str(v), d.int64(0), d.int64(1),
+         d.function(l.symbol(v, "init")), d.function(l.symbol(v, "compute")),
+         d.function(l.symbol(v, "eval"))}));
+
+  llvm::Constant *desc = d.record({
+      d.int64(1), d.str(l.name), d.str(l.source), d.str(options.compilerId),
+      d.int64(l.states.size()), d.strings_(stateNames, ".easyml.states"),
+      d.strings_(methods, ".easyml.methods"),
+      d.strings_(units, ".easyml.units"), d.doubles(lbs, ".easyml.lb"),
+      d.doubles(ubs, ".easyml.ub"), d.int64(nodal.size()),
+      d.int64s(nodal, ".easyml.nodal"), d.int64(l.svSize),
+      d.int64(l.params.size()), d.strings_(paramNames, ".easyml.params"),
+      d.doubles(paramDefaults, ".easyml.defaults"),
+      d.strings_(paramUnits, ".easyml.param_units"),
+      d.int64(l.flags.size()), d.strings_(flagNames, ".easyml.flags"),
+      d.doubles(flagDefaults, ".easyml.flag_defaults"),
+      d.strings_(flagCases, ".easyml.flag_cases"),
+      d.array(d.ptr, flagValues, ".easyml.flag_values"),
+      d.int64(l.externals.size()), d.strings_(extNames, ".easyml.ext"),
+      d.strings_(simNames, ".easyml.ext_sim"),
+      d.int64s(access, ".easyml.ext_access"), d.int64(l.vmIndex),
+      d.int64(l.iionIndex), d.int64(l.tables.size()),
+      d.records(tables, ".easyml.tables"), d.int64(l.tableSize),
+      d.int64(l.traces.size()), d.strings_(l.traces, ".easyml.traces"),
+      d.int64(l.counters.size()), d.strings_(l.counters, ".easyml.counters"),
+      d.function(l.symbol(options.variants.front(), "tables")),
+      d.int64(variants.size()), d.records(variants, ".easyml.variants")});
+  auto *g = new llvm::GlobalVariable(m, desc->getType(), true,
+                                     llvm::GlobalValue::ExternalLinkage, desc,
+                                     "easyml_model_" + l.name);
+  g->setAlignment(llvm::Align(8));
+  if (options.exportGenericSymbol)
+    llvm::GlobalAlias::create("easyml_model", g);
+}
+
+std::unique_ptr<llvm::Module>
+easyml::translateModel(mlir::ModuleOp module, llvm::LLVMContext &context,
+                       const ModelLayout &layout, const ObjectOptions &options,
+                       llvm::TargetMachine &tm, std::string &error) {
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> m =
+      mlir::translateModuleToLLVMIR(module, context, layout.name);
+  if (!m) {
+    error = "cannot translate the kernels of '" + layout.name +
+            "' to LLVM IR";
+    return nullptr;
+  }
+  m->setTargetTriple(tm.getTargetTriple().str());
+  m->setDataLayout(tm.createDataLayout());
+  addDescriptor(*m, layout, options);
+  return m;
+}
+
+void easyml::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
+                            unsigned optLevel) {
+  if (optLevel == 0)
+    return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+bool easyml::emitCode(llvm::Module &module, llvm::TargetMachine &tm,
+                      llvm::raw_pwrite_stream &os, bool assembly,
+                      std::string &error) {
+  llvm::legacy::PassManager pm;
+  auto type = assembly ? llvm::CodeGenFileType::AssemblyFile
+                       : llvm::CodeGenFileType::ObjectFile;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    error = "the target cannot emit this file type";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}
+
+bool easyml::linkSharedLibrary(llvm::StringRef objectPath,
+                               llvm::StringRef outputPath,
+                               std::string &error) {
+  std::string driver;
+  if (const char *env = std::getenv("EASYML_LINKER"); env && *env) {
+    driver = env;
+  } else {
+    for (const char *name : {"clang-19", "clang", "cc", "gcc"})
+      if (auto p = llvm::sys::findProgramByName(name)) {
+        driver = *p;
+        break;
+      }
+  }
+  if (driver.empty()) {
+    error = "no C compiler driver found to link a shared library (set "
+            "EASYML_LINKER)";
+    return false;
+  }
+  std::vector<std::string> argv{driver,       "-shared", "-o",
+                                outputPath.str(), objectPath.str(), "-lm"};
+  std::vector<llvm::StringRef> args(argv.begin(), argv.end());
+  std::string msg;
+  int rc = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
+                                     &msg);
+  if (rc != 0) {
+    error = "linking '" + outputPath.str() + "' with " + driver +
+            " failed" + (msg.empty() ? "" : ": " + msg);
+    return false;
+  }
+  return true;
+}
+
+std::string easyml::emitHeader(const ModelLayout &l,
+                               const ObjectOptions &options) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  std::string guard = "EASYML_MODEL_" + llvm::StringRef(l.name).upper() + "_H";
+  os << "/* Generated by " << options.compilerId << " from " << l.source
+     << ". Do not edit. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <easyml/Runtime/ABI.h>\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "/* The model descriptor (see easyml/Runtime/ABI.h). */\n"
+     << "extern const easyml_model_desc easyml_model_" << l.name << ";\n\n";
+  auto emitEnum = [&](llvm::StringRef kind, const std::vector<std::string> &n,
+                      llvm::StringRef count) {
+    if (n.empty())
+      return;
+    os << "/* " << kind << " indices. */\nenum {\n";
+    for (auto [i, name] : llvm::enumerate(n))
+      os << "  EASYML_" << l.name << "_" << count << "_" << toIdentifier(name)
+         << " = " << i << ",\n";
+    os << "  EASYML_" << l.name << "_NUM_" << count << " = " << n.size()
+       << "\n};\n\n";
+  };
+  std::vector<std::string> states, params, exts;
+  for (auto &st : l.states)
+    states.push_back(st.name);
+  for (auto &p : l.params)
+    params.push_back(p.name);
+  for (auto &f : l.flags)
+    params.push_back(f.name);
+  for (auto &e : l.externals)
+    exts.push_back(e.name);
+  emitEnum("State (per-cell record)", states, "STATE");
+  emitEnum("Parameter and flag (params array)", params, "PARAM");
+  emitEnum("External", exts, "EXT");
+  os << "#define EASYML_" << l.name << "_SV_SIZE " << l.svSize << "\n\n";
+  for (auto &v : options.variants)
+    for (const char *entry : {"init", "compute", "eval", "tables"})
+      os << "void " << l.symbol(v, entry)
+         << "(const easyml_kernel_args *args);\n";
+  os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
+     << guard << " */\n";
+  return s;
+}

@@ -1,0 +1,135 @@
+//===- Simulation.h - the EasyML runtime's C++ API -------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Loads compiled models (linked in, or from a shared library), allocates and
+// initialises cell states, applies openCARP-style parameter modifiers, builds
+// lookup tables, advances cells on the CPU (one task per wave) and detects
+// NaN/Inf. No LLVM or MLIR dependency: models are known only through the
+// descriptor of ABI.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_SIMULATION_H
+#define EASYML_RUNTIME_SIMULATION_H
+
+#include "easyml/Runtime/ABI.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace easyml {
+namespace rt {
+
+/// A model descriptor and, when loaded with dlopen, the library holding it.
+class ModelHandle {
+public:
+  /// Wraps a descriptor linked into the program.
+  explicit ModelHandle(const easyml_model_desc *desc) : desc_(desc) {}
+  ~ModelHandle();
+  ModelHandle(const ModelHandle &) = delete;
+  ModelHandle &operator=(const ModelHandle &) = delete;
+
+  /// Opens a shared library made by `easyml-compile --emit=shared`.
+  static std::unique_ptr<ModelHandle> load(const std::string &path,
+                                           std::string &error);
+
+  const easyml_model_desc &desc() const { return *desc_; }
+  /// The variant called `name`, or null.
+  const easyml_variant *variant(const std::string &name) const;
+
+private:
+  const easyml_model_desc *desc_;
+  void *library_ = nullptr;
+};
+
+/// Applies openCARP's `--imp-par` syntax to parameter values:
+/// `name=v`, `name*v`, `name/v`, `name+v`, `name-v`, a trailing `%` making
+/// the operand a percentage, and `flags=A|B`. On error returns false with a
+/// message naming the offending item. `log` receives one line per change.
+bool applyParamMods(const easyml_model_desc &desc, const std::string &mods,
+                    std::vector<double> &params, std::string &error,
+                    std::vector<std::string> *log = nullptr);
+
+/// Where a simulation first produced a non-finite value.
+struct NonFinite {
+  int64_t cell = -1;
+  std::string variable;
+  int64_t step = -1;
+  double time = 0;
+  double value = 0;
+};
+
+/// Cells of one model, advanced on the CPU.
+class Simulation {
+public:
+  Simulation(const ModelHandle &model, int64_t numCells,
+             const std::string &variant = "baseline");
+
+  /// False with a message when the variant does not exist.
+  bool valid(std::string &error) const;
+
+  std::vector<double> &params() { return params_; }
+  /// Builds the lookup tables for `dt` (after parameter changes) and sets
+  /// the initial state of every cell; computes Iion once.
+  void initialize(double dt);
+  /// Advances all cells by `nsteps` steps starting at global step `step0`.
+  /// With `integrateVm`, each step adds `stim*dt` to Vm before the model
+  /// and subtracts `Iion*dt` after it (openCARP bench).
+  void advance(int64_t step0, int64_t nsteps, double stim, bool integrateVm);
+  /// Recomputes outputs (Iion) and traced values from the current state.
+  void evaluate(int64_t step);
+
+  /// Checks every state and Vm; on a non-finite value, re-runs the last
+  /// advance step by step for the offending cell to name the step and
+  /// variable that went bad first.
+  bool checkFinite(NonFinite &where);
+
+  int64_t numCells() const { return numCells_; }
+  double dt() const { return dt_; }
+  double &state(int64_t cell, int64_t var);
+  double *external(int64_t index) { return ext_[index].data(); }
+  double *vm();
+  double *iion();
+  const std::vector<double> &traces() const { return out_; }
+  /// Warning counters (lookup range, clamps), as in desc().counter_names.
+  std::vector<int64_t> counters() const { return counters_; }
+  const easyml_model_desc &desc() const { return model_.desc(); }
+
+  void setThreads(int threads) { threads_ = threads; }
+  int threads() const;
+
+  /// Seconds spent in each phase.
+  double tablesSeconds = 0, initSeconds = 0, computeSeconds = 0;
+
+private:
+  easyml_kernel_args args(int64_t begin, int64_t end);
+  void runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
+                 double stim, bool integrateVm);
+
+  const ModelHandle &model_;
+  const easyml_variant *variant_;
+  std::string variantName_;
+  int64_t numCells_;
+  int threads_ = 0;
+  double dt_ = 0.01;
+  std::vector<double> params_, sv_, tables_, out_;
+  std::vector<std::vector<double>> ext_;
+  std::vector<double *> extPtrs_;
+  std::vector<int64_t> counters_;
+  // The state at the start of the last advance, for NaN diagnosis.
+  std::vector<double> lastSv_;
+  std::vector<std::vector<double>> lastExt_;
+  int64_t lastStep0_ = 0, lastSteps_ = 0;
+  double lastStim_ = 0;
+  bool lastIntegrate_ = false;
+};
+
+} // namespace rt
+} // namespace easyml
+
+#endif // EASYML_RUNTIME_SIMULATION_H

@@ -1,0 +1,192 @@
+//===- Simulation.cpp - cells of one model on the CPU ---------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Simulation.h"
+
+#include <chrono>
+#include <cmath>
+#include <omp.h>
+
+using namespace easyml::rt;
+
+static double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+Simulation::Simulation(const ModelHandle &model, int64_t numCells,
+                       const std::string &variant)
+    : model_(model), variant_(model.variant(variant)), variantName_(variant),
+      numCells_(numCells) {
+  const easyml_model_desc &d = model.desc();
+  params_.assign(d.param_defaults, d.param_defaults + d.num_params);
+  for (int64_t f = 0; f < d.num_flags; ++f)
+    params_.push_back(d.flag_defaults[f]);
+  sv_.assign(static_cast<size_t>(numCells) * d.sv_size, 0.0);
+  ext_.assign(d.num_externals, std::vector<double>(numCells, 0.0));
+  for (auto &e : ext_)
+    extPtrs_.push_back(e.data());
+  tables_.assign(d.table_size, 0.0);
+  out_.assign(static_cast<size_t>(numCells) * d.num_traces, 0.0);
+  counters_.assign(d.num_counters, 0);
+}
+
+bool Simulation::valid(std::string &error) const {
+  if (variant_)
+    return true;
+  std::string names;
+  const easyml_model_desc &d = model_.desc();
+  for (int64_t i = 0; i < d.num_variants; ++i)
+    names += (i ? ", " : "") + std::string(d.variants[i].name);
+  error = "model " + std::string(d.name) + " has no variant '" +
+          variantName_ + "' (compiled variants: " + names + ")";
+  return false;
+}
+
+int Simulation::threads() const {
+  return threads_ > 0 ? threads_ : omp_get_max_threads();
+}
+
+double &Simulation::state(int64_t cell, int64_t var) {
+  return sv_[static_cast<size_t>(cell) * model_.desc().sv_size + var];
+}
+
+double *Simulation::vm() {
+  int64_t i = model_.desc().vm_index;
+  return i < 0 ? nullptr : ext_[i].data();
+}
+
+double *Simulation::iion() {
+  int64_t i = model_.desc().iion_index;
+  return i < 0 ? nullptr : ext_[i].data();
+}
+
+easyml_kernel_args Simulation::args(int64_t begin, int64_t end) {
+  easyml_kernel_args a{};
+  a.begin = begin;
+  a.end = end;
+  a.dt = dt_;
+  a.stride = numCells_;
+  a.sv = sv_.data();
+  a.ext = extPtrs_.data();
+  a.params = params_.data();
+  a.tables = tables_.data();
+  a.counters = counters_.data();
+  a.out = out_.data();
+  return a;
+}
+
+void Simulation::runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
+                           double stim, bool integrateVm) {
+  int nthreads = threads();
+  int64_t n = numCells_;
+#pragma omp parallel num_threads(nthreads)
+  {
+    // Static contiguous chunks, as openCARP's OpenMP loop over cells.
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+    if (begin < end) {
+      easyml_kernel_args a = args(begin, end);
+      a.step0 = step0;
+      a.nsteps = nsteps;
+      a.stim = stim;
+      a.integrate_vm = integrateVm;
+      fn(&a);
+    }
+  }
+}
+
+void Simulation::initialize(double dt) {
+  dt_ = dt;
+  const easyml_model_desc &d = model_.desc();
+  double t0 = now();
+  if (d.build_tables && d.table_size) {
+    easyml_kernel_args a = args(0, 0);
+    d.build_tables(&a);
+  }
+  tablesSeconds += now() - t0;
+  t0 = now();
+  runKernel(variant_->init, 0, 0, 0, false);
+  runKernel(variant_->eval, 0, 0, 0, false);
+  initSeconds += now() - t0;
+}
+
+void Simulation::evaluate(int64_t step) {
+  runKernel(variant_->eval, step, 0, 0, false);
+}
+
+void Simulation::advance(int64_t step0, int64_t nsteps, double stim,
+                         bool integrateVm) {
+  lastSv_ = sv_;
+  lastExt_ = ext_;
+  lastStep0_ = step0;
+  lastSteps_ = nsteps;
+  lastStim_ = stim;
+  lastIntegrate_ = integrateVm;
+  double t0 = now();
+  runKernel(variant_->compute, step0, nsteps, stim, integrateVm);
+  computeSeconds += now() - t0;
+}
+
+bool Simulation::checkFinite(NonFinite &where) {
+  const easyml_model_desc &d = model_.desc();
+  int64_t bad = -1;
+  for (int64_t c = 0; c < numCells_ && bad < 0; ++c) {
+    for (int64_t v = 0; v < d.sv_size; ++v)
+      if (!std::isfinite(state(c, v)))
+        bad = c;
+    for (auto &e : ext_)
+      if (!std::isfinite(e[c]))
+        bad = c;
+  }
+  if (bad < 0)
+    return true;
+  // Replay the last advance for that cell, one step at a time, from the
+  // saved state, to find the first step and variable that went bad.
+  std::vector<double> saveSv = sv_;
+  std::vector<std::vector<double>> saveExt = ext_;
+  std::vector<int64_t> saveCounters = counters_;
+  sv_ = lastSv_;
+  ext_ = lastExt_;
+  for (size_t i = 0; i < ext_.size(); ++i)
+    extPtrs_[i] = ext_[i].data();
+  where.cell = bad;
+  for (int64_t k = 0; k < lastSteps_; ++k) {
+    easyml_kernel_args a = args(bad, bad + 1);
+    a.step0 = lastStep0_ + k;
+    a.nsteps = 1;
+    a.stim = lastStim_;
+    a.integrate_vm = lastIntegrate_;
+    variant_->compute(&a);
+    auto report = [&](const std::string &name, double value) {
+      where.variable = name;
+      where.value = value;
+      where.step = lastStep0_ + k;
+      where.time = (lastStep0_ + k) * dt_;
+    };
+    for (int64_t v = 0; v < d.num_states && where.step < 0; ++v)
+      if (!std::isfinite(state(bad, v)))
+        report(d.state_names[v], state(bad, v));
+    for (int64_t e = 0; e < d.num_externals && where.step < 0; ++e)
+      if (!std::isfinite(ext_[e][bad]))
+        report(std::string(d.external_names[e]) + " (" +
+                   d.external_sim_names[e] + ")",
+               ext_[e][bad]);
+    if (where.step >= 0)
+      break;
+  }
+  if (where.step < 0) {
+    where.variable = "(a nodal parameter)";
+    where.step = lastStep0_;
+    where.time = lastStep0_ * dt_;
+  }
+  sv_ = std::move(saveSv);
+  ext_ = std::move(saveExt);
+  for (size_t i = 0; i < ext_.size(); ++i)
+    extPtrs_[i] = ext_[i].data();
+  counters_ = saveCounters;
+  return false;
+}

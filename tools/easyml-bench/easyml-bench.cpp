@@ -1,0 +1,794 @@
+//===- easyml-bench.cpp - openCARP-bench-compatible single-cell driver ----===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs a compiled EasyML model like openCARP's `bench`: same options, time
+// stepping, stimulus arithmetic and output files (see docs/bench.md). Adds
+// --model (compile on the fly, cached), --variant, --threads, a progress bar,
+// a final report (--report-json) and --pointwise (evaluate Iion at the states
+// of a reference CSV).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include "easyml/Runtime/Simulation.h"
+#include "easyml/Support/VersionInfo.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace easyml;
+using namespace easyml::bench;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void fail(const std::string &msg, int code = 1) {
+  std::fprintf(stderr, "easyml-bench: error: %s\n", msg.c_str());
+  std::exit(code);
+}
+
+std::vector<OptionSpec> optionSpecs() {
+  using K = ArgKind;
+  return {
+      {"load-module", 0, K::Required, "compiled model (.so from easyml-compile --emit=shared)", ""},
+      {"model", 'M', K::Required, "EasyML model file, compiled on the fly and cached", ""},
+      {"imp", 'I', K::Required, "built-in model name (not available: use --load-module or --model)", ""},
+      {"imp-par", 'p', K::Required, "parameter modifiers: name=v,name*v,name+10%,flags=EPI", ""},
+      {"imp-info", 0, K::None, "print parameters, states, flags and exit", ""},
+      {"numstim", 0, K::Required, "number of stimuli (<= 0: none)", "1"},
+      {"stim-start", 'i', K::Required, "first stimulus time (ms)", "1.0"},
+      {"stim-dur", 'T', K::Required, "stimulus duration (ms)", "1.0"},
+      {"stim-curr", 'c', K::Required, "stimulus strength (uA/cm^2, positive depolarises)", "60.0"},
+      {"bcl", 'b', K::Required, "basic cycle length (ms)", "1000"},
+      {"duration", 'a', K::Required, "simulated time (ms)", ""},
+      {"past-stim", 0, K::Required, "time simulated after the last stimulus without --duration", "1000"},
+      {"dt", 'D', K::Required, "time step (ms)", "0.01"},
+      {"dt-out", 'o', K::Required, "output interval (ms)", "1.0"},
+      {"start-out", 0, K::Required, "first output time (ms)", "0"},
+      {"num", 'n', K::Required, "number of cells", "1"},
+      {"fout", 'O', K::Optional, "output base name", "BENCH_REG"},
+      {"bin", 'B', K::None, "binary output (with --fout)", ""},
+      {"validate", 'v', K::None, "dump all state variables, Vm, Iion and t as binaries", ""},
+      {"no-trace", 0, K::None, "do not write traces", ""},
+      {"trace-no", 0, K::Required, "trace file number (Trace_<n>.dat)", "0"},
+      {"save-ini-time", 'S', K::Required, "write a state file at this time (ms)", ""},
+      {"save-ini-file", 'F', K::Required, "state file written at --save-ini-time", "singlecell.sv"},
+      {"read-ini-file", 'R', K::Required, "start from this state file", ""},
+      {"variant", 0, K::Required, "compiled variant to run", "baseline"},
+      {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
+      {"no-tables", 0, K::None, "with --model: evaluate lookup-table expressions directly", ""},
+      {"cache-dir", 0, K::Required, "where --model keeps compiled models ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
+      {"report-json", 0, K::Required, "write the final report as JSON to this file", ""},
+      {"progress", 0, K::None, "always show the progress bar", ""},
+      {"no-progress", 0, K::None, "never show the progress bar", ""},
+      {"quiet", 'q', K::None, "no banner and no report on stderr", ""},
+      {"pointwise", 0, K::Required, "evaluate Iion at every row of a reference CSV and compare", ""},
+      {"help", 'h', K::None, "print this help", ""},
+      {"version", 0, K::None, "print the version", ""},
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling on the fly
+//===----------------------------------------------------------------------===//
+
+/// Runs argv, optionally capturing stdout; returns the exit status.
+int runProcess(const std::vector<std::string> &argv, std::string *out) {
+  int pipefd[2] = {-1, -1};
+  if (out && pipe(pipefd) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    if (out) {
+      dup2(pipefd[1], 1);
+      close(pipefd[0]);
+      close(pipefd[1]);
+    }
+    std::vector<char *> args;
+    for (auto &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "easyml-bench: error: cannot run '%s': %s\n",
+                 args[0], std::strerror(errno));
+    _exit(127);
+  }
+  if (out) {
+    close(pipefd[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+      out->append(buf, n);
+    close(pipefd[0]);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string compilerPath() {
+  if (const char *env = std::getenv("EASYML_COMPILE"); env && *env)
+    return env;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = 0;
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    std::string candidate = dir + "/easyml-compile";
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return "easyml-compile";
+}
+
+uint64_t fnv1a(const std::string &s, uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+bool makeDirs(const std::string &path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/')
+    cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty())
+      continue;
+    cur += part + "/";
+    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
+  }
+  return true;
+}
+
+/// Compiles `model` to a shared library in the cache (or finds it there).
+std::string compileModel(const std::string &model,
+                         const std::vector<std::string> &flags,
+                         const std::string &cacheOpt, double &seconds,
+                         bool &cached) {
+  double t0 = now();
+  std::ifstream in(model, std::ios::binary);
+  if (!in)
+    fail("cannot open model file '" + model + "': " + std::strerror(errno));
+  std::stringstream content;
+  content << in.rdbuf();
+  std::string compiler = compilerPath();
+  std::string version;
+  if (runProcess({compiler, "--version"}, &version) != 0)
+    fail("cannot run the compiler '" + compiler +
+         "' (set EASYML_COMPILE to its path)");
+  std::string key = content.str() + '\0' + version;
+  for (auto &f : flags)
+    key += '\0' + f;
+  std::string dir = cacheOpt;
+  if (dir.empty())
+    if (const char *env = std::getenv("EASYML_CACHE_DIR"); env && *env)
+      dir = env;
+  if (dir.empty()) {
+    const char *xdg = std::getenv("XDG_CACHE_HOME");
+    const char *home = std::getenv("HOME");
+    dir = xdg && *xdg ? std::string(xdg) + "/easyml"
+                      : std::string(home ? home : "/tmp") + "/.cache/easyml";
+  }
+  if (!makeDirs(dir))
+    fail("cannot create the model cache directory '" + dir + "'");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(fnv1a(key)));
+  std::string stem = model.substr(model.rfind('/') + 1);
+  stem = stem.substr(0, stem.rfind('.'));
+  std::string lib = dir + "/" + stem + "-" + hex + ".so";
+  cached = access(lib.c_str(), R_OK) == 0;
+  if (!cached) {
+    std::string tmp = lib + ".tmp" + std::to_string(getpid());
+    std::vector<std::string> argv{compiler, model, "--emit=shared", "-o", tmp};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    if (runProcess(argv, nullptr) != 0) {
+      unlink(tmp.c_str());
+      fail("compiling '" + model + "' failed");
+    }
+    if (rename(tmp.c_str(), lib.c_str()) != 0)
+      fail("cannot write '" + lib + "'");
+  }
+  seconds = now() - t0;
+  return lib;
+}
+
+//===----------------------------------------------------------------------===//
+// Output helpers
+//===----------------------------------------------------------------------===//
+
+
+class BinaryWriter {
+public:
+  bool open(const std::string &path) {
+    path_ = path;
+    f_ = std::fopen(path.c_str(), "wb");
+    return f_ != nullptr;
+  }
+  void write(double v) {
+    std::fwrite(&v, sizeof v, 1, f_);
+    ++count_;
+  }
+  ~BinaryWriter() {
+    if (f_)
+      std::fclose(f_);
+  }
+  std::string path_;
+  FILE *f_ = nullptr;
+  long count_ = 0;
+};
+
+void printImpInfo(const easyml_model_desc &d) {
+  std::printf("Ionic model: %s\n", d.name);
+  std::printf("  source: %s\n  compiled by: %s\n", d.source, d.compiler);
+  std::printf("\nParameters (%lld):\n", static_cast<long long>(d.num_params));
+  for (int64_t i = 0; i < d.num_params; ++i)
+    std::printf("  %-24s %-14g %s\n", d.param_names[i], d.param_defaults[i],
+                d.param_units[i]);
+  std::printf("\nFlags (%lld):\n", static_cast<long long>(d.num_flags));
+  for (int64_t i = 0; i < d.num_flags; ++i)
+    std::printf("  %-24s %-14g %s\n", d.flag_names[i], d.flag_defaults[i],
+                d.flag_cases[i]);
+  std::printf("\nState variables (%lld):\n",
+              static_cast<long long>(d.num_states));
+  for (int64_t i = 0; i < d.num_states; ++i) {
+    std::printf("  %-24s %-12s %s", d.state_names[i], d.state_methods[i],
+                d.state_units[i]);
+    if (!std::isnan(d.state_lb[i]))
+      std::printf("  lb %g", d.state_lb[i]);
+    if (!std::isnan(d.state_ub[i]))
+      std::printf("  ub %g", d.state_ub[i]);
+    std::printf("\n");
+  }
+  std::printf("\nExternals (%lld):\n", static_cast<long long>(d.num_externals));
+  static const char *access[] = {"read", "write", "read/write"};
+  for (int64_t i = 0; i < d.num_externals; ++i)
+    std::printf("  %-24s %-12s %s\n", d.external_names[i],
+                d.external_sim_names[i], access[d.external_access[i]]);
+  std::printf("\nLookup tables (%lld):\n", static_cast<long long>(d.num_tables));
+  for (int64_t i = 0; i < d.num_tables; ++i)
+    std::printf("  %-24s [%g, %g] step %g: %lld rows x %lld columns\n",
+                d.tables[i].variable, d.tables[i].lo, d.tables[i].hi,
+                d.tables[i].step, static_cast<long long>(d.tables[i].num_rows),
+                static_cast<long long>(d.tables[i].num_columns));
+  std::printf("\nVariants:");
+  for (int64_t i = 0; i < d.num_variants; ++i)
+    std::printf(" %s", d.variants[i].name);
+  std::printf("\n");
+}
+
+//===----------------------------------------------------------------------===//
+// .sv state files
+//===----------------------------------------------------------------------===//
+
+const char *kSimExternals[] = {"Vm",   "Lambda", "delLambda", "Tension",
+                               "Ke",   "Nae",    "Cae",       "Iion",
+                               "tension_component", "illum"};
+
+void writeStateFile(const std::string &path, rt::Simulation &sim) {
+  const easyml_model_desc &d = sim.desc();
+  std::string tmp = path + ".tmp";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  if (!f)
+    fail("cannot write state file '" + path + "': " + std::strerror(errno));
+  for (const char *name : kSimExternals) {
+    int64_t idx = -1;
+    for (int64_t e = 0; e < d.num_externals; ++e)
+      if (std::strcmp(d.external_sim_names[e], name) == 0)
+        idx = e;
+    if (idx < 0)
+      std::fprintf(f, "-\n");
+    else
+      std::fprintf(f, "%-20.17g# %s\n", sim.external(idx)[0], name);
+  }
+  std::fprintf(f, "%s\n", d.name);
+  for (int64_t v = 0; v < d.sv_size; ++v) {
+    const char *name = v < d.num_states
+                           ? d.state_names[v]
+                           : d.param_names[d.nodal_param_index[v - d.num_states]];
+    std::fprintf(f, "%-20.17g# %s\n", sim.state(0, v), name);
+  }
+  std::fclose(f);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    fail("cannot write state file '" + path + "'");
+}
+
+void readStateFile(const std::string &path, rt::Simulation &sim) {
+  const easyml_model_desc &d = sim.desc();
+  std::ifstream in(path);
+  if (!in)
+    fail("cannot open state file '" + path + "': " + std::strerror(errno));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);)
+    lines.push_back(l);
+  size_t nExt = sizeof kSimExternals / sizeof *kSimExternals;
+  if (lines.size() < nExt + 1)
+    fail("state file '" + path + "' is truncated: " +
+         std::to_string(lines.size()) + " lines");
+  auto value = [&](size_t line, double &out) {
+    const std::string &s = lines[line];
+    char *end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    if (end == s.c_str())
+      fail(path + ":" + std::to_string(line + 1) + ": expected a number, got '" +
+           s + "'");
+  };
+  for (size_t i = 0; i < nExt; ++i) {
+    if (lines[i].rfind("-", 0) == 0 && lines[i].find_first_of("0123456789") ==
+                                           std::string::npos)
+      continue;
+    for (int64_t e = 0; e < d.num_externals; ++e)
+      if (std::strcmp(d.external_sim_names[e], kSimExternals[i]) == 0) {
+        double v;
+        value(i, v);
+        for (int64_t c = 0; c < sim.numCells(); ++c)
+          sim.external(e)[c] = v;
+      }
+  }
+  std::string name = lines[nExt];
+  name.erase(name.find_last_not_of(" \t\r") + 1);
+  if (name != d.name)
+    fail("state file '" + path + "' is for model '" + name + "', not '" +
+         d.name + "'");
+  if (lines.size() < nExt + 1 + d.sv_size)
+    fail("state file '" + path + "' has " +
+         std::to_string(lines.size() - nExt - 1) + " state lines, model " +
+         d.name + " needs " + std::to_string(d.sv_size));
+  for (int64_t v = 0; v < d.sv_size; ++v) {
+    double x;
+    value(nExt + 1 + v, x);
+    for (int64_t c = 0; c < sim.numCells(); ++c)
+      sim.state(c, v) = x;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Pointwise validation
+//===----------------------------------------------------------------------===//
+
+int pointwise(const std::string &csv, rt::ModelHandle &model,
+              const std::string &variant, const std::string &impPar,
+              double dt) {
+  std::ifstream in(csv);
+  if (!in)
+    fail("cannot open reference '" + csv + "': " + std::strerror(errno));
+  std::string header;
+  std::getline(in, header);
+  std::vector<std::string> cols;
+  {
+    std::stringstream ss(header);
+    for (std::string c; std::getline(ss, c, ',');) {
+      c.erase(c.find_last_not_of(" \r") + 1);
+      cols.push_back(c);
+    }
+  }
+  std::vector<std::vector<double>> rows;
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty())
+      continue;
+    std::vector<double> r;
+    std::stringstream ss(l);
+    for (std::string c; std::getline(ss, c, ',');)
+      r.push_back(std::strtod(c.c_str(), nullptr));
+    if (r.size() != cols.size())
+      fail(csv + ": row " + std::to_string(rows.size() + 2) + " has " +
+           std::to_string(r.size()) + " columns, header has " +
+           std::to_string(cols.size()));
+    rows.push_back(r);
+  }
+  const easyml_model_desc &d = model.desc();
+  auto col = [&](const std::string &n) {
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (cols[i] == n)
+        return static_cast<int>(i);
+    return -1;
+  };
+  int tCol = col("time_ms"), vCol = col("Vm"), iCol = col("Iion");
+  if (tCol < 0 || vCol < 0 || iCol < 0)
+    fail(csv + ": expected columns time_ms, Vm and Iion");
+  rt::Simulation sim(model, rows.size(), variant);
+  std::string error;
+  if (!sim.valid(error) ||
+      !rt::applyParamMods(d, impPar, sim.params(), error))
+    fail(error);
+  sim.initialize(dt);
+  std::vector<int> stateCol(d.num_states);
+  for (int64_t s = 0; s < d.num_states; ++s) {
+    stateCol[s] = col(d.state_names[s]);
+    if (stateCol[s] < 0)
+      fail(csv + ": no column for state '" + d.state_names[s] + "'");
+  }
+  double *vm = sim.vm();
+  if (!vm || !sim.iion())
+    fail("model " + std::string(d.name) + " has no Vm or Iion external");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int64_t s = 0; s < d.num_states; ++s)
+      sim.state(r, s) = rows[r][stateCol[s]];
+    vm[r] = rows[r][vCol];
+  }
+  sim.evaluate(0);
+  double maxErr = 0, maxRef = 0;
+  size_t worst = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    double err = std::fabs(sim.iion()[r] - rows[r][iCol]);
+    if (!(err <= maxErr)) {
+      maxErr = err;
+      worst = r;
+    }
+    maxRef = std::max(maxRef, std::fabs(rows[r][iCol]));
+  }
+  double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
+  std::printf("{\"model\": \"%s\", \"rows\": %zu, \"max_abs_error\": %.6e, "
+              "\"max_abs_iion_ref\": %.6e, \"relative_error\": %.6e, "
+              "\"worst_time_ms\": %.3f}\n",
+              d.name, rows.size(), maxErr, maxRef, rel,
+              rows.empty() ? 0.0 : rows[worst][tCol]);
+  return std::isfinite(rel) ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CommandLine cl(optionSpecs());
+  std::vector<std::string> errors;
+  if (!cl.parse(argc, argv, errors)) {
+    for (auto &e : errors)
+      std::fprintf(stderr, "easyml-bench: error: %s\n", e.c_str());
+    return 1;
+  }
+  if (cl.has("help")) {
+    cl.printHelp("easyml-bench");
+    return 0;
+  }
+  if (cl.has("version")) {
+    std::printf("easyml-bench %s (git %s)\n", EASYML_VERSION, EASYML_GIT_HASH);
+    return 0;
+  }
+  if (cl.has("imp"))
+    fail("no built-in model library: give a compiled model with "
+         "--load-module lib.so or a model file with --model file.model");
+  if (cl.has("load-module") == cl.has("model"))
+    fail("give exactly one of --load-module lib.so and --model file.model");
+
+  // Numbers first, so every bad value is reported.
+  long numstim = cl.integer("numstim", errors);
+  double stimStart = cl.number("stim-start", errors);
+  double stimDur = cl.number("stim-dur", errors);
+  double stimCurr = cl.number("stim-curr", errors);
+  double bcl = cl.number("bcl", errors);
+  double pastStim = cl.number("past-stim", errors);
+  double dt = cl.number("dt", errors);
+  double dtOut = cl.number("dt-out", errors);
+  double startOut = cl.number("start-out", errors);
+  long num = cl.integer("num", errors);
+  long traceNo = cl.integer("trace-no", errors);
+  long threads = cl.integer("threads", errors);
+  double duration = cl.has("duration") ? cl.number("duration", errors) : 0;
+  double saveIniTime =
+      cl.has("save-ini-time") ? cl.number("save-ini-time", errors) : 0;
+  if (errors.empty()) {
+    if (!(dt > 0))
+      errors.push_back("--dt must be positive, got " + cl.get("dt"));
+    if (!(dtOut > 0))
+      errors.push_back("--dt-out must be positive, got " + cl.get("dt-out"));
+    if (num < 1)
+      errors.push_back("--num must be at least 1, got " + cl.get("num"));
+    if (threads < 0)
+      errors.push_back("--threads must be >= 0, got " + cl.get("threads"));
+    if (stimDur < 0)
+      errors.push_back("--stim-dur must be >= 0, got " + cl.get("stim-dur"));
+    if (numstim > 1 && !(bcl > 0))
+      errors.push_back("--bcl must be positive, got " + cl.get("bcl"));
+    if (cl.has("duration") && duration < 0)
+      errors.push_back("--duration must be >= 0, got " + cl.get("duration"));
+    if (startOut < 0)
+      errors.push_back("--start-out must be >= 0, got " + cl.get("start-out"));
+  }
+  if (!errors.empty()) {
+    for (auto &e : errors)
+      std::fprintf(stderr, "easyml-bench: error: %s\n", e.c_str());
+    return 1;
+  }
+  bool quiet = cl.has("quiet");
+
+  // Load (and maybe compile) the model.
+  double compileSeconds = 0;
+  bool cached = false;
+  std::string library = cl.get("load-module");
+  if (cl.has("model")) {
+    std::vector<std::string> flags;
+    if (cl.has("no-tables"))
+      flags.push_back("--no-tables");
+    library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
+                           compileSeconds, cached);
+  } else if (cl.has("no-tables")) {
+    fail("--no-tables applies when compiling: use it with --model");
+  }
+  double t0 = now();
+  std::string error;
+  auto model = rt::ModelHandle::load(library, error);
+  if (!model)
+    fail(error);
+  double loadSeconds = now() - t0;
+  const easyml_model_desc &d = model->desc();
+  if (cl.has("imp-info")) {
+    printImpInfo(d);
+    return 0;
+  }
+  if (cl.has("pointwise"))
+    return pointwise(cl.get("pointwise"), *model, cl.get("variant"),
+                     cl.get("imp-par"), dt);
+
+  rt::Simulation sim(*model, num, cl.get("variant"));
+  if (!sim.valid(error))
+    fail(error);
+  sim.setThreads(threads);
+  if (!quiet)
+    std::fprintf(stderr, "Ionic model: %s\n", d.name);
+  std::vector<std::string> log;
+  if (!rt::applyParamMods(d, cl.get("imp-par"), sim.params(), error, &log))
+    fail(error);
+  if (!quiet)
+    for (auto &l : log)
+      std::fprintf(stderr, "%s\n", l.c_str());
+
+  // Time stepping in integer steps, as bench does.
+  if (!cl.has("duration"))
+    duration = cl.has("numstim") && numstim <= 0
+                   ? static_cast<float>(stimStart + pastStim)
+                   : static_cast<float>(stimStart + bcl * (numstim - 1) +
+                                        pastStim);
+  const long nLast = std::lround(duration / dt);
+  const long stimLen = std::max(1L, std::lround(stimDur / dt));
+  std::vector<long> stimStarts;
+  for (long k = 0; k < numstim; ++k)
+    stimStarts.push_back(std::lround(stimStart / dt) + k * std::lround(bcl / dt));
+  auto stimOn = [&](long step) {
+    for (long s : stimStarts)
+      if (step >= s && step < s + stimLen)
+        return true;
+    return false;
+  };
+  const long outFirst = std::lround(startOut / dt);
+  const long outEvery = std::max(1L, std::lround(dtOut / dt));
+  const long saveStep = cl.has("save-ini-time") ? std::lround(saveIniTime / dt)
+                                                : -1;
+
+  sim.initialize(dt);
+  if (cl.has("read-ini-file")) {
+    readStateFile(cl.get("read-ini-file"), sim);
+    sim.evaluate(0);
+  }
+
+  // Outputs.
+  bool validate = cl.has("validate");
+  bool haveFout = cl.has("fout") || validate;
+  std::string fout = cl.get("fout");
+  bool binary = validate || (cl.has("bin") && haveFout);
+  FILE *table = nullptr;
+  std::string tableTmp;
+  BinaryWriter tBin, vmBin, iionBin;
+  std::vector<BinaryWriter> svBin;
+  std::vector<std::string> written;
+  if (!binary) {
+    if (haveFout) {
+      tableTmp = fout + ".txt";
+      table = std::fopen(tableTmp.c_str(), "w");
+      if (!table)
+        fail("cannot write '" + tableTmp + "': " + std::strerror(errno));
+      written.push_back(tableTmp);
+    } else {
+      table = stdout;
+      std::fprintf(stderr, "Outputting the following quantities at each "
+                           "time:\n%10s\t%10s\t%10s\t\n",
+                   "Time", "Vm", "Iion");
+    }
+  } else {
+    if (!tBin.open(fout + ".t.bin") || !vmBin.open(fout + ".Vm.bin") ||
+        !iionBin.open(fout + ".Iion.bin"))
+      fail("cannot write binary output '" + fout + ".*.bin': " +
+           std::strerror(errno));
+    written.insert(written.end(), {tBin.path_, vmBin.path_, iionBin.path_});
+    if (validate) {
+      svBin.resize(d.num_states);
+      for (int64_t s = 0; s < d.num_states; ++s) {
+        std::string p = fout + "_" + d.name + "." + d.state_names[s] + ".bin";
+        if (!svBin[s].open(p))
+          fail("cannot write '" + p + "': " + std::strerror(errno));
+        written.push_back(p);
+      }
+    }
+  }
+  FILE *trace = nullptr;
+  bool tracing = !cl.has("no-trace") && d.num_traces > 0;
+  if (tracing) {
+    std::string p = "Trace_" + std::to_string(traceNo) + ".dat";
+    trace = std::fopen(p.c_str(), "w");
+    std::string h = std::string(d.name) + "_trace_header.txt";
+    FILE *hf = std::fopen(h.c_str(), "w");
+    if (!trace || !hf)
+      fail("cannot write trace files '" + p + "', '" + h + "'");
+    std::fprintf(hf, "t\n");
+    for (int64_t i = 0; i < d.num_traces; ++i)
+      std::fprintf(hf, "%s\n", d.trace_names[i]);
+    std::fclose(hf);
+    written.insert(written.end(), {p, h});
+  }
+
+  double *vm = sim.vm(), *iion = sim.iion();
+  auto output = [&](long step) {
+    double t = step * dt;
+    double v = vm ? vm[0] : 0, i = iion ? iion[0] : 0;
+    if (table)
+      std::fprintf(table, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v,
+                   i);
+    if (binary) {
+      tBin.write(t);
+      vmBin.write(v);
+      iionBin.write(i);
+      for (int64_t s = 0; s < (int64_t)svBin.size(); ++s)
+        svBin[s].write(sim.state(0, s));
+    }
+    if (trace) {
+      sim.evaluate(step);
+      std::fprintf(trace, "%4.12f\t", t);
+      for (int64_t k = 0; k < d.num_traces; ++k)
+        std::fprintf(trace, "%4.12f\t", sim.traces()[k]);
+      std::fprintf(trace, "\n");
+    }
+  };
+
+  // Waves: runs of steps with no event (output, save, stimulus edge).
+  bool progress = cl.has("progress") ||
+                  (!cl.has("no-progress") && isatty(2) &&
+                   static_cast<double>(nLast) * num > 5e7);
+  double outputSeconds = 0, wallStart = now();
+  long waves = 0, lastPct = -1;
+  long step = 0;
+  while (step <= nLast) {
+    double o0 = now();
+    if (step >= outFirst && (step - outFirst) % outEvery == 0)
+      output(step);
+    if (step == saveStep)
+      writeStateFile(cl.get("save-ini-file"), sim);
+    outputSeconds += now() - o0;
+    bool on = stimOn(step);
+    long end = step + 1;
+    while (end <= nLast && stimOn(end) == on && end != saveStep &&
+           !(end >= outFirst && (end - outFirst) % outEvery == 0))
+      ++end;
+    sim.advance(step, end - step, on ? stimCurr : 0.0, true);
+    ++waves;
+    rt::NonFinite bad;
+    if (!sim.checkFinite(bad)) {
+      char msg[512];
+      std::snprintf(msg, sizeof msg,
+                    "simulation produced a non-finite value: cell %lld, "
+                    "variable %s = %g at step %lld (t = %.4f ms)",
+                    static_cast<long long>(bad.cell), bad.variable.c_str(),
+                    bad.value, static_cast<long long>(bad.step), bad.time);
+      if (table && table != stdout)
+        std::fclose(table);
+      for (auto &w : written)
+        std::remove(w.c_str());
+      fail(msg, 3);
+    }
+    step = end;
+    if (progress) {
+      long pct = static_cast<long>(100.0 * step / (nLast + 1));
+      if (pct != lastPct) {
+        lastPct = pct;
+        std::fprintf(stderr, "\r[%-40s] %3ld%%  t = %.1f ms",
+                     std::string(pct * 40 / 100, '#').c_str(), pct, step * dt);
+      }
+    }
+  }
+  if (progress)
+    std::fprintf(stderr, "\n");
+  double wall = now() - wallStart;
+  if (table && table != stdout)
+    std::fclose(table);
+  if (trace)
+    std::fclose(trace);
+  if (validate) {
+    std::string h = fout + "_header.txt";
+    FILE *hf = std::fopen(h.c_str(), "w");
+    if (!hf)
+      fail("cannot write '" + h + "'");
+    std::fprintf(hf, "0  # is bigendian\n");
+    std::fprintf(hf, "%32s %10s %2d %10ld\n", tBin.path_.c_str(), "Real", 8,
+                 tBin.count_);
+    std::fprintf(hf, "%32s %10s %2d %10ld\n", vmBin.path_.c_str(), "Real", 8,
+                 vmBin.count_);
+    std::fprintf(hf, "%32s %10s %2d %10ld\n", iionBin.path_.c_str(), "Real",
+                 8, iionBin.count_);
+    for (auto &b : svBin)
+      std::fprintf(hf, "%32s %10s %2d %10ld\n", b.path_.c_str(), "Real", 8,
+                   b.count_);
+    std::fclose(hf);
+  }
+
+  // Warnings the kernels counted.
+  std::vector<int64_t> counters = sim.counters();
+  for (int64_t i = 0; i < d.num_counters; ++i)
+    if (counters[i])
+      std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
+                   d.counter_names[i], static_cast<long long>(counters[i]));
+
+  double cellSteps = static_cast<double>(nLast + 1) * num;
+  double rate = sim.computeSeconds > 0 ? cellSteps / sim.computeSeconds : 0;
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %ld "
+                 "waves)\n%-22s %d\n",
+                 "model", d.name, "variant", cl.get("variant").c_str(),
+                 "cells", num, "steps", nLast + 1, dt, waves, "threads",
+                 sim.threads());
+    auto row = [](const char *name, double s) {
+      std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
+    };
+    if (cl.has("model"))
+      row(cached ? "compile (cached)" : "compile", compileSeconds);
+    row("load", loadSeconds);
+    row("tables", sim.tablesSeconds);
+    row("init", sim.initSeconds);
+    row("compute", sim.computeSeconds);
+    row("output", outputSeconds);
+    row("total", wall + loadSeconds + compileSeconds);
+    std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "throughput", rate);
+  }
+  if (cl.has("report-json")) {
+    std::string p = cl.get("report-json");
+    FILE *f = std::fopen(p.c_str(), "w");
+    if (!f)
+      fail("cannot write '" + p + "': " + std::strerror(errno));
+    std::fprintf(f,
+                 "{\n  \"model\": \"%s\",\n  \"variant\": \"%s\",\n  "
+                 "\"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
+                 "\"threads\": %d,\n  \"waves\": %ld,\n  \"seconds\": {\"compile\": "
+                 "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
+                 "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
+                 "\"cell_steps_per_second\": %.6e,\n  \"compile_cached\": %s,\n"
+                 "  \"warnings\": {",
+                 d.name, cl.get("variant").c_str(), num, nLast + 1, dt,
+                 sim.threads(), waves, compileSeconds, loadSeconds,
+                 sim.tablesSeconds, sim.initSeconds, sim.computeSeconds,
+                 outputSeconds, wall + loadSeconds + compileSeconds, rate,
+                 cached ? "true" : "false");
+    bool first = true;
+    for (int64_t i = 0; i < d.num_counters; ++i)
+      if (counters[i]) {
+        std::fprintf(f, "%s\"%s\": %lld", first ? "" : ", ",
+                     d.counter_names[i], static_cast<long long>(counters[i]));
+        first = false;
+      }
+    std::fprintf(f, "}\n}\n");
+    std::fclose(f);
+  }
+  return 0;
+}
