@@ -56,33 +56,47 @@ def read_bin(path):
     return a
 
 
-def features(t, v, start, window, threshold=None):
-    """AP features of the beat whose stimulus starts at `start`."""
-    i0 = next((i for i, x in enumerate(t) if x >= start - 1e-9), None)
-    if i0 is None:
-        return None
-    i1 = next((i for i in range(i0, len(t)) if t[i] >= start + window - 1e-9),
-              len(t))
-    if i1 - i0 < 3:
-        return None
-    v_rest = v[i0]
-    ip = max(range(i0, i1), key=lambda i: v[i])
-    best, iu = -1e300, i0
-    for i in range(i0, ip + 1 if ip > i0 else i0 + 1):
-        if i + 1 < len(v):
-            d = (v[i + 1] - v[i]) / (t[i + 1] - t[i])
-            if d > best:
-                best, iu = d, i
-    f = {"V_rest_at_stim_start": v_rest, "V_peak": v[ip], "t_peak": t[ip],
-         "dVdt_max": best, "t_max_upstroke": t[iu]}
-    amp = v[ip] - v_rest
+def features(t, v, t_up, stim_starts, upstroke_threshold, window_rest=False):
+    """AP features of the beat whose upstroke crosses the threshold at
+    `t_up`, defined as the corpus meta.json does: V_rest at the start of the
+    last stimulus before the upstroke, peak and maximum dV/dt of the
+    upstroke, APD50/90 from the time of maximum dV/dt."""
+    def index(x):
+        lo, hi = 0, len(t) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if t[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+    before = [s for s in stim_starts if s <= t_up]
+    if window_rest or not before:
+        # meta.json's rule for spontaneously active models: the window
+        # starts 50 ms before the upstroke.
+        t_rest = max(0.0, t_up - 50.0)
+    else:
+        t_rest = before[-1]
+    i_rest = index(t_rest)
+    iu0 = index(max(t_rest, t_up - 20.0))
+    iu1 = index(t_up + 20.0)
+    best, iu = -1e300, iu0
+    for i in range(iu0, min(iu1, len(v) - 1)):
+        d = (v[i + 1] - v[i]) / (t[i + 1] - t[i])
+        if d > best:
+            best, iu = d, i
+    ip1 = index(t_up + 100.0)
+    ip = max(range(iu, max(iu + 1, ip1)), key=lambda i: v[i])
+    f = {"V_rest_at_stim_start": v[i_rest], "V_peak": v[ip], "t_peak": t[ip],
+         "dVdt_max": best, "t_max_upstroke": t[iu] + 0.5 * (t[iu + 1] - t[iu])}
+    amp = v[ip] - v[i_rest]
     for pct in (50, 90):
         level = v[ip] - amp * pct / 100.0
         apd = None
-        for i in range(ip, i1 - 1):
+        for i in range(ip, len(v) - 1):
             if v[i] >= level > v[i + 1]:
                 frac = (v[i] - level) / (v[i] - v[i + 1])
-                apd = t[i] + frac * (t[i + 1] - t[i]) - t[iu]
+                apd = t[i] + frac * (t[i + 1] - t[i]) - f["t_max_upstroke"]
                 break
         f["APD%d" % pct] = apd
     return f
@@ -206,25 +220,45 @@ def validate_model(args, name):
             if spont:
                 thr = meta.get("upstroke_threshold_mV", -20.0)
                 ups = upstrokes(sim[0], sim[1], thr)
-                cl = cycle_length(ups)
                 ref_ups = meta.get("upstroke_times_ms") or upstrokes(*ref, thr)
-                rcl = cycle_length(ref_ups)
+                res["upstrokes_ms"], res["ref_upstrokes_ms"] = ups, ref_ups
+                # Cycle length: the period of the beats, or with a single beat
+                # in 2 s the time to the first upstroke.
+                cl = cycle_length(ups) or (ups[0] if ups else None)
+                rcl = cycle_length(ref_ups) or (ref_ups[0] if ref_ups else None)
                 res["cycle_ms"], res["ref_cycle_ms"] = cl, rcl
-                if cl is None or rcl is None or \
+                if len(ups) != len(ref_ups) or cl is None or rcl is None or \
                         not abs(cl - rcl) <= BARS["cycle_rel"] * rcl:
                     if dt == args.dt[0]:
                         r["problems"].append(
-                            "%s: cycle length %s vs %s ms" % (key, cl, rcl))
+                            "%s: %d beats, cycle length %s ms; reference %d "
+                            "beats, %s ms" % (key, len(ups), fmt(cl), len(ref_ups),
+                                               fmt(rcl)))
                 continue
             beats = []
-            for k, s in enumerate(starts[:2]):
-                f = features(sim[0], sim[1], s, 1000.0)
+            note = meta.get("ap_metrics_note", "")
+            thr = meta.get("upstroke_threshold_mV", -20.0)
+            if "negative deflection" in note:
+                # Metrics on -Vm (original HH sign convention).
+                sim = (sim[0], array.array("d", (-x for x in sim[1])))
+            window_rest = "window starting 50 ms" in note
+            ups = upstrokes(sim[0], sim[1], thr)
+            res["upstrokes_ms"] = ups
+            for k in range(2):
                 ref_f = meta.get("ap_beat%d" % (k + 1))
+                if not ref_f:
+                    continue
+                # The beat of ours nearest the reference upstroke.
+                near = [u for u in ups
+                        if abs(u - ref_f["t_max_upstroke"]) < 100.0]
+                f = (features(sim[0], sim[1], near[0], starts, thr, window_rest)
+                     if near else None)
                 beats.append({"sim": f, "ref": ref_f})
-                if dt != args.dt[0] or not ref_f:
+                if dt != args.dt[0]:
                     continue
                 if f is None:
-                    r["problems"].append("%s beat %d: no AP" % (key, k + 1))
+                    r["problems"].append("%s beat %d: no AP near %.1f ms" % (
+                        key, k + 1, ref_f["t_max_upstroke"]))
                     continue
                 dr = f["V_rest_at_stim_start"] - ref_f["V_rest_at_stim_start"]
                 dp = f["V_peak"] - ref_f["V_peak"]

@@ -11,7 +11,8 @@ config.name = "EASYML"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".model", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
-                   "lit.site.cfg.py", "check_corpus.py"]
+                   "lit.site.cfg.py", "check_corpus.py", "known-deviations.json",
+                   "check_opencarp_ap.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.easyml_obj_root, "test")
 
@@ -24,11 +25,15 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     ToolSubst("easyml-compile", unresolved="fatal"),
     ToolSubst("easyml-opt", unresolved="fatal"),
+    ToolSubst("easyml-bench", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.easyml_tools_dir])
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%easyml_src", config.easyml_src_root))
+config.substitutions.append(("%easyml_obj_root", config.easyml_obj_root))
+config.substitutions.append(
+    ("%examples", os.path.join(config.easyml_src_root, "examples", "models")))
 config.substitutions.append(("%unittests", config.easyml_unittests_dir))
 
 # The reference corpus (../shared/corpus) is test data read in place.

@@ -80,6 +80,7 @@ std::vector<OptionSpec> optionSpecs() {
       {"no-progress", 0, K::None, "never show the progress bar", ""},
       {"quiet", 'q', K::None, "no banner and no report on stderr", ""},
       {"pointwise", 0, K::Required, "evaluate Iion at every row of a reference CSV and compare", ""},
+      {"pointwise-write", 0, K::Required, "with --pointwise: write the table with the model's Iion", ""},
       {"help", 'h', K::None, "print this help", ""},
       {"version", 0, K::None, "print the version", ""},
   };
@@ -373,7 +374,7 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
 
 int pointwise(const std::string &csv, rt::ModelHandle &model,
               const std::string &variant, const std::string &impPar,
-              double dt) {
+              double dt, const std::string &writePath) {
   std::ifstream in(csv);
   if (!in)
     fail("cannot open reference '" + csv + "': " + std::strerror(errno));
@@ -441,6 +442,22 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
       worst = r;
     }
     maxRef = std::max(maxRef, std::fabs(rows[r][iCol]));
+  }
+  if (!writePath.empty()) {
+    // The same table with Iion evaluated by the model at every row.
+    std::string tmp = writePath + ".tmp";
+    FILE *f = std::fopen(tmp.c_str(), "w");
+    if (!f)
+      fail("cannot write '" + writePath + "': " + std::strerror(errno));
+    std::fprintf(f, "%s\n", header.c_str());
+    for (size_t r = 0; r < rows.size(); ++r)
+      for (size_t c = 0; c < cols.size(); ++c)
+        std::fprintf(f, "%.12g%s",
+                     (int)c == iCol ? sim.iion()[r] : rows[r][c],
+                     c + 1 < cols.size() ? "," : "\n");
+    std::fclose(f);
+    if (std::rename(tmp.c_str(), writePath.c_str()) != 0)
+      fail("cannot write '" + writePath + "'");
   }
   double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
   std::printf("{\"model\": \"%s\", \"rows\": %zu, \"max_abs_error\": %.6e, "
@@ -542,7 +559,7 @@ int main(int argc, char **argv) {
   }
   if (cl.has("pointwise"))
     return pointwise(cl.get("pointwise"), *model, cl.get("variant"),
-                     cl.get("imp-par"), dt);
+                     cl.get("imp-par"), dt, cl.get("pointwise-write"));
 
   rt::Simulation sim(*model, num, cl.get("variant"));
   if (!sim.valid(error))

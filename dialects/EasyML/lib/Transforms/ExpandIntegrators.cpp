@@ -8,9 +8,11 @@
 #include "easyml/Dialect/EasyML/Transforms/Utils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace easyml {
@@ -181,14 +183,32 @@ SmallVector<Value> Expander::ratesAt(ArrayRef<StateInfo *> group,
   return rates;
 }
 
+/// `v` where finite, else 0. A derivative can overflow where the function
+/// does not (d/dx of x/(1+exp(k x)) once exp overflows); the integrators
+/// then use a partial Jacobian, which ROS2 and the linearised methods
+/// tolerate, instead of spreading NaN.
+static Value finiteOrZero(ZeroAwareBuilder &z, Value v) {
+  if (!v || matchPattern(v, m_Constant()))
+    return v;
+  OpBuilder &b = z.b;
+  Value mag = b.create<math::AbsFOp>(z.loc, v);
+  Value finite = b.create<arith::CmpFOp>(
+      z.loc, arith::CmpFPredicate::OLT, mag,
+      z.cst(std::numeric_limits<double>::infinity()));
+  return b.create<arith::SelectOp>(z.loc, finite, v, z.cst(0.0));
+}
+
 FailureOr<DenseMatrix> Expander::jacobian(ArrayRef<Value> rates,
                                           ArrayRef<Value> seeds) {
   auto tangents = differentiate(b, loc, rates, seeds);
   if (failed(tangents))
     return failure();
   DenseMatrix j;
-  for (Tangent &row : *tangents)
+  for (Tangent &row : *tangents) {
+    for (Value &entry : row)
+      entry = finiteOrZero(z, entry);
     j.push_back(row);
+  }
   return j;
 }
 
@@ -340,7 +360,7 @@ LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
   if (method == Method::markov_be) {
     // (I - dt J) d = dt f(X): backward Euler with the rates frozen at the
     // start of the step.
-    UnrolledLU lu(b, loc, iterationMatrix(*j, dt));
+    UnrolledLU lu(b, loc, iterationMatrix(*j, dt), /*pivoting=*/false);
     SmallVector<Value> rhs;
     for (Value fi : f)
       rhs.push_back(z.value(z.mul(dt, fi)));

@@ -339,8 +339,10 @@ private:
     } else if (isa<math::TanhOp>(op)) {
       t = scale(arg(0), z.sub(z.cst(1.0), z.mul(res, res)));
     } else if (isa<math::AbsFOp>(op)) {
-      t = scale(arg(0),
-                b.create<math::CopySignOp>(loc, z.cst(1.0), x(0)));
+      Value negative = b.create<arith::CmpFOp>(
+          loc, arith::CmpFPredicate::OLT, x(0), z.cst(0.0));
+      t = scale(arg(0), b.create<arith::SelectOp>(loc, negative, z.cst(-1.0),
+                                                  z.cst(1.0)));
     } else if (isa<math::ErfOp>(op)) {
       Value e = b.create<math::ExpOp>(loc, z.neg(z.mul(x(0), x(0))));
       t = scale(arg(0), z.mul(z.cst(2.0 / std::sqrt(M_PI)), e));
@@ -380,16 +382,60 @@ easyml::differentiate(OpBuilder &builder, Location loc,
 // UnrolledLU
 //===----------------------------------------------------------------------===//
 
-UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a)
+UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
+                       bool pivoting)
     : builder(builder), loc(loc), lu(std::move(a)) {
   ZeroAwareBuilder z{builder, loc};
   unsigned n = lu.size();
+  auto nonzero = [](Value v) { return v && !isConstant(v, 0.0); };
   for (unsigned k = 0; k < n; ++k) {
+    SmallVector<unsigned> others;
+    for (unsigned i = k + 1; i < n; ++i)
+      if (nonzero(lu[i][k]))
+        others.push_back(i);
+    if (pivoting && !others.empty()) {
+      // Largest magnitude in column k among the candidate rows.
+      Value best = builder.create<math::AbsFOp>(loc, z.value(lu[k][k]));
+      Value index = builder.create<arith::ConstantOp>(
+          loc, builder.getI32IntegerAttr(k));
+      for (unsigned r : others) {
+        Value mag = builder.create<math::AbsFOp>(loc, lu[r][k]);
+        Value larger = builder.create<arith::CmpFOp>(
+            loc, arith::CmpFPredicate::OGT, mag, best);
+        best = builder.create<arith::SelectOp>(loc, larger, mag, best);
+        index = builder.create<arith::SelectOp>(
+            loc, larger,
+            builder.create<arith::ConstantOp>(loc,
+                                              builder.getI32IntegerAttr(r)),
+            index);
+      }
+      Swap swap{k, {}};
+      SmallVector<Value> rowK(lu[k].begin(), lu[k].end());
+      for (unsigned r : others) {
+        Value chosen = builder.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq, index,
+            builder.create<arith::ConstantOp>(loc,
+                                              builder.getI32IntegerAttr(r)));
+        swap.candidates.push_back({r, chosen});
+        for (unsigned j = 0; j < n; ++j) {
+          Value kj = lu[k][j], rj = lu[r][j];
+          if (!kj && !rj)
+            continue;
+          rowK[j] = builder.create<arith::SelectOp>(loc, chosen, z.value(rj),
+                                                    z.value(rowK[j]));
+          lu[r][j] = builder.create<arith::SelectOp>(loc, chosen,
+                                                     z.value(kj), z.value(rj));
+        }
+      }
+      for (unsigned j = 0; j < n; ++j)
+        lu[k][j] = rowK[j];
+      swaps.push_back(std::move(swap));
+    }
     Value pivot = z.value(lu[k][k]);
     lu[k][k] = pivot;
     Value inv;
     for (unsigned i = k + 1; i < n; ++i) {
-      if (!lu[i][k] || isConstant(lu[i][k], 0.0))
+      if (!nonzero(lu[i][k]))
         continue;
       if (!inv)
         inv = z.div(z.cst(1.0), pivot);
@@ -406,6 +452,17 @@ SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
   ZeroAwareBuilder z{builder, loc};
   unsigned n = lu.size();
   SmallVector<Value> y(rhs.begin(), rhs.end());
+  // The row exchanges, in order: before step k's elimination.
+  for (const Swap &swap : swaps) {
+    Value yk = y[swap.k];
+    for (auto &[r, chosen] : swap.candidates) {
+      Value yr = y[r];
+      y[swap.k] = builder.create<arith::SelectOp>(loc, chosen, z.value(yr),
+                                                  z.value(y[swap.k]));
+      y[r] = builder.create<arith::SelectOp>(loc, chosen, z.value(yk),
+                                             z.value(yr));
+    }
+  }
   for (unsigned i = 0; i < n; ++i)
     for (unsigned j = 0; j < i; ++j)
       if (lu[i][j])

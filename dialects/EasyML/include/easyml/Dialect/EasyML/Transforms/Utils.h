@@ -56,13 +56,15 @@ differentiate(mlir::OpBuilder &builder, mlir::Location loc,
 /// A dense square matrix of f64 values; null entries are zero.
 using DenseMatrix = std::vector<llvm::SmallVector<mlir::Value>>;
 
-/// LU factorisation without pivoting of a matrix built in IR, unrolled at
-/// compile time and skipping structurally zero entries. Used for
-/// `I - gamma*h*J`, which is diagonally dominant for the step sizes the
-/// integrators use (and an M-matrix for Markov chains).
+/// LU factorisation of a matrix built in IR, unrolled at compile time and
+/// skipping structurally zero entries. With `pivoting`, partial pivoting is
+/// done at run time with selects among the rows that can hold a nonzero in
+/// the pivot column; without it (Markov chains, whose `I - dt*Q` is an
+/// M-matrix) the elimination is in row order.
 class UnrolledLU {
 public:
-  UnrolledLU(mlir::OpBuilder &builder, mlir::Location loc, DenseMatrix a);
+  UnrolledLU(mlir::OpBuilder &builder, mlir::Location loc, DenseMatrix a,
+             bool pivoting = true);
   /// Solves A x = b.
   llvm::SmallVector<mlir::Value> solve(mlir::ArrayRef<mlir::Value> b);
 
@@ -70,6 +72,13 @@ private:
   mlir::OpBuilder &builder;
   mlir::Location loc;
   DenseMatrix lu; // L below the diagonal (unit diagonal), U on and above.
+  /// Row exchanges: at step k, row k was exchanged with candidate row r
+  /// where the condition holds.
+  struct Swap {
+    unsigned k;
+    llvm::SmallVector<std::pair<unsigned, mlir::Value>> candidates;
+  };
+  std::vector<Swap> swaps;
 };
 
 /// Arithmetic helpers that treat a null value as the constant zero and fold

@@ -1,0 +1,142 @@
+// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-resolve-gates,easyml-expand-integrators))' | FileCheck %s
+
+// Forward Euler: X + dt * f.
+// CHECK-LABEL: easyml.model @fe
+// CHECK-SAME: easyml.integrators_expanded
+// CHECK-DAG: %[[X:.*]] = easyml.get @x
+// CHECK-DAG: %[[DT:.*]] = easyml.dt
+// CHECK: %[[F:.*]] = arith.negf %[[X]]
+// CHECK: %[[S:.*]] = arith.mulf %[[DT]], %[[F]]
+// CHECK: %[[N:.*]] = arith.addf %[[X]], %[[S]]
+// CHECK: easyml.next @x, %[[N]]
+easyml.model @fe {
+  easyml.state @x kind <diff> method <fe>
+  easyml.init {
+    %c = arith.constant 1.0 : f64
+    easyml.init_value @x, %c : f64
+  }
+  easyml.compute {
+    %x = easyml.get @x : f64
+    %f = arith.negf %x : f64
+    easyml.diff @x, %f : f64
+  }
+}
+
+// -----
+
+// Rush-Larsen on a tau/inf gate: A + B*X with B = exp(-dt/tau) and
+// A = -inf * expm1(-dt/tau).
+// CHECK-LABEL: easyml.model @rl
+// CHECK-DAG: %[[X:.*]] = easyml.get @m
+// CHECK-DAG: %[[DT:.*]] = easyml.dt
+// CHECK: %[[E0:.*]] = arith.divf %[[DT]], %[[TAU:.*]] :
+// CHECK: %[[E:.*]] = arith.negf %[[E0]]
+// CHECK: %[[B:.*]] = math.exp %[[E]]
+// CHECK: %[[EM1:.*]] = math.expm1 %[[E]]
+// CHECK: %[[AI:.*]] = arith.mulf %[[INF:.*]], %[[EM1]]
+// CHECK: %[[A:.*]] = arith.negf %[[AI]]
+// CHECK: %[[BX:.*]] = arith.mulf %[[B]], %[[X]]
+// CHECK: %[[N:.*]] = arith.addf %[[A]], %[[BX]]
+// CHECK: easyml.next @m, %[[N]]
+easyml.model @rl {
+  easyml.external @V as "Vm" access <read>
+  easyml.state @m kind <inf_tau> method <rush_larsen>
+  easyml.init {
+    %c = arith.constant 0.0 : f64
+    easyml.init_value @m, %c : f64
+  }
+  easyml.compute {
+    %v = easyml.get @V : f64
+    %tau = arith.constant 2.0 : f64
+    %inf = math.exp %v : f64
+    easyml.gate_inf_tau @m inf %inf tau %tau : f64, f64
+  }
+}
+
+// -----
+
+// RK2 re-evaluates the right-hand side at the midpoint and t + dt/2.
+// CHECK-LABEL: easyml.model @rk2
+// CHECK-DAG: %[[X:.*]] = easyml.get @x
+// CHECK-DAG: %[[DT:.*]] = easyml.dt
+// CHECK-DAG: %[[T:.*]] = easyml.time
+// CHECK: %[[K1:.*]] = arith.mulf %[[X]], %[[T]]
+// CHECK: %[[H:.*]] = arith.mulf %[[DT]], %{{.*}}
+// CHECK: %[[TH:.*]] = arith.addf %[[T]], %[[H]]
+// CHECK: %[[HK:.*]] = arith.mulf %[[H]], %[[K1]]
+// CHECK: %[[XH:.*]] = arith.addf %[[X]], %[[HK]]
+// CHECK: %[[K2:.*]] = arith.mulf %[[XH]], %[[TH]]
+// CHECK: %[[S:.*]] = arith.mulf %[[DT]], %[[K2]]
+// CHECK: %[[N:.*]] = arith.addf %[[X]], %[[S]]
+// CHECK: easyml.next @x, %[[N]]
+easyml.model @rk2 {
+  easyml.state @x kind <diff> method <rk2>
+  easyml.init {
+    %c = arith.constant 1.0 : f64
+    easyml.init_value @x, %c : f64
+  }
+  easyml.compute {
+    %x = easyml.get @x : f64
+    %t = easyml.time : f64
+    %f = arith.mulf %x, %t : f64
+    easyml.diff @x, %f : f64
+  }
+}
+
+// -----
+
+// A two-state Markov chain by linearised backward Euler: the Jacobian comes
+// from differentiating the rates, the 2x2 system is solved in line.
+// CHECK-LABEL: easyml.model @markov
+// CHECK-NOT: scf.while
+// CHECK: arith.divf %{{.*}} : f64
+// CHECK-DAG: easyml.next @c, %{{.*}} : f64
+// CHECK-DAG: easyml.next @o, %{{.*}} : f64
+easyml.model @markov {
+  easyml.external @V as "Vm" access <read>
+  easyml.state @c kind <diff> method <markov_be> {group = 0 : i32}
+  easyml.state @o kind <diff> method <markov_be> {group = 0 : i32}
+  easyml.init {
+    %one = arith.constant 1.0 : f64
+    %zero = arith.constant 0.0 : f64
+    easyml.init_value @c, %one : f64
+    easyml.init_value @o, %zero : f64
+  }
+  easyml.compute {
+    %v = easyml.get @V : f64
+    %c = easyml.get @c : f64
+    %o = easyml.get @o : f64
+    %kco = math.exp %v : f64
+    %koc = arith.constant 3.0 : f64
+    %a = arith.mulf %kco, %c : f64
+    %b = arith.mulf %koc, %o : f64
+    %dc = arith.subf %b, %a : f64
+    %do = arith.subf %a, %b : f64
+    easyml.diff @c, %dc : f64
+    easyml.diff @o, %do : f64
+  }
+}
+
+// -----
+
+// cvode groups: adaptive ROS2 sub-stepping inside the step.
+// CHECK-LABEL: easyml.model @cvode
+// CHECK: %[[R:.*]]:4 = scf.while
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: math.sqrt
+// CHECK: scf.yield
+// CHECK: easyml.next @y, %[[R]]#2
+easyml.model @cvode {
+  easyml.state @y kind <diff> method <cvode> {group = 0 : i32}
+  easyml.init {
+    %one = arith.constant 1.0 : f64
+    easyml.init_value @y, %one : f64
+  }
+  easyml.compute {
+    %y = easyml.get @y : f64
+    %k = arith.constant -1000.0 : f64
+    %f = arith.mulf %k, %y : f64
+    easyml.diff @y, %f : f64
+  }
+}
