@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <omp.h>
 
 using namespace easyml::rt;
@@ -106,6 +107,31 @@ void Simulation::initialize(double dt) {
   if (d.build_tables && d.table_size) {
     easyml_kernel_args a = args(0, 0);
     d.build_tables(&a);
+    // openCARP's check_LUT: report NaN entries with the grid value.
+    tableWarnings.clear();
+    for (int64_t t = 0; t < d.num_tables; ++t) {
+      const easyml_table_desc &tab = d.tables[t];
+      for (int64_t c = 0; c < tab.num_columns; ++c) {
+        int64_t count = 0, first = -1;
+        for (int64_t r = 0; r < tab.num_rows; ++r)
+          if (std::isnan(tables_[tab.offset + r * tab.num_columns + c])) {
+            if (first < 0)
+              first = r;
+            ++count;
+          }
+        if (count) {
+          char buf[512];
+          std::snprintf(buf, sizeof buf,
+                        "lookup table %s: column %s is NaN at %s = %.10g "
+                        "(row %lld; %lld NaN rows)",
+                        tab.variable, tab.column_names[c], tab.variable,
+                        tab.lo + first * tab.step,
+                        static_cast<long long>(first),
+                        static_cast<long long>(count));
+          tableWarnings.push_back(buf);
+        }
+      }
+    }
   }
   tablesSeconds += now() - t0;
   t0 = now();

@@ -597,6 +597,8 @@ int main(int argc, char **argv) {
                                                 : -1;
 
   sim.initialize(dt);
+  for (const std::string &w : sim.tableWarnings)
+    std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
   if (cl.has("read-ini-file")) {
     readStateFile(cl.get("read-ini-file"), sim);
     sim.evaluate(0);
@@ -757,6 +759,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
                    d.counter_names[i], static_cast<long long>(counters[i]));
 
+  std::fflush(stdout);
   double cellSteps = static_cast<double>(nLast + 1) * num;
   double rate = sim.computeSeconds > 0 ? cellSteps / sim.computeSeconds : 0;
   if (!quiet) {

@@ -240,6 +240,15 @@ Value Expander::rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x,
   }
   Value bcoef = b.create<math::ExpOp>(loc, e);
   Value acoef = z.neg(z.mul(inf, b.create<math::ExpM1Op>(loc, e)));
+  // openCARP's names for the coefficients (table columns show them).
+  std::string name = s.decl.getSymName().str() + "_rush_larsen_";
+  auto named = [&](Value v, const std::string &n) {
+    if (Operation *def = v ? v.getDefiningOp() : nullptr)
+      if (!def->hasTrait<OpTrait::ConstantLike>())
+        def->setLoc(NameLoc::get(b.getStringAttr(n), def->getLoc()));
+  };
+  named(bcoef, name + "B");
+  named(acoef, name + "A");
   return z.value(z.add(acoef, z.mul(bcoef, x)));
 }
 

@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace easyml {
 #define GEN_PASS_DEF_EXTRACTTABLES
@@ -21,10 +22,20 @@ using namespace easyml;
 
 /// The variable name a value carries in its location, if any.
 static std::string nameOf(Value v) {
-  Location loc = v.getLoc();
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return named.getName().str();
-  return "";
+  std::string name;
+  v.getLoc()->walk([&](Location loc) {
+    if (auto named = dyn_cast<NameLoc>(loc)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+static bool isConstantValue(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && def->hasTrait<OpTrait::ConstantLike>();
 }
 
 /// Tabulates what depends only on `table`'s variable; returns false when the
@@ -67,8 +78,9 @@ static LogicalResult extract(ModelOp model, TableOp table, Block &block) {
       continue;
     bool allInv = true, allOk = true;
     for (Value v : op.getOperands()) {
-      allInv &= invariant.contains(v);
-      allOk &= invariant.contains(v) || dependent.contains(v);
+      bool inv = invariant.contains(v) || isConstantValue(v);
+      allInv &= inv;
+      allOk &= inv || dependent.contains(v);
     }
     if (allInv) {
       invariant.insert(op.getResult(0));
@@ -104,16 +116,27 @@ static LogicalResult extract(ModelOp model, TableOp table, Block &block) {
   Value grid = body->addArgument(b.getF64Type(), table.getLoc());
   b.setInsertionPointToStart(body);
   llvm::DenseSet<Operation *> needed;
+  llvm::SetVector<Operation *> outerConstants;
   SmallVector<Value> work(columns.begin(), columns.end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != &block || !needed.insert(def).second)
+    if (!def)
+      continue;
+    if (def->getBlock() != &block) {
+      // Constants the canonicalizer hoisted out of the compute region.
+      if (def->hasTrait<OpTrait::ConstantLike>())
+        outerConstants.insert(def);
+      continue;
+    }
+    if (!needed.insert(def).second)
       continue;
     for (Value operand : def->getOperands())
       work.push_back(operand);
   }
   IRMapping mapping;
+  for (Operation *c : outerConstants)
+    b.clone(*c, mapping);
   for (Operation &op : block) {
     if (!needed.contains(&op))
       continue;

@@ -103,6 +103,10 @@ public:
   void setThreads(int threads) { threads_ = threads; }
   int threads() const;
 
+  /// Table entries that are NaN after initialize(): "lookup table V:
+  /// column a is NaN at V = 0 (row 100)", one line per column (first row).
+  std::vector<std::string> tableWarnings;
+
   /// Seconds spent in each phase.
   double tablesSeconds = 0, initSeconds = 0, computeSeconds = 0;
 
