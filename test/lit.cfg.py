@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".model", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "check_corpus.py", "known-deviations.json",
-                   "check_opencarp_ap.py"]
+                   "check_opencarp_ap.py", "check_methods.py", "compare_with_corpus.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.easyml_obj_root, "test")
 
@@ -43,3 +43,13 @@ if os.path.isdir(os.path.join(corpus, "models")):
     config.substitutions.append(("%corpus", corpus))
 if os.path.isdir(config.easyml_unittests_dir):
     config.available_features.add("unittests")
+
+# A C compiler and the runtime library, for tests that link models
+# statically into a program.
+import shutil
+host_cc = shutil.which("clang-19") or shutil.which("clang") or shutil.which("cc")
+runtime_lib = os.path.join(config.easyml_obj_root, "lib", "libEasyMLRuntime.a")
+if host_cc and os.path.exists(runtime_lib):
+    config.available_features.add("host-cc")
+    config.substitutions.append(("%host_cc", host_cc))
+    config.substitutions.append(("%easyml_runtime_lib", runtime_lib))

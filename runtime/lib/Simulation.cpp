@@ -157,6 +157,15 @@ void Simulation::advance(int64_t step0, int64_t nsteps, double stim,
   computeSeconds += now() - t0;
 }
 
+std::string NonFinite::message() const {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "cell %lld, variable %s = %g at step %lld (t = %.4f ms)",
+                static_cast<long long>(cell), variable.c_str(), value,
+                static_cast<long long>(step), time);
+  return buf;
+}
+
 bool Simulation::checkFinite(NonFinite &where) {
   const easyml_model_desc &d = model_.desc();
   int64_t bad = -1;

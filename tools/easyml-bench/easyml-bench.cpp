@@ -705,12 +705,8 @@ int main(int argc, char **argv) {
     ++waves;
     rt::NonFinite bad;
     if (!sim.checkFinite(bad)) {
-      char msg[512];
-      std::snprintf(msg, sizeof msg,
-                    "simulation produced a non-finite value: cell %lld, "
-                    "variable %s = %g at step %lld (t = %.4f ms)",
-                    static_cast<long long>(bad.cell), bad.variable.c_str(),
-                    bad.value, static_cast<long long>(bad.step), bad.time);
+      std::string msg =
+          "simulation produced a non-finite value: " + bad.message();
       if (table && table != stdout)
         std::fclose(table);
       for (auto &w : written)

@@ -105,6 +105,11 @@ cl::opt<double> cvodeRtol("cvode-rtol",
 cl::opt<double> cvodeAtol("cvode-atol",
                           cl::desc("Absolute tolerance of cvode groups"),
                           cl::init(1e-9), cl::cat(category));
+cl::opt<int64_t> cvodeMaxSubsteps(
+    "cvode-max-substeps",
+    cl::desc("Most sub-steps of a cvode group per time step (the last one "
+             "covers what remains of the step)"),
+    cl::init(5000), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(2), cl::Prefix, cl::cat(category));
 cl::opt<std::string> cpu("cpu",
@@ -184,6 +189,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     options.tables = !noTables;
     options.cvodeRelTol = cvodeRtol.getValue();
     options.cvodeAbsTol = cvodeAtol.getValue();
+    options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
     build(pm, options);
     return mlir::succeeded(mlir::applyPassManagerCLOptions(pm)) &&
            mlir::succeeded(pm.run(*module));

@@ -36,7 +36,7 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> cvodeMaxSubsteps{
       *this, "cvode-max-substeps",
       llvm::cl::desc("most sub-steps of a cvode group per time step"),
-      llvm::cl::init(500)};
+      llvm::cl::init(5000)};
 };
 
 /// easyml dialect to easyml dialect: gates resolved, integrators expanded,

@@ -105,6 +105,14 @@ private:
     });
   }
 
+  /// `bound` where `v <pred> bound`, counting those events; else `v`.
+  Value clamp(Value v, double bound, arith::CmpFPredicate pred, int counter) {
+    Value b0 = cF64(bound);
+    Value beyond = b.create<arith::CmpFOp>(loc, pred, v, b0);
+    countIf(beyond, counter);
+    return b.create<arith::SelectOp>(loc, beyond, b0, v);
+  }
+
   func::FuncOp startFunction(StringRef entry) {
     b.setInsertionPointToEnd(module.getBody());
     auto fn = b.create<func::FuncOp>(
@@ -307,20 +315,10 @@ private:
     if (advance)
       for (auto [i, s] : llvm::enumerate(layout.states)) {
         Value v = r.states[i];
-        if (s.lb) {
-          Value lb = cF64(*s.lb);
-          Value low = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
-                                              v, lb);
-          countIf(low, s.lbCounter);
-          v = b.create<arith::SelectOp>(loc, low, lb, v);
-        }
-        if (s.ub) {
-          Value ub = cF64(*s.ub);
-          Value high = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
-                                               v, ub);
-          countIf(high, s.ubCounter);
-          v = b.create<arith::SelectOp>(loc, high, ub, v);
-        }
+        if (s.lb)
+          v = clamp(v, *s.lb, arith::CmpFPredicate::OLT, s.lbCounter);
+        if (s.ub)
+          v = clamp(v, *s.ub, arith::CmpFPredicate::OGT, s.ubCounter);
         r.states[i] = v;
       }
     return r;

@@ -429,8 +429,16 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
         b.setInsertionPointToEnd(bb.getInsertionBlock());
         Value tau = args[0], h = args[1], count = args.back();
         SmallVector<Value> x(args.begin() + 2, args.begin() + 2 + n);
-        Value hh = b.create<arith::MinNumFOp>(
-            l, h, b.create<arith::SubFOp>(l, dt, tau));
+        Value remaining = b.create<arith::SubFOp>(l, dt, tau);
+        Value one = b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1));
+        // The last sub-step of the budget covers the rest of the interval
+        // (accepted whatever its error), so the step always reaches t + dt.
+        Value lastTry = b.create<arith::CmpIOp>(
+            l, arith::CmpIPredicate::sge,
+            b.create<arith::AddIOp>(l, count, one), maxSub);
+        Value hh = b.create<arith::SelectOp>(
+            l, lastTry, remaining,
+            b.create<arith::MinNumFOp>(l, h, remaining));
         Value t0 = z.add(time, tau);
         SmallVector<Value> f = ratesAt(group, x, t0);
         auto j = jacobian(f, x);
@@ -469,8 +477,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
             l, z.div(errSum, z.cst(static_cast<double>(n))));
         Value ok = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err,
                                            z.cst(1.0));
-        Value nextCount = b.create<arith::AddIOp>(
-            l, count, b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1)));
+        Value nextCount = b.create<arith::AddIOp>(l, count, one);
         Value last = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
                                              nextCount, maxSub);
         Value tiny = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh,

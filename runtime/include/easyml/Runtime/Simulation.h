@@ -62,6 +62,8 @@ struct NonFinite {
   int64_t step = -1;
   double time = 0;
   double value = 0;
+  /// "cell 0, variable x = inf at step 113 (t = 1.1300 ms)"
+  std::string message() const;
 };
 
 /// Cells of one model, advanced on the CPU.

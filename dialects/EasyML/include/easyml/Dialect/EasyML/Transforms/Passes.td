@@ -59,7 +59,7 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
            "relative tolerance of the adaptive integrator for cvode groups">,
     Option<"cvodeAbsTol", "cvode-atol", "double", "1e-9",
            "absolute tolerance of the adaptive integrator for cvode groups">,
-    Option<"cvodeMaxSubsteps", "cvode-max-substeps", "int64_t", "500",
+    Option<"cvodeMaxSubsteps", "cvode-max-substeps", "int64_t", "5000",
            "most sub-steps of a cvode group within one time step">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -1,0 +1,60 @@
+/*===- Runtime.h - the EasyML runtime's C API ------------------------------===*
+ *
+ * Part of the EasyML toolchain.
+ *
+ * A thin C interface over easyml::rt::Simulation for simulators written in
+ * C or other languages. Every function that can fail returns 0 on success
+ * and a non-zero code otherwise; easyml_last_error() then describes it.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef EASYML_RUNTIME_RUNTIME_H
+#define EASYML_RUNTIME_RUNTIME_H
+
+#include "easyml/Runtime/ABI.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct easyml_model easyml_model;
+typedef struct easyml_sim easyml_sim;
+
+/* The message of the last failed call on this thread. */
+const char *easyml_last_error(void);
+
+/* A model linked into the program (its descriptor), or a shared library
+ * built with easyml-compile --emit=shared. */
+easyml_model *easyml_model_from_desc(const easyml_model_desc *desc);
+easyml_model *easyml_model_load(const char *path);
+const easyml_model_desc *easyml_model_get_desc(const easyml_model *model);
+void easyml_model_free(easyml_model *model);
+
+/* `num_cells` cells of `model` on the CPU, variant "baseline" etc. */
+easyml_sim *easyml_sim_create(const easyml_model *model, int64_t num_cells,
+                              const char *variant);
+void easyml_sim_free(easyml_sim *sim);
+/* openCARP --imp-par syntax ("GNa*0.5,flags=EPI"); before initialize. */
+int easyml_sim_set_params(easyml_sim *sim, const char *modifiers);
+int easyml_sim_set_threads(easyml_sim *sim, int threads);
+/* Builds tables for dt, sets initial states and computes Iion. */
+int easyml_sim_initialize(easyml_sim *sim, double dt);
+/* Advances all cells by nsteps from global step step0; with integrate_vm
+ * the kernel applies Vm += stim*dt before and Vm -= Iion*dt after each
+ * model step (openCARP bench). Returns non-zero if a value became NaN/Inf,
+ * with the cell, variable, step and time in easyml_last_error(). */
+int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
+                       double stim, int integrate_vm);
+/* Per-cell arrays owned by the simulation (valid until it is freed). */
+double *easyml_sim_vm(easyml_sim *sim);
+double *easyml_sim_iion(easyml_sim *sim);
+double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EASYML_RUNTIME_RUNTIME_H */
