@@ -30,10 +30,10 @@ namespace easyml {
 
 /// Registers the easyml dialect and the upstream dialects its IR uses.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<EasyMLDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
-                  mlir::LLVM::LLVMDialect>();
+  registry
+      .insert<EasyMLDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+              mlir::scf::SCFDialect, mlir::func::FuncDialect,
+              mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect>();
 }
 
 /// Registers the EasyML passes and the upstream passes the project uses.

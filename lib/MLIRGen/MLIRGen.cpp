@@ -72,8 +72,7 @@ private:
              const std::function<Value(const Expr *)> &resolve);
   Value emitCall(const Expr *e, ArrayRef<Value> args, Location l);
 
-  Value emitVar(const Expr *e, llvm::StringMap<Value> &values,
-                bool initRegion);
+  Value emitVar(const Expr *e, llvm::StringMap<Value> &values, bool initRegion);
 
   MLIRContext &ctx;
   const Model &model;
@@ -88,42 +87,71 @@ private:
 Value Generator::emitCall(const Expr *e, ArrayRef<Value> a, Location l) {
   const BuiltinInfo *info = lookupBuiltin(e->name);
   switch (info->id) {
-  case Builtin::Exp: return b.create<math::ExpOp>(l, a[0]);
-  case Builtin::Expm1: return b.create<math::ExpM1Op>(l, a[0]);
-  case Builtin::Log: return b.create<math::LogOp>(l, a[0]);
-  case Builtin::Log10: return b.create<math::Log10Op>(l, a[0]);
-  case Builtin::Log2: return b.create<math::Log2Op>(l, a[0]);
-  case Builtin::Log1p: return b.create<math::Log1pOp>(l, a[0]);
-  case Builtin::Pow: return b.create<math::PowFOp>(l, a[0], a[1]);
-  case Builtin::Sqrt: return b.create<math::SqrtOp>(l, a[0]);
-  case Builtin::Cbrt: return b.create<math::CbrtOp>(l, a[0]);
-  case Builtin::Fabs: return b.create<math::AbsFOp>(l, a[0]);
-  case Builtin::Sin: return b.create<math::SinOp>(l, a[0]);
-  case Builtin::Cos: return b.create<math::CosOp>(l, a[0]);
-  case Builtin::Tan: return b.create<math::TanOp>(l, a[0]);
-  case Builtin::Asin: return b.create<math::AsinOp>(l, a[0]);
-  case Builtin::Acos: return b.create<math::AcosOp>(l, a[0]);
-  case Builtin::Atan: return b.create<math::AtanOp>(l, a[0]);
-  case Builtin::Atan2: return b.create<math::Atan2Op>(l, a[0], a[1]);
-  case Builtin::Sinh: return b.create<math::SinhOp>(l, a[0]);
-  case Builtin::Cosh: return b.create<math::CoshOp>(l, a[0]);
-  case Builtin::Tanh: return b.create<math::TanhOp>(l, a[0]);
-  case Builtin::Floor: return b.create<math::FloorOp>(l, a[0]);
-  case Builtin::Ceil: return b.create<math::CeilOp>(l, a[0]);
-  case Builtin::Round: return b.create<math::RoundOp>(l, a[0]);
-  case Builtin::Trunc: return b.create<math::TruncOp>(l, a[0]);
-  case Builtin::Erf: return b.create<math::ErfOp>(l, a[0]);
-  case Builtin::Exp2: return b.create<math::Exp2Op>(l, a[0]);
-  case Builtin::Fmin: return b.create<arith::MinNumFOp>(l, a[0], a[1]);
-  case Builtin::Fmax: return b.create<arith::MaxNumFOp>(l, a[0], a[1]);
-  case Builtin::Square: return b.create<arith::MulFOp>(l, a[0], a[0]);
+  case Builtin::Exp:
+    return b.create<math::ExpOp>(l, a[0]);
+  case Builtin::Expm1:
+    return b.create<math::ExpM1Op>(l, a[0]);
+  case Builtin::Log:
+    return b.create<math::LogOp>(l, a[0]);
+  case Builtin::Log10:
+    return b.create<math::Log10Op>(l, a[0]);
+  case Builtin::Log2:
+    return b.create<math::Log2Op>(l, a[0]);
+  case Builtin::Log1p:
+    return b.create<math::Log1pOp>(l, a[0]);
+  case Builtin::Pow:
+    return b.create<math::PowFOp>(l, a[0], a[1]);
+  case Builtin::Sqrt:
+    return b.create<math::SqrtOp>(l, a[0]);
+  case Builtin::Cbrt:
+    return b.create<math::CbrtOp>(l, a[0]);
+  case Builtin::Fabs:
+    return b.create<math::AbsFOp>(l, a[0]);
+  case Builtin::Sin:
+    return b.create<math::SinOp>(l, a[0]);
+  case Builtin::Cos:
+    return b.create<math::CosOp>(l, a[0]);
+  case Builtin::Tan:
+    return b.create<math::TanOp>(l, a[0]);
+  case Builtin::Asin:
+    return b.create<math::AsinOp>(l, a[0]);
+  case Builtin::Acos:
+    return b.create<math::AcosOp>(l, a[0]);
+  case Builtin::Atan:
+    return b.create<math::AtanOp>(l, a[0]);
+  case Builtin::Atan2:
+    return b.create<math::Atan2Op>(l, a[0], a[1]);
+  case Builtin::Sinh:
+    return b.create<math::SinhOp>(l, a[0]);
+  case Builtin::Cosh:
+    return b.create<math::CoshOp>(l, a[0]);
+  case Builtin::Tanh:
+    return b.create<math::TanhOp>(l, a[0]);
+  case Builtin::Floor:
+    return b.create<math::FloorOp>(l, a[0]);
+  case Builtin::Ceil:
+    return b.create<math::CeilOp>(l, a[0]);
+  case Builtin::Round:
+    return b.create<math::RoundOp>(l, a[0]);
+  case Builtin::Trunc:
+    return b.create<math::TruncOp>(l, a[0]);
+  case Builtin::Erf:
+    return b.create<math::ErfOp>(l, a[0]);
+  case Builtin::Exp2:
+    return b.create<math::Exp2Op>(l, a[0]);
+  case Builtin::Fmin:
+    return b.create<arith::MinNumFOp>(l, a[0], a[1]);
+  case Builtin::Fmax:
+    return b.create<arith::MaxNumFOp>(l, a[0], a[1]);
+  case Builtin::Square:
+    return b.create<arith::MulFOp>(l, a[0], a[0]);
   case Builtin::Cube:
-    return b.create<arith::MulFOp>(
-        l, b.create<arith::MulFOp>(l, a[0], a[0]), a[0]);
+    return b.create<arith::MulFOp>(l, b.create<arith::MulFOp>(l, a[0], a[0]),
+                                   a[0]);
   case Builtin::Heav: {
     Value zero = constant(0.0, l);
-    Value ge = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE, a[0],
-                                       zero);
+    Value ge =
+        b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE, a[0], zero);
     return b.create<arith::SelectOp>(l, ge, constant(1.0, l), zero);
   }
   }
@@ -179,12 +207,24 @@ Value Generator::emit(const Expr *root,
       case BinaryOp::Div:
         v = b.create<arith::DivFOp>(l, toF64(x, l), toF64(y, l));
         break;
-      case BinaryOp::Lt: v = cmp(arith::CmpFPredicate::OLT); break;
-      case BinaryOp::Le: v = cmp(arith::CmpFPredicate::OLE); break;
-      case BinaryOp::Gt: v = cmp(arith::CmpFPredicate::OGT); break;
-      case BinaryOp::Ge: v = cmp(arith::CmpFPredicate::OGE); break;
-      case BinaryOp::Eq: v = cmp(arith::CmpFPredicate::OEQ); break;
-      case BinaryOp::Ne: v = cmp(arith::CmpFPredicate::UNE); break;
+      case BinaryOp::Lt:
+        v = cmp(arith::CmpFPredicate::OLT);
+        break;
+      case BinaryOp::Le:
+        v = cmp(arith::CmpFPredicate::OLE);
+        break;
+      case BinaryOp::Gt:
+        v = cmp(arith::CmpFPredicate::OGT);
+        break;
+      case BinaryOp::Ge:
+        v = cmp(arith::CmpFPredicate::OGE);
+        break;
+      case BinaryOp::Eq:
+        v = cmp(arith::CmpFPredicate::OEQ);
+        break;
+      case BinaryOp::Ne:
+        v = cmp(arith::CmpFPredicate::UNE);
+        break;
       case BinaryOp::And:
         v = b.create<arith::AndIOp>(l, toI1(x, l), toI1(y, l));
         break;
@@ -268,8 +308,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (sm.getNumBuffers())
     start = llvm::SMLoc::getFromPointer(
         sm.getMemoryBuffer(sm.getMainFileID())->getBufferStart());
-  auto modelOp = b.create<ModelOp>(loc(start), b.getStringAttr(model.name),
-                                   StringAttr());
+  auto modelOp =
+      b.create<ModelOp>(loc(start), b.getStringAttr(model.name), StringAttr());
   if (sm.getNumBuffers())
     modelOp.setSourceAttr(b.getStringAttr(
         sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier()));
@@ -319,8 +359,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   }
   for (const Table &t : model.tables)
     b.create<TableOp>(loc(t.loc), b.getStringAttr(t.variable),
-                      b.getF64FloatAttr(t.lo),
-                      b.getF64FloatAttr(t.hi), b.getF64FloatAttr(t.step),
+                      b.getF64FloatAttr(t.lo), b.getF64FloatAttr(t.hi),
+                      b.getF64FloatAttr(t.step),
                       /*names=*/ArrayAttr());
 
   // Initial values.
@@ -375,8 +415,8 @@ OwningOpRef<ModuleOp> Generator::run() {
       const Variable *var = model.lookup(n);
       if (var && var->value)
         return constant(*var->value, nameLoc(n, var->defLoc));
-      if (var && (var->role == VarRole::Parameter ||
-                  var->role == VarRole::Flag))
+      if (var &&
+          (var->role == VarRole::Parameter || var->role == VarRole::Flag))
         return b.create<GetOp>(nameLoc(n, var->loc), b.getF64Type(),
                                FlatSymbolRefAttr::get(&ctx, n));
       emitError(UnknownLoc::get(&ctx))
@@ -400,8 +440,7 @@ OwningOpRef<ModuleOp> Generator::run() {
         b.create<GateInfTauOp>(l, sym, valueOf(s.inf), valueOf(s.tau));
         break;
       case StateForm::AlphaBeta:
-        b.create<GateAlphaBetaOp>(l, sym, valueOf(s.alpha),
-                                  valueOf(s.beta));
+        b.create<GateAlphaBetaOp>(l, sym, valueOf(s.alpha), valueOf(s.beta));
         break;
       case StateForm::Store: {
         Value next = emit(model.lookup(s.name)->def.get(), memo, resolve);
@@ -411,8 +450,8 @@ OwningOpRef<ModuleOp> Generator::run() {
       }
     }
     for (const std::string &t : model.tracedValues)
-      b.create<TraceOp>(nameLoc(t, model.lookup(t)->defLoc),
-                        b.getStringAttr(t), toF64(valueOf(t), loc({})));
+      b.create<TraceOp>(nameLoc(t, model.lookup(t)->defLoc), b.getStringAttr(t),
+                        toF64(valueOf(t), loc({})));
   }
 
   if (hadError || failed(verify(*module)))

@@ -85,9 +85,7 @@ void easyml::buildCompilePipeline(OpPassManager &pm,
   buildLowerToLLVMPipeline(pm, options);
 }
 
-void easyml::registerCheckPasses() {
-  PassRegistration<CheckLLVMOnlyPass>();
-}
+void easyml::registerCheckPasses() { PassRegistration<CheckLLVMOnlyPass>(); }
 
 void easyml::registerPipelines() {
   PassPipelineRegistration<PipelineOptions>(

@@ -9,12 +9,12 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -50,8 +50,8 @@ easyml::createTargetMachine(const ObjectOptions &options, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
   if (!tm)
-    error = "cannot create a target machine for " + triple + " (cpu " + cpu +
-            ")";
+    error =
+        "cannot create a target machine for " + triple + " (cpu " + cpu + ")";
   return tm;
 }
 
@@ -75,8 +75,8 @@ public:
       return it->second;
     llvm::Constant *data = llvm::ConstantDataArray::getString(ctx, s);
     auto *g = new llvm::GlobalVariable(m, data->getType(), true,
-                                       llvm::GlobalValue::PrivateLinkage,
-                                       data, ".easyml.str");
+                                       llvm::GlobalValue::PrivateLinkage, data,
+                                       ".easyml.str");
     g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     g->setAlignment(llvm::Align(1));
     strings[s] = g;
@@ -88,9 +88,9 @@ public:
     if (v.empty())
       return null();
     auto *type = llvm::ArrayType::get(elem, v.size());
-    auto *g = new llvm::GlobalVariable(
-        m, type, true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantArray::get(type, v), name);
+    auto *g = new llvm::GlobalVariable(m, type, true,
+                                       llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantArray::get(type, v), name);
     return g;
   }
   llvm::Constant *strings_(const std::vector<std::string> &v,
@@ -125,8 +125,7 @@ public:
     std::vector<llvm::Type *> types;
     for (llvm::Constant *c : fields)
       types.push_back(c->getType());
-    return llvm::ConstantStruct::get(llvm::StructType::get(ctx, types),
-                                     fields);
+    return llvm::ConstantStruct::get(llvm::StructType::get(ctx, types), fields);
   }
   llvm::Constant *records(llvm::ArrayRef<llvm::Constant *> v,
                           llvm::StringRef name) {
@@ -183,42 +182,57 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
   }
   std::vector<llvm::Constant *> tables;
   for (auto &t : l.tables)
-    tables.push_back(d.record(
-        {d.str(t.variable), llvm::ConstantFP::get(d.f64, t.lo),
-         llvm::ConstantFP::get(d.f64, t.hi),
-         llvm::ConstantFP::get(d.f64, t.step), d.int64(t.rows),
-         d.int64(t.columns), d.int64(t.offset),
-         d.strings_(t.columnNames, ".easyml.columns")}));
+    tables.push_back(
+        d.record({d.str(t.variable), llvm::ConstantFP::get(d.f64, t.lo),
+                  llvm::ConstantFP::get(d.f64, t.hi),
+                  llvm::ConstantFP::get(d.f64, t.step), d.int64(t.rows),
+                  d.int64(t.columns), d.int64(t.offset),
+                  d.strings_(t.columnNames, ".easyml.columns")}));
   std::vector<llvm::Constant *> variants;
   for (auto &v : options.variants)
     variants.push_back(d.record(
-        {d.str(v), d.int64(0), d.int64(1),
-         d.function(l.symbol(v, "init")), d.function(l.symbol(v, "compute")),
-         d.function(l.symbol(v, "eval"))}));
+        {d.str(v), d.int64(0), d.int64(1), d.function(l.symbol(v, "init")),
+         d.function(l.symbol(v, "compute")), d.function(l.symbol(v, "eval"))}));
 
-  llvm::Constant *desc = d.record({
-      d.int64(1), d.str(l.name), d.str(l.source), d.str(options.compilerId),
-      d.int64(l.states.size()), d.strings_(stateNames, ".easyml.states"),
-      d.strings_(methods, ".easyml.methods"),
-      d.strings_(units, ".easyml.units"), d.doubles(lbs, ".easyml.lb"),
-      d.doubles(ubs, ".easyml.ub"), d.int64(nodal.size()),
-      d.int64s(nodal, ".easyml.nodal"), d.int64(l.svSize),
-      d.int64(l.params.size()), d.strings_(paramNames, ".easyml.params"),
-      d.doubles(paramDefaults, ".easyml.defaults"),
-      d.strings_(paramUnits, ".easyml.param_units"),
-      d.int64(l.flags.size()), d.strings_(flagNames, ".easyml.flags"),
-      d.doubles(flagDefaults, ".easyml.flag_defaults"),
-      d.strings_(flagCases, ".easyml.flag_cases"),
-      d.array(d.ptr, flagValues, ".easyml.flag_values"),
-      d.int64(l.externals.size()), d.strings_(extNames, ".easyml.ext"),
-      d.strings_(simNames, ".easyml.ext_sim"),
-      d.int64s(access, ".easyml.ext_access"), d.int64(l.vmIndex),
-      d.int64(l.iionIndex), d.int64(l.tables.size()),
-      d.records(tables, ".easyml.tables"), d.int64(l.tableSize),
-      d.int64(l.traces.size()), d.strings_(l.traces, ".easyml.traces"),
-      d.int64(l.counters.size()), d.strings_(l.counters, ".easyml.counters"),
-      d.function(l.symbol(options.variants.front(), "tables")),
-      d.int64(variants.size()), d.records(variants, ".easyml.variants")});
+  llvm::Constant *desc =
+      d.record({d.int64(1),
+                d.str(l.name),
+                d.str(l.source),
+                d.str(options.compilerId),
+                d.int64(l.states.size()),
+                d.strings_(stateNames, ".easyml.states"),
+                d.strings_(methods, ".easyml.methods"),
+                d.strings_(units, ".easyml.units"),
+                d.doubles(lbs, ".easyml.lb"),
+                d.doubles(ubs, ".easyml.ub"),
+                d.int64(nodal.size()),
+                d.int64s(nodal, ".easyml.nodal"),
+                d.int64(l.svSize),
+                d.int64(l.params.size()),
+                d.strings_(paramNames, ".easyml.params"),
+                d.doubles(paramDefaults, ".easyml.defaults"),
+                d.strings_(paramUnits, ".easyml.param_units"),
+                d.int64(l.flags.size()),
+                d.strings_(flagNames, ".easyml.flags"),
+                d.doubles(flagDefaults, ".easyml.flag_defaults"),
+                d.strings_(flagCases, ".easyml.flag_cases"),
+                d.array(d.ptr, flagValues, ".easyml.flag_values"),
+                d.int64(l.externals.size()),
+                d.strings_(extNames, ".easyml.ext"),
+                d.strings_(simNames, ".easyml.ext_sim"),
+                d.int64s(access, ".easyml.ext_access"),
+                d.int64(l.vmIndex),
+                d.int64(l.iionIndex),
+                d.int64(l.tables.size()),
+                d.records(tables, ".easyml.tables"),
+                d.int64(l.tableSize),
+                d.int64(l.traces.size()),
+                d.strings_(l.traces, ".easyml.traces"),
+                d.int64(l.counters.size()),
+                d.strings_(l.counters, ".easyml.counters"),
+                d.function(l.symbol(options.variants.front(), "tables")),
+                d.int64(variants.size()),
+                d.records(variants, ".easyml.variants")});
   auto *g = new llvm::GlobalVariable(m, desc->getType(), true,
                                      llvm::GlobalValue::ExternalLinkage, desc,
                                      "easyml_model_" + l.name);
@@ -238,8 +252,7 @@ easyml::translateModel(mlir::ModuleOp module, llvm::LLVMContext &context,
   std::unique_ptr<llvm::Module> m =
       mlir::translateModuleToLLVMIR(module, context, layout.name);
   if (!m) {
-    error = "cannot translate the kernels of '" + layout.name +
-            "' to LLVM IR";
+    error = "cannot translate the kernels of '" + layout.name + "' to LLVM IR";
     return nullptr;
   }
   m->setTargetTriple(tm.getTargetTriple().str());
@@ -285,8 +298,7 @@ bool easyml::emitCode(llvm::Module &module, llvm::TargetMachine &tm,
 }
 
 bool easyml::linkSharedLibrary(llvm::StringRef objectPath,
-                               llvm::StringRef outputPath,
-                               std::string &error) {
+                               llvm::StringRef outputPath, std::string &error) {
   std::string driver;
   if (const char *env = std::getenv("EASYML_LINKER"); env && *env) {
     driver = env;
@@ -302,15 +314,15 @@ bool easyml::linkSharedLibrary(llvm::StringRef objectPath,
             "EASYML_LINKER)";
     return false;
   }
-  std::vector<std::string> argv{driver,       "-shared", "-o",
+  std::vector<std::string> argv{driver,           "-shared",        "-o",
                                 outputPath.str(), objectPath.str(), "-lm"};
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
-                                     &msg);
+  int rc =
+      llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {
-    error = "linking '" + outputPath.str() + "' with " + driver +
-            " failed" + (msg.empty() ? "" : ": " + msg);
+    error = "linking '" + outputPath.str() + "' with " + driver + " failed" +
+            (msg.empty() ? "" : ": " + msg);
     return false;
   }
   return true;

@@ -22,12 +22,12 @@ std::unique_ptr<ModelHandle> ModelHandle::load(const std::string &path,
   void *lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *msg = dlerror();
-    error = "cannot load model library '" + path + "': " +
-            (msg ? msg : "unknown error");
+    error = "cannot load model library '" + path +
+            "': " + (msg ? msg : "unknown error");
     return nullptr;
   }
-  auto *desc = static_cast<const easyml_model_desc *>(
-      dlsym(lib, "easyml_model"));
+  auto *desc =
+      static_cast<const easyml_model_desc *>(dlsym(lib, "easyml_model"));
   if (!desc) {
     dlclose(lib);
     error = "'" + path +

@@ -64,8 +64,7 @@ static bool applyFlags(const easyml_model_desc &d, const std::string &value,
 
 bool easyml::rt::applyParamMods(const easyml_model_desc &d,
                                 const std::string &mods,
-                                std::vector<double> &params,
-                                std::string &error,
+                                std::vector<double> &params, std::string &error,
                                 std::vector<std::string> *log) {
   if (trim(mods).empty())
     return true;
@@ -103,9 +102,10 @@ bool easyml::rt::applyParamMods(const easyml_model_desc &d,
     errno = 0;
     char *end = nullptr;
     double v = std::strtod(operand.c_str(), &end);
-    if (operand.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
-      error = "bad number '" + operand + "' in parameter modifier '" + item +
-              "'";
+    if (operand.empty() || *end != '\0' || errno == ERANGE ||
+        !std::isfinite(v)) {
+      error =
+          "bad number '" + operand + "' in parameter modifier '" + item + "'";
       return false;
     }
     int64_t index = -1;
@@ -114,7 +114,8 @@ bool easyml::rt::applyParamMods(const easyml_model_desc &d,
         index = p;
     if (index < 0) {
       error = "Unrecognized parameter '" + name + "' for model " +
-              std::string(d.name) + " (run easyml-bench --imp-info to list "
+              std::string(d.name) +
+              " (run easyml-bench --imp-info to list "
               "its parameters)";
       return false;
     }
@@ -122,24 +123,43 @@ bool easyml::rt::applyParamMods(const easyml_model_desc &d,
     double old = x;
     if (percent) {
       switch (oper) {
-      case '+': x *= 1 + v / 100; break;
-      case '-': x *= 1 - v / 100; break;
-      case '*': x *= v / 100; break;
-      case '/': x /= v / 100; break;
-      case '=': x = old * v / 100; break;
+      case '+':
+        x *= 1 + v / 100;
+        break;
+      case '-':
+        x *= 1 - v / 100;
+        break;
+      case '*':
+        x *= v / 100;
+        break;
+      case '/':
+        x /= v / 100;
+        break;
+      case '=':
+        x = old * v / 100;
+        break;
       }
     } else {
       switch (oper) {
-      case '+': x += v; break;
-      case '-': x -= v; break;
-      case '*': x *= v; break;
-      case '/': x /= v; break;
-      case '=': x = v; break;
+      case '+':
+        x += v;
+        break;
+      case '-':
+        x -= v;
+        break;
+      case '*':
+        x *= v;
+        break;
+      case '/':
+        x /= v;
+        break;
+      case '=':
+        x = v;
+        break;
       }
     }
     if (!std::isfinite(x)) {
-      error = "parameter modifier '" + item + "' makes " + name +
-              " non-finite";
+      error = "parameter modifier '" + item + "' makes " + name + " non-finite";
       return false;
     }
     if (log) {

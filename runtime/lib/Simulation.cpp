@@ -42,8 +42,8 @@ bool Simulation::valid(std::string &error) const {
   const easyml_model_desc &d = model_.desc();
   for (int64_t i = 0; i < d.num_variants; ++i)
     names += (i ? ", " : "") + std::string(d.variants[i].name);
-  error = "model " + std::string(d.name) + " has no variant '" +
-          variantName_ + "' (compiled variants: " + names + ")";
+  error = "model " + std::string(d.name) + " has no variant '" + variantName_ +
+          "' (compiled variants: " + names + ")";
   return false;
 }
 

@@ -41,7 +41,8 @@ public:
   bool has(const std::string &name) const { return values_.count(name); }
   std::string get(const std::string &name) const;
   /// Numeric value; records an error naming the option on a bad number.
-  double number(const std::string &name, std::vector<std::string> &errors) const;
+  double number(const std::string &name,
+                std::vector<std::string> &errors) const;
   long integer(const std::string &name, std::vector<std::string> &errors) const;
   const std::vector<OptionSpec> &specs() const { return specs_; }
   void printHelp(const char *tool) const;

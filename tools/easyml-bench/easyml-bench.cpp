@@ -47,40 +47,56 @@ double now() {
 std::vector<OptionSpec> optionSpecs() {
   using K = ArgKind;
   return {
-      {"load-module", 0, K::Required, "compiled model (.so from easyml-compile --emit=shared)", ""},
-      {"model", 'M', K::Required, "EasyML model file, compiled on the fly and cached", ""},
-      {"imp", 'I', K::Required, "built-in model name (not available: use --load-module or --model)", ""},
-      {"imp-par", 'p', K::Required, "parameter modifiers: name=v,name*v,name+10%,flags=EPI", ""},
+      {"load-module", 0, K::Required,
+       "compiled model (.so from easyml-compile --emit=shared)", ""},
+      {"model", 'M', K::Required,
+       "EasyML model file, compiled on the fly and cached", ""},
+      {"imp", 'I', K::Required,
+       "built-in model name (not available: use --load-module or --model)", ""},
+      {"imp-par", 'p', K::Required,
+       "parameter modifiers: name=v,name*v,name+10%,flags=EPI", ""},
       {"imp-info", 0, K::None, "print parameters, states, flags and exit", ""},
       {"numstim", 0, K::Required, "number of stimuli (<= 0: none)", "1"},
       {"stim-start", 'i', K::Required, "first stimulus time (ms)", "1.0"},
       {"stim-dur", 'T', K::Required, "stimulus duration (ms)", "1.0"},
-      {"stim-curr", 'c', K::Required, "stimulus strength (uA/cm^2, positive depolarises)", "60.0"},
+      {"stim-curr", 'c', K::Required,
+       "stimulus strength (uA/cm^2, positive depolarises)", "60.0"},
       {"bcl", 'b', K::Required, "basic cycle length (ms)", "1000"},
       {"duration", 'a', K::Required, "simulated time (ms)", ""},
-      {"past-stim", 0, K::Required, "time simulated after the last stimulus without --duration", "1000"},
+      {"past-stim", 0, K::Required,
+       "time simulated after the last stimulus without --duration", "1000"},
       {"dt", 'D', K::Required, "time step (ms)", "0.01"},
       {"dt-out", 'o', K::Required, "output interval (ms)", "1.0"},
       {"start-out", 0, K::Required, "first output time (ms)", "0"},
       {"num", 'n', K::Required, "number of cells", "1"},
       {"fout", 'O', K::Optional, "output base name", "BENCH_REG"},
       {"bin", 'B', K::None, "binary output (with --fout)", ""},
-      {"validate", 'v', K::None, "dump all state variables, Vm, Iion and t as binaries", ""},
+      {"validate", 'v', K::None,
+       "dump all state variables, Vm, Iion and t as binaries", ""},
       {"no-trace", 0, K::None, "do not write traces", ""},
       {"trace-no", 0, K::Required, "trace file number (Trace_<n>.dat)", "0"},
-      {"save-ini-time", 'S', K::Required, "write a state file at this time (ms)", ""},
-      {"save-ini-file", 'F', K::Required, "state file written at --save-ini-time", "singlecell.sv"},
+      {"save-ini-time", 'S', K::Required,
+       "write a state file at this time (ms)", ""},
+      {"save-ini-file", 'F', K::Required,
+       "state file written at --save-ini-time", "singlecell.sv"},
       {"read-ini-file", 'R', K::Required, "start from this state file", ""},
       {"variant", 0, K::Required, "compiled variant to run", "baseline"},
       {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
-      {"no-tables", 0, K::None, "with --model: evaluate lookup-table expressions directly", ""},
-      {"cache-dir", 0, K::Required, "where --model keeps compiled models ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
-      {"report-json", 0, K::Required, "write the final report as JSON to this file", ""},
+      {"no-tables", 0, K::None,
+       "with --model: evaluate lookup-table expressions directly", ""},
+      {"cache-dir", 0, K::Required,
+       "where --model keeps compiled models ($EASYML_CACHE_DIR, "
+       "~/.cache/easyml)",
+       ""},
+      {"report-json", 0, K::Required,
+       "write the final report as JSON to this file", ""},
       {"progress", 0, K::None, "always show the progress bar", ""},
       {"no-progress", 0, K::None, "never show the progress bar", ""},
       {"quiet", 'q', K::None, "no banner and no report on stderr", ""},
-      {"pointwise", 0, K::Required, "evaluate Iion at every row of a reference CSV and compare", ""},
-      {"pointwise-write", 0, K::Required, "with --pointwise: write the table with the model's Iion", ""},
+      {"pointwise", 0, K::Required,
+       "evaluate Iion at every row of a reference CSV and compare", ""},
+      {"pointwise-write", 0, K::Required,
+       "with --pointwise: write the table with the model's Iion", ""},
       {"help", 'h', K::None, "print this help", ""},
       {"version", 0, K::None, "print the version", ""},
   };
@@ -109,8 +125,8 @@ int runProcess(const std::vector<std::string> &argv, std::string *out) {
       args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
-    std::fprintf(stderr, "easyml-bench: error: cannot run '%s': %s\n",
-                 args[0], std::strerror(errno));
+    std::fprintf(stderr, "easyml-bench: error: cannot run '%s': %s\n", args[0],
+                 std::strerror(errno));
     _exit(127);
   }
   if (out) {
@@ -223,7 +239,6 @@ std::string compileModel(const std::string &model,
 // Output helpers
 //===----------------------------------------------------------------------===//
 
-
 class BinaryWriter {
 public:
   bool open(const std::string &path) {
@@ -271,7 +286,8 @@ void printImpInfo(const easyml_model_desc &d) {
   for (int64_t i = 0; i < d.num_externals; ++i)
     std::printf("  %-24s %-12s %s\n", d.external_names[i],
                 d.external_sim_names[i], access[d.external_access[i]]);
-  std::printf("\nLookup tables (%lld):\n", static_cast<long long>(d.num_tables));
+  std::printf("\nLookup tables (%lld):\n",
+              static_cast<long long>(d.num_tables));
   for (int64_t i = 0; i < d.num_tables; ++i)
     std::printf("  %-24s [%g, %g] step %g: %lld rows x %lld columns\n",
                 d.tables[i].variable, d.tables[i].lo, d.tables[i].hi,
@@ -287,9 +303,9 @@ void printImpInfo(const easyml_model_desc &d) {
 // .sv state files
 //===----------------------------------------------------------------------===//
 
-const char *kSimExternals[] = {"Vm",   "Lambda", "delLambda", "Tension",
-                               "Ke",   "Nae",    "Cae",       "Iion",
-                               "tension_component", "illum"};
+const char *kSimExternals[] = {
+    "Vm",  "Lambda", "delLambda", "Tension",           "Ke",
+    "Nae", "Cae",    "Iion",      "tension_component", "illum"};
 
 void writeStateFile(const std::string &path, rt::Simulation &sim) {
   const easyml_model_desc &d = sim.desc();
@@ -309,9 +325,9 @@ void writeStateFile(const std::string &path, rt::Simulation &sim) {
   }
   std::fprintf(f, "%s\n", d.name);
   for (int64_t v = 0; v < d.sv_size; ++v) {
-    const char *name = v < d.num_states
-                           ? d.state_names[v]
-                           : d.param_names[d.nodal_param_index[v - d.num_states]];
+    const char *name =
+        v < d.num_states ? d.state_names[v]
+                         : d.param_names[d.nodal_param_index[v - d.num_states]];
     std::fprintf(f, "%-20.17g# %s\n", sim.state(0, v), name);
   }
   std::fclose(f);
@@ -329,19 +345,19 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
     lines.push_back(l);
   size_t nExt = sizeof kSimExternals / sizeof *kSimExternals;
   if (lines.size() < nExt + 1)
-    fail("state file '" + path + "' is truncated: " +
-         std::to_string(lines.size()) + " lines");
+    fail("state file '" + path +
+         "' is truncated: " + std::to_string(lines.size()) + " lines");
   auto value = [&](size_t line, double &out) {
     const std::string &s = lines[line];
     char *end = nullptr;
     out = std::strtod(s.c_str(), &end);
     if (end == s.c_str())
-      fail(path + ":" + std::to_string(line + 1) + ": expected a number, got '" +
-           s + "'");
+      fail(path + ":" + std::to_string(line + 1) +
+           ": expected a number, got '" + s + "'");
   };
   for (size_t i = 0; i < nExt; ++i) {
-    if (lines[i].rfind("-", 0) == 0 && lines[i].find_first_of("0123456789") ==
-                                           std::string::npos)
+    if (lines[i].rfind("-", 0) == 0 &&
+        lines[i].find_first_of("0123456789") == std::string::npos)
       continue;
     for (int64_t e = 0; e < d.num_externals; ++e)
       if (std::strcmp(d.external_sim_names[e], kSimExternals[i]) == 0) {
@@ -373,8 +389,8 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
 //===----------------------------------------------------------------------===//
 
 int pointwise(const std::string &csv, rt::ModelHandle &model,
-              const std::string &variant, const std::string &impPar,
-              double dt, const std::string &writePath) {
+              const std::string &variant, const std::string &impPar, double dt,
+              const std::string &writePath) {
   std::ifstream in(csv);
   if (!in)
     fail("cannot open reference '" + csv + "': " + std::strerror(errno));
@@ -414,8 +430,7 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
     fail(csv + ": expected columns time_ms, Vm and Iion");
   rt::Simulation sim(model, rows.size(), variant);
   std::string error;
-  if (!sim.valid(error) ||
-      !rt::applyParamMods(d, impPar, sim.params(), error))
+  if (!sim.valid(error) || !rt::applyParamMods(d, impPar, sim.params(), error))
     fail(error);
   sim.initialize(dt);
   std::vector<int> stateCol(d.num_states);
@@ -452,8 +467,7 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
     std::fprintf(f, "%s\n", header.c_str());
     for (size_t r = 0; r < rows.size(); ++r)
       for (size_t c = 0; c < cols.size(); ++c)
-        std::fprintf(f, "%.12g%s",
-                     (int)c == iCol ? sim.iion()[r] : rows[r][c],
+        std::fprintf(f, "%.12g%s", (int)c == iCol ? sim.iion()[r] : rows[r][c],
                      c + 1 < cols.size() ? "," : "\n");
     std::fclose(f);
     if (std::rename(tmp.c_str(), writePath.c_str()) != 0)
@@ -576,15 +590,16 @@ int main(int argc, char **argv) {
 
   // Time stepping in integer steps, as bench does.
   if (!cl.has("duration"))
-    duration = cl.has("numstim") && numstim <= 0
-                   ? static_cast<float>(stimStart + pastStim)
-                   : static_cast<float>(stimStart + bcl * (numstim - 1) +
-                                        pastStim);
+    duration =
+        cl.has("numstim") && numstim <= 0
+            ? static_cast<float>(stimStart + pastStim)
+            : static_cast<float>(stimStart + bcl * (numstim - 1) + pastStim);
   const long nLast = std::lround(duration / dt);
   const long stimLen = std::max(1L, std::lround(stimDur / dt));
   std::vector<long> stimStarts;
   for (long k = 0; k < numstim; ++k)
-    stimStarts.push_back(std::lround(stimStart / dt) + k * std::lround(bcl / dt));
+    stimStarts.push_back(std::lround(stimStart / dt) +
+                         k * std::lround(bcl / dt));
   auto stimOn = [&](long step) {
     for (long s : stimStarts)
       if (step >= s && step < s + stimLen)
@@ -593,8 +608,8 @@ int main(int argc, char **argv) {
   };
   const long outFirst = std::lround(startOut / dt);
   const long outEvery = std::max(1L, std::lround(dtOut / dt));
-  const long saveStep = cl.has("save-ini-time") ? std::lround(saveIniTime / dt)
-                                                : -1;
+  const long saveStep =
+      cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
 
   sim.initialize(dt);
   for (const std::string &w : sim.tableWarnings)
@@ -623,15 +638,16 @@ int main(int argc, char **argv) {
       written.push_back(tableTmp);
     } else {
       table = stdout;
-      std::fprintf(stderr, "Outputting the following quantities at each "
-                           "time:\n%10s\t%10s\t%10s\t\n",
+      std::fprintf(stderr,
+                   "Outputting the following quantities at each "
+                   "time:\n%10s\t%10s\t%10s\t\n",
                    "Time", "Vm", "Iion");
     }
   } else {
     if (!tBin.open(fout + ".t.bin") || !vmBin.open(fout + ".Vm.bin") ||
         !iionBin.open(fout + ".Iion.bin"))
-      fail("cannot write binary output '" + fout + ".*.bin': " +
-           std::strerror(errno));
+      fail("cannot write binary output '" + fout +
+           ".*.bin': " + std::strerror(errno));
     written.insert(written.end(), {tBin.path_, vmBin.path_, iionBin.path_});
     if (validate) {
       svBin.resize(d.num_states);
@@ -664,8 +680,7 @@ int main(int argc, char **argv) {
     double t = step * dt;
     double v = vm ? vm[0] : 0, i = iion ? iion[0] : 0;
     if (table)
-      std::fprintf(table, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v,
-                   i);
+      std::fprintf(table, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v, i);
     if (binary) {
       tBin.write(t);
       vmBin.write(v);
@@ -683,9 +698,9 @@ int main(int argc, char **argv) {
   };
 
   // Waves: runs of steps with no event (output, save, stimulus edge).
-  bool progress = cl.has("progress") ||
-                  (!cl.has("no-progress") && isatty(2) &&
-                   static_cast<double>(nLast) * num > 5e7);
+  bool progress =
+      cl.has("progress") || (!cl.has("no-progress") && isatty(2) &&
+                             static_cast<double>(nLast) * num > 5e7);
   double outputSeconds = 0, wallStart = now();
   long waves = 0, lastPct = -1;
   long step = 0;
@@ -740,8 +755,8 @@ int main(int argc, char **argv) {
                  tBin.count_);
     std::fprintf(hf, "%32s %10s %2d %10ld\n", vmBin.path_.c_str(), "Real", 8,
                  vmBin.count_);
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", iionBin.path_.c_str(), "Real",
-                 8, iionBin.count_);
+    std::fprintf(hf, "%32s %10s %2d %10ld\n", iionBin.path_.c_str(), "Real", 8,
+                 iionBin.count_);
     for (auto &b : svBin)
       std::fprintf(hf, "%32s %10s %2d %10ld\n", b.path_.c_str(), "Real", 8,
                    b.count_);
@@ -762,9 +777,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %ld "
                  "waves)\n%-22s %d\n",
-                 "model", d.name, "variant", cl.get("variant").c_str(),
-                 "cells", num, "steps", nLast + 1, dt, waves, "threads",
-                 sim.threads());
+                 "model", d.name, "variant", cl.get("variant").c_str(), "cells",
+                 num, "steps", nLast + 1, dt, waves, "threads", sim.threads());
     auto row = [](const char *name, double s) {
       std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
     };
@@ -783,24 +797,24 @@ int main(int argc, char **argv) {
     FILE *f = std::fopen(p.c_str(), "w");
     if (!f)
       fail("cannot write '" + p + "': " + std::strerror(errno));
-    std::fprintf(f,
-                 "{\n  \"model\": \"%s\",\n  \"variant\": \"%s\",\n  "
-                 "\"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
-                 "\"threads\": %d,\n  \"waves\": %ld,\n  \"seconds\": {\"compile\": "
-                 "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
-                 "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
-                 "\"cell_steps_per_second\": %.6e,\n  \"compile_cached\": %s,\n"
-                 "  \"warnings\": {",
-                 d.name, cl.get("variant").c_str(), num, nLast + 1, dt,
-                 sim.threads(), waves, compileSeconds, loadSeconds,
-                 sim.tablesSeconds, sim.initSeconds, sim.computeSeconds,
-                 outputSeconds, wall + loadSeconds + compileSeconds, rate,
-                 cached ? "true" : "false");
+    std::fprintf(
+        f,
+        "{\n  \"model\": \"%s\",\n  \"variant\": \"%s\",\n  "
+        "\"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
+        "\"threads\": %d,\n  \"waves\": %ld,\n  \"seconds\": {\"compile\": "
+        "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
+        "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
+        "\"cell_steps_per_second\": %.6e,\n  \"compile_cached\": %s,\n"
+        "  \"warnings\": {",
+        d.name, cl.get("variant").c_str(), num, nLast + 1, dt, sim.threads(),
+        waves, compileSeconds, loadSeconds, sim.tablesSeconds, sim.initSeconds,
+        sim.computeSeconds, outputSeconds, wall + loadSeconds + compileSeconds,
+        rate, cached ? "true" : "false");
     bool first = true;
     for (int64_t i = 0; i < d.num_counters; ++i)
       if (counters[i]) {
-        std::fprintf(f, "%s\"%s\": %lld", first ? "" : ", ",
-                     d.counter_names[i], static_cast<long long>(counters[i]));
+        std::fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", d.counter_names[i],
+                     static_cast<long long>(counters[i]));
         first = false;
       }
     std::fprintf(f, "}\n}\n");

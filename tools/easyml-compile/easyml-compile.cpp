@@ -9,8 +9,8 @@
 // Stages: tokens, ast, summary, summary-json, mlir (the easyml dialect as
 // generated), prepared (integrators expanded, tables extracted), llvm-dialect
 // (kernels in the LLVM dialect), llvm (LLVM IR with the descriptor), asm,
-// obj, shared (a loadable .so) and header (its C header). Diagnostics are printed
-// as file:line:col with the source line and a caret; every error in the
+// obj, shared (a loadable .so) and header (its C header). Diagnostics are
+// printed as file:line:col with the source line and a caret; every error in the
 // file is reported and the exit status is non-zero when any was. Output
 // files are written only on success.
 //
@@ -36,8 +36,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -68,30 +68,30 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model file>"),
 cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(category));
-cl::opt<Emit> emit(
-    "emit", cl::desc("What to produce"), cl::init(Emit::Summary),
-    cl::values(clEnumValN(Emit::Tokens, "tokens", "the token stream"),
-               clEnumValN(Emit::AST, "ast", "the syntax tree"),
-               clEnumValN(Emit::Summary, "summary",
-                          "what the front end understood (default)"),
-               clEnumValN(Emit::SummaryJSON, "summary-json",
-                          "the summary as JSON"),
-               clEnumValN(Emit::MLIR, "mlir",
-                          "the easyml dialect, with source locations"),
-               clEnumValN(Emit::Prepared, "prepared",
-                          "easyml IR with integrators expanded and tables "
-                          "extracted"),
-               clEnumValN(Emit::LLVMDialect, "llvm-dialect",
-                          "the kernels in the LLVM dialect"),
-               clEnumValN(Emit::LLVMIR, "llvm",
-                          "LLVM IR with the model descriptor"),
-               clEnumValN(Emit::Asm, "asm", "native assembly"),
-               clEnumValN(Emit::Obj, "obj", "a native object file"),
-               clEnumValN(Emit::Shared, "shared",
-                          "a shared library loadable at run time"),
-               clEnumValN(Emit::Header, "header",
-                          "the C header declaring the descriptor")),
-    cl::cat(category));
+cl::opt<Emit>
+    emit("emit", cl::desc("What to produce"), cl::init(Emit::Summary),
+         cl::values(clEnumValN(Emit::Tokens, "tokens", "the token stream"),
+                    clEnumValN(Emit::AST, "ast", "the syntax tree"),
+                    clEnumValN(Emit::Summary, "summary",
+                               "what the front end understood (default)"),
+                    clEnumValN(Emit::SummaryJSON, "summary-json",
+                               "the summary as JSON"),
+                    clEnumValN(Emit::MLIR, "mlir",
+                               "the easyml dialect, with source locations"),
+                    clEnumValN(Emit::Prepared, "prepared",
+                               "easyml IR with integrators expanded and tables "
+                               "extracted"),
+                    clEnumValN(Emit::LLVMDialect, "llvm-dialect",
+                               "the kernels in the LLVM dialect"),
+                    clEnumValN(Emit::LLVMIR, "llvm",
+                               "LLVM IR with the model descriptor"),
+                    clEnumValN(Emit::Asm, "asm", "native assembly"),
+                    clEnumValN(Emit::Obj, "obj", "a native object file"),
+                    clEnumValN(Emit::Shared, "shared",
+                               "a shared library loadable at run time"),
+                    clEnumValN(Emit::Header, "header",
+                               "the C header declaring the descriptor")),
+         cl::cat(category));
 cl::opt<std::string> variant("variant",
                              cl::desc("Variant to generate: baseline"),
                              cl::init("baseline"), cl::cat(category));
@@ -112,8 +112,7 @@ cl::opt<int64_t> cvodeMaxSubsteps(
     cl::init(5000), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(2), cl::Prefix, cl::cat(category));
-cl::opt<std::string> cpu("cpu",
-                         cl::desc("Target CPU (default: the host's)"),
+cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
                          cl::init(""), cl::cat(category));
 cl::opt<std::string>
     modelName("model-name",
@@ -219,7 +218,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   objOptions.exportGenericSymbol = emit == Emit::Shared;
   objOptions.cpu = cpu;
   objOptions.optLevel = optLevel;
-  objOptions.compilerId = "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
+  objOptions.compilerId =
+      "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
   if (emit == Emit::Header) {
     os << emitHeader(layout, objOptions);
     return true;
@@ -267,8 +267,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     return true;
   }
   auto linkTimer = timing.nest("link");
-  std::string obj = writeTemporary(llvm::StringRef(code.data(), code.size()),
-                                   "o");
+  std::string obj =
+      writeTemporary(llvm::StringRef(code.data(), code.size()), "o");
   llvm::SmallString<128> so;
   llvm::sys::fs::createUniquePath("easyml-%%%%%%%%.so", so, true);
   bool linked = !obj.empty() && linkSharedLibrary(obj, so, error);
@@ -294,10 +294,10 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
 /// Runs the front end (and MLIR generation) on one buffer, writing the
 /// requested stage to `os`. With --verify-diagnostics, succeeds when the
 /// diagnostics match the buffer's expected-* annotations.
-static mlir::LogicalResult processBuffer(
-    std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
-    mlir::MLIRContext &context, mlir::TimingScope &timing,
-    llvm::raw_ostream &os) {
+static mlir::LogicalResult
+processBuffer(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
+              mlir::MLIRContext &context, mlir::TimingScope &timing,
+              llvm::raw_ostream &os) {
   llvm::SourceMgr sm;
   unsigned bufferId = sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   llvm::StringRef buffer = sm.getMemoryBuffer(bufferId)->getBuffer();
@@ -327,8 +327,7 @@ static mlir::LogicalResult processBuffer(
       ModelAST ast = parse(tokens, name, diags);
       parseTimer.stop();
       if (emit == Emit::AST)
-        printAST(os, ast,
-                 [&](llvm::SMLoc l) { return locString(sm, l); });
+        printAST(os, ast, [&](llvm::SMLoc l) { return locString(sm, l); });
       else if (!diags.hasErrors()) {
         auto semaTimer = timing.nest("sema");
         model = analyze(ast, diags);
@@ -376,8 +375,7 @@ int main(int argc, char **argv) {
   }
   std::string name = modelName;
   if (name.empty())
-    name = inputFile == "-" ? "model"
-                            : llvm::sys::path::stem(inputFile).str();
+    name = inputFile == "-" ? "model" : llvm::sys::path::stem(inputFile).str();
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
@@ -390,8 +388,8 @@ int main(int argc, char **argv) {
     return processBuffer(std::move(chunk), name, context, timing, chunkOs);
   };
   mlir::LogicalResult result =
-      splitInputFile ? mlir::splitAndProcessBuffer(std::move(file), handler,
-                                                   os, "// -----", "// -----")
+      splitInputFile ? mlir::splitAndProcessBuffer(std::move(file), handler, os,
+                                                   "// -----", "// -----")
                      : handler(std::move(file), os);
   if (mlir::failed(result))
     return 1;

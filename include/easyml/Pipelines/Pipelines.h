@@ -12,8 +12,8 @@
 #ifndef EASYML_PIPELINES_PIPELINES_H
 #define EASYML_PIPELINES_PIPELINES_H
 
-#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace easyml {
 

@@ -56,8 +56,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
 
 /// Emits `module` as an object file or assembly.
 bool emitCode(llvm::Module &module, llvm::TargetMachine &tm,
-              llvm::raw_pwrite_stream &os, bool assembly,
-              std::string &error);
+              llvm::raw_pwrite_stream &os, bool assembly, std::string &error);
 
 /// Links `objectPath` into the shared library `outputPath` with the system
 /// compiler driver ($EASYML_LINKER, else clang-19, clang, cc).
@@ -65,8 +64,7 @@ bool linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef outputPath,
                        std::string &error);
 
 /// The C header declaring the model's descriptor and its indices.
-std::string emitHeader(const ModelLayout &layout,
-                       const ObjectOptions &options);
+std::string emitHeader(const ModelLayout &layout, const ObjectOptions &options);
 
 } // namespace easyml
 

@@ -52,8 +52,8 @@ public:
 
   LogicalResult build() {
     if (variant != "baseline")
-      return model.emitError("unknown variant '") << variant
-             << "' (this pipeline generates: baseline)";
+      return model.emitError("unknown variant '")
+             << variant << "' (this pipeline generates: baseline)";
     if (!model.isExpanded())
       return model.emitError("model '")
              << model.getSymName()
@@ -115,9 +115,8 @@ private:
 
   func::FuncOp startFunction(StringRef entry) {
     b.setInsertionPointToEnd(module.getBody());
-    auto fn = b.create<func::FuncOp>(
-        loc, layout.symbol(variant, entry),
-        b.getFunctionType({ptrTy}, {}));
+    auto fn = b.create<func::FuncOp>(loc, layout.symbol(variant, entry),
+                                     b.getFunctionType({ptrTy}, {}));
     Block *entryBlock = fn.addEntryBlock();
     b.setInsertionPointToStart(entryBlock);
     // The canonicalizer hoists constants of the init and compute regions to
@@ -164,8 +163,8 @@ private:
       Value row = loop.getInductionVar();
       Value x = b.create<arith::AddFOp>(
           loc, lo,
-          b.create<arith::MulFOp>(
-              loc, b.create<arith::SIToFPOp>(loc, f64, row), step));
+          b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, row),
+                                  step));
       IRMapping mapping;
       Block &body = table.getBody().front();
       mapping.map(body.getArgument(0), x);
@@ -236,18 +235,20 @@ private:
     Value u = b.create<arith::MulFOp>(
         loc, b.create<arith::SubFOp>(loc, x, cF64(t.lo)), cF64(1.0 / t.step));
     // Out of range, or NaN: count it, clamp to the edge rows.
-    Value below = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ULT, u,
-                                          cF64(0.0));
-    Value above = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGT, u,
-                                          cF64(last));
+    Value below =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ULT, u, cF64(0.0));
+    Value above =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGT, u, cF64(last));
     countIf(b.create<arith::OrIOp>(loc, below, above), t.counter);
     Value uc = b.create<arith::MinNumFOp>(
         loc, b.create<arith::MaxNumFOp>(loc, u, cF64(0.0)), cF64(last));
     Value idx = b.create<arith::FPToSIOp>(loc, i64, uc);
-    idx = b.create<arith::MinSIOp>(loc, idx, cI64(std::max<int64_t>(0, t.rows - 2)));
+    idx = b.create<arith::MinSIOp>(loc, idx,
+                                   cI64(std::max<int64_t>(0, t.rows - 2)));
     Value w = b.create<arith::SubFOp>(loc, uc,
                                       b.create<arith::SIToFPOp>(loc, f64, idx));
-    Value row = gep(tablesPtr, f64, addI(cI64(t.offset), mulI(idx, cI64(t.columns))));
+    Value row =
+        gep(tablesPtr, f64, addI(cI64(t.offset), mulI(idx, cI64(t.columns))));
     Value nextRow = gep(row, f64, t.columns);
     SmallVector<Value> results;
     for (int64_t c = 0; c < t.columns; ++c) {
@@ -255,8 +256,7 @@ private:
       Value d = load(f64, gep(nextRow, f64, c));
       results.push_back(b.create<arith::AddFOp>(
           loc, a,
-          b.create<arith::MulFOp>(loc, w,
-                                  b.create<arith::SubFOp>(loc, d, a))));
+          b.create<arith::MulFOp>(loc, w, b.create<arith::SubFOp>(loc, d, a))));
     }
     return results;
   }
@@ -332,8 +332,7 @@ private:
     Value nsteps = field(args, kNSteps, i64), step0 = field(args, kStep0, i64);
     Value dt = field(args, kDt, f64), stim = field(args, kStim, f64);
     Value integrate = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64),
-        cI64(0));
+        loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
     Value sv = field(args, kSv, ptrTy), ext = field(args, kExt, ptrTy);
     tablesPtr = field(args, kTables, ptrTy);
     counters = field(args, kCounters, ptrTy);

@@ -48,8 +48,7 @@ ModelLayout ModelLayout::get(ModelOp model) {
     } else if (auto p = dyn_cast<ParamOp>(op)) {
       l.params.push_back({p.getSymName().str(),
                           p.getUnits() ? p.getUnits()->str() : "",
-                          p.getDefaultValue().convertToDouble(),
-                          p.getNodal()});
+                          p.getDefaultValue().convertToDouble(), p.getNodal()});
     } else if (auto f = dyn_cast<FlagOp>(op)) {
       Flag fl;
       fl.name = f.getSymName().str();
@@ -99,13 +98,11 @@ ModelLayout ModelLayout::get(ModelOp model) {
   for (State &s : l.states) {
     if (s.lb) {
       s.lbCounter = l.counters.size();
-      l.counters.push_back(s.name + " < " + formatBound(*s.lb) +
-                           ", clamped");
+      l.counters.push_back(s.name + " < " + formatBound(*s.lb) + ", clamped");
     }
     if (s.ub) {
       s.ubCounter = l.counters.size();
-      l.counters.push_back(s.name + " > " + formatBound(*s.ub) +
-                           ", clamped");
+      l.counters.push_back(s.name + " > " + formatBound(*s.ub) + ", clamped");
     }
   }
   if (ComputeOp compute = model.getComputeOp())

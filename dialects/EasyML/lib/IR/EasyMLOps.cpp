@@ -68,16 +68,13 @@ LogicalResult ModelOp::verifyRegions() {
     return emitOpError("expects exactly one 'easyml.init' region op, found ")
            << numInit;
   if (numCompute != 1)
-    return emitOpError(
-               "expects exactly one 'easyml.compute' region op, found ")
+    return emitOpError("expects exactly one 'easyml.compute' region op, found ")
            << numCompute;
 
   // Count how often each state is initialised and updated, and each external
   // written.
   llvm::DenseMap<StringAttr, unsigned> inits, updates, outputs;
-  getInitOp().walk([&](InitValueOp op) {
-    ++inits[op.getVarAttr().getAttr()];
-  });
+  getInitOp().walk([&](InitValueOp op) { ++inits[op.getVarAttr().getAttr()]; });
   bool expanded = isExpanded();
   getComputeOp().walk([&](Operation *op) {
     if (expanded && updateKind(op) && !isa<NextOp>(op)) {
@@ -141,16 +138,16 @@ LogicalResult FlagOp::verify() {
     return emitOpError("expects at least one case");
   if (getCaseNames().size() != getCaseValues().size())
     return emitOpError("expects as many case values as case names, found ")
-           << getCaseValues().size() << " values for "
-           << getCaseNames().size() << " names";
+           << getCaseValues().size() << " values for " << getCaseNames().size()
+           << " names";
   llvm::StringSet<> seen;
   for (Attribute name : getCaseNames()) {
     StringRef s = cast<StringAttr>(name).getValue();
     if (s.empty())
       return emitOpError("expects non-empty case names");
     if (!seen.insert(s).second)
-      return emitOpError("expects distinct case names, '") << s
-             << "' appears twice";
+      return emitOpError("expects distinct case names, '")
+             << s << "' appears twice";
   }
   return success();
 }
@@ -185,9 +182,8 @@ LogicalResult TableOp::verify() {
   if (!yield)
     return emitOpError("expects its region to end with 'easyml.yield'");
   if (getNames() && getNames()->size() != yield.getValues().size())
-    return emitOpError("names ")
-           << getNames()->size() << " columns but yields "
-           << yield.getValues().size();
+    return emitOpError("names ") << getNames()->size() << " columns but yields "
+                                 << yield.getValues().size();
   return success();
 }
 
@@ -289,8 +285,7 @@ LogicalResult DiffOp::verifySymbolUses(SymbolTableCollection &tables) {
 LogicalResult GateInfTauOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyStateUpdate(*this, getStateAttr(), StateKind::inf_tau, tables);
 }
-LogicalResult
-GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
+LogicalResult GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyStateUpdate(*this, getStateAttr(), StateKind::alpha_beta,
                            tables);
 }
@@ -305,8 +300,8 @@ LogicalResult NextOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 LogicalResult OutputOp::verifySymbolUses(SymbolTableCollection &tables) {
-  auto ext = dyn_cast_or_null<ExternalOp>(lookupDecl(*this, getVarAttr(),
-                                                     tables));
+  auto ext =
+      dyn_cast_or_null<ExternalOp>(lookupDecl(*this, getVarAttr(), tables));
   if (!ext)
     return emitOpError("expects an external, got ") << getVarAttr();
   if (ext.getAccess() == Access::read)

@@ -50,13 +50,11 @@ private:
   Value rate(StateInfo &s, ArrayRef<Value> operands, Value x);
   SmallVector<Value> ratesAt(ArrayRef<StateInfo *> states,
                              ArrayRef<Value> values, Value time);
-  FailureOr<DenseMatrix> jacobian(ArrayRef<Value> rates,
-                                  ArrayRef<Value> seeds);
+  FailureOr<DenseMatrix> jacobian(ArrayRef<Value> rates, ArrayRef<Value> seeds);
   /// I - gamma * h * J.
   DenseMatrix iterationMatrix(const DenseMatrix &j, Value gammaH);
 
-  Value rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x,
-                   Value h);
+  Value rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x, Value h);
   LogicalResult expandSingle(StateInfo &s);
   LogicalResult expandRungeKutta(ArrayRef<StateInfo *> states, bool rk4);
   LogicalResult expandLinearImplicit(ArrayRef<StateInfo *> states,
@@ -159,8 +157,7 @@ Value Expander::rate(StateInfo &s, ArrayRef<Value> operands, Value x) {
   if (isa<GateInfTauOp>(s.update))
     return z.div(z.sub(operands[0], x), operands[1]);
   // alpha * (1 - X) - beta * X
-  return z.sub(z.mul(operands[0], z.sub(z.cst(1.0), x)),
-               z.mul(operands[1], x));
+  return z.sub(z.mul(operands[0], z.sub(z.cst(1.0), x)), z.mul(operands[1], x));
 }
 
 SmallVector<Value> Expander::ratesAt(ArrayRef<StateInfo *> group,
@@ -192,9 +189,9 @@ static Value finiteOrZero(ZeroAwareBuilder &z, Value v) {
     return v;
   OpBuilder &b = z.b;
   Value mag = b.create<math::AbsFOp>(z.loc, v);
-  Value finite = b.create<arith::CmpFOp>(
-      z.loc, arith::CmpFPredicate::OLT, mag,
-      z.cst(std::numeric_limits<double>::infinity()));
+  Value finite =
+      b.create<arith::CmpFOp>(z.loc, arith::CmpFPredicate::OLT, mag,
+                              z.cst(std::numeric_limits<double>::infinity()));
   return b.create<arith::SelectOp>(z.loc, finite, v, z.cst(0.0));
 }
 
@@ -253,18 +250,17 @@ Value Expander::rushLarsen(StateInfo &s, ArrayRef<Value> operands, Value x,
 }
 
 /// X + f/J * expm1(J*h), forward Euler where J == 0.
-static Value linearisedStep(ZeroAwareBuilder &z, Location loc, Value x,
-                            Value f, Value j, Value h) {
+static Value linearisedStep(ZeroAwareBuilder &z, Location loc, Value x, Value f,
+                            Value j, Value h) {
   OpBuilder &b = z.b;
   if (!j)
     return z.value(z.add(x, z.mul(h, f)));
   Value em1 = b.create<math::ExpM1Op>(loc, z.mul(j, h));
   Value exact = z.add(x, z.mul(z.div(f, j), em1));
   Value euler = z.add(x, z.mul(h, f));
-  Value isZero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, j,
-                                         z.cst(0.0));
-  return b.create<arith::SelectOp>(loc, isZero, z.value(euler),
-                                   z.value(exact));
+  Value isZero =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, j, z.cst(0.0));
+  return b.create<arith::SelectOp>(loc, isZero, z.value(euler), z.value(exact));
 }
 
 LogicalResult Expander::expandSingle(StateInfo &s) {
@@ -276,7 +272,8 @@ LogicalResult Expander::expandSingle(StateInfo &s) {
     next[&s] = s.update->getOperand(0);
     return success();
   }
-  SmallVector<Value> operands = operandsAt(self, llvm::DenseMap<Value, Value>());
+  SmallVector<Value> operands =
+      operandsAt(self, llvm::DenseMap<Value, Value>());
   switch (method) {
   case Method::fe:
   case Method::none:
@@ -390,9 +387,9 @@ LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
     rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
   SmallVector<Value> k2 = lu.solve(rhs2);
   for (unsigned i = 0; i < group.size(); ++i)
-    next[group[i]] = z.value(
-        z.add(x0[i], z.add(z.mul(z.mul(z.cst(1.5), dt), k1[i]),
-                           z.mul(z.mul(z.cst(0.5), dt), k2[i]))));
+    next[group[i]] =
+        z.value(z.add(x0[i], z.add(z.mul(z.mul(z.cst(1.5), dt), k1[i]),
+                                   z.mul(z.mul(z.cst(0.5), dt), k2[i]))));
   return success();
 }
 
@@ -437,8 +434,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
             l, arith::CmpIPredicate::sge,
             b.create<arith::AddIOp>(l, count, one), maxSub);
         Value hh = b.create<arith::SelectOp>(
-            l, lastTry, remaining,
-            b.create<arith::MinNumFOp>(l, h, remaining));
+            l, lastTry, remaining, b.create<arith::MinNumFOp>(l, h, remaining));
         Value t0 = z.add(time, tau);
         SmallVector<Value> f = ratesAt(group, x, t0);
         auto j = jacobian(f, x);
@@ -460,14 +456,14 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
         Value errSum = z.cst(0.0);
         SmallVector<Value> xn;
         for (unsigned i = 0; i < n; ++i) {
-          Value xi = z.value(
-              z.add(x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
-                                z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
+          Value xi =
+              z.value(z.add(x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
+                                        z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
           xn.push_back(xi);
           Value est = z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i]));
-          Value mag = b.create<arith::MaxNumFOp>(
-              l, b.create<math::AbsFOp>(l, x[i]),
-              b.create<math::AbsFOp>(l, xi));
+          Value mag =
+              b.create<arith::MaxNumFOp>(l, b.create<math::AbsFOp>(l, x[i]),
+                                         b.create<math::AbsFOp>(l, xi));
           Value scale = z.add(z.cst(opts.cvodeAbsTol),
                               z.mul(z.cst(opts.cvodeRelTol), mag));
           Value r = z.div(est, scale);
@@ -480,26 +476,25 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
         Value nextCount = b.create<arith::AddIOp>(l, count, one);
         Value last = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
                                              nextCount, maxSub);
-        Value tiny = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh,
-                                             minStep);
+        Value tiny =
+            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh, minStep);
         Value accept = b.create<arith::OrIOp>(
             l, ok, b.create<arith::OrIOp>(l, last, tiny));
         // Step-size factor 0.9/sqrt(err), limited to [0.2, 5]; NaN -> 0.2.
-        Value fac = z.div(z.cst(0.9), b.create<math::SqrtOp>(
-                                           l, b.create<arith::MaxNumFOp>(
-                                                  l, err, z.cst(1e-12))));
+        Value fac = z.div(z.cst(0.9),
+                          b.create<math::SqrtOp>(l, b.create<arith::MaxNumFOp>(
+                                                        l, err, z.cst(1e-12))));
         fac = b.create<arith::MinNumFOp>(
             l, b.create<arith::MaxNumFOp>(l, fac, z.cst(0.2)), z.cst(5.0));
-        Value isNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO,
-                                              err, err);
+        Value isNan =
+            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
         fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
         SmallVector<Value> yielded;
-        yielded.push_back(b.create<arith::SelectOp>(l, accept, z.add(tau, hh),
-                                                    tau));
+        yielded.push_back(
+            b.create<arith::SelectOp>(l, accept, z.add(tau, hh), tau));
         yielded.push_back(z.mul(hh, fac));
         for (unsigned i = 0; i < n; ++i)
-          yielded.push_back(
-              b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
+          yielded.push_back(b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
         yielded.push_back(nextCount);
         b.create<scf::YieldOp>(l, yielded);
       });
@@ -533,8 +528,7 @@ LogicalResult Expander::run() {
     case Method::markov_be:
     case Method::rosenbrock:
     case Method::cvode: {
-      int group = s.decl.getGroup() ? static_cast<int>(*s.decl.getGroup())
-                                    : -1;
+      int group = s.decl.getGroup() ? static_cast<int>(*s.decl.getGroup()) : -1;
       groups[{static_cast<int>(m), group}].push_back(&s);
       break;
     }

@@ -62,9 +62,8 @@ static LogicalResult extract(ModelOp model, TableOp table, Block &block) {
         if (!input)
           input = get.getResult();
         dependent.insert(get.getResult());
-      } else if (isa_and_nonnull<FlagOp>(d) ||
-                 (isa_and_nonnull<ParamOp>(d) &&
-                  !cast<ParamOp>(d).getNodal())) {
+      } else if (isa_and_nonnull<FlagOp>(d) || (isa_and_nonnull<ParamOp>(d) &&
+                                                !cast<ParamOp>(d).getNodal())) {
         invariant.insert(get.getResult());
       }
       continue;
@@ -165,8 +164,8 @@ static LogicalResult extract(ModelOp model, TableOp table, Block &block) {
   // One lookup right after the variable is read.
   b.setInsertionPointAfterValue(input);
   SmallVector<Type> types(columns.size(), b.getF64Type());
-  auto lookup = b.create<LookupOp>(table.getLoc(), types,
-                                   table.getVariableAttr(), input);
+  auto lookup =
+      b.create<LookupOp>(table.getLoc(), types, table.getVariableAttr(), input);
   for (auto [c, r] : llvm::zip(columns, lookup.getResults()))
     c.replaceUsesWithIf(r, [&](OpOperand &use) {
       Operation *user = use.getOwner();

@@ -304,8 +304,7 @@ private:
       // d(a^c) = c a^(c-1) da + a^c ln(a) dc
       Tangent da = arg(0), dc = arg(1);
       if (!isZero(da)) {
-        Value pm1 = b.create<math::PowFOp>(loc, x(0),
-                                           z.sub(x(1), z.cst(1.0)));
+        Value pm1 = b.create<math::PowFOp>(loc, x(0), z.sub(x(1), z.cst(1.0)));
         t = scale(da, z.mul(x(1), pm1));
       }
       if (!isZero(dc)) {
@@ -319,9 +318,9 @@ private:
     } else if (isa<math::TanOp>(op)) {
       t = scale(arg(0), z.add(z.cst(1.0), z.mul(res, res)));
     } else if (isa<math::AsinOp, math::AcosOp>(op)) {
-      Value d = z.div(z.cst(isa<math::AsinOp>(op) ? 1.0 : -1.0),
-                      b.create<math::SqrtOp>(
-                          loc, z.sub(z.cst(1.0), z.mul(x(0), x(0)))));
+      Value d = z.div(
+          z.cst(isa<math::AsinOp>(op) ? 1.0 : -1.0),
+          b.create<math::SqrtOp>(loc, z.sub(z.cst(1.0), z.mul(x(0), x(0)))));
       t = scale(arg(0), d);
     } else if (isa<math::AtanOp>(op)) {
       t = scale(arg(0),
@@ -339,16 +338,15 @@ private:
     } else if (isa<math::TanhOp>(op)) {
       t = scale(arg(0), z.sub(z.cst(1.0), z.mul(res, res)));
     } else if (isa<math::AbsFOp>(op)) {
-      Value negative = b.create<arith::CmpFOp>(
-          loc, arith::CmpFPredicate::OLT, x(0), z.cst(0.0));
+      Value negative = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
+                                               x(0), z.cst(0.0));
       t = scale(arg(0), b.create<arith::SelectOp>(loc, negative, z.cst(-1.0),
                                                   z.cst(1.0)));
     } else if (isa<math::ErfOp>(op)) {
       Value e = b.create<math::ExpOp>(loc, z.neg(z.mul(x(0), x(0))));
       t = scale(arg(0), z.mul(z.cst(2.0 / std::sqrt(M_PI)), e));
-    } else if (isa<math::FloorOp, math::CeilOp, math::RoundOp,
-                   math::TruncOp, arith::UIToFPOp, arith::SIToFPOp,
-                   arith::ConstantOp>(op)) {
+    } else if (isa<math::FloorOp, math::CeilOp, math::RoundOp, math::TruncOp,
+                   arith::UIToFPOp, arith::SIToFPOp, arith::ConstantOp>(op)) {
       // Piecewise constant: zero tangent.
     } else {
       return op->emitOpError("cannot be differentiated");
@@ -365,9 +363,10 @@ private:
 };
 } // namespace
 
-FailureOr<std::vector<Tangent>>
-easyml::differentiate(OpBuilder &builder, Location loc,
-                      ArrayRef<Value> outputs, ArrayRef<Value> seeds) {
+FailureOr<std::vector<Tangent>> easyml::differentiate(OpBuilder &builder,
+                                                      Location loc,
+                                                      ArrayRef<Value> outputs,
+                                                      ArrayRef<Value> seeds) {
   OpBuilder::InsertionGuard guard(builder);
   Differentiator diff(builder, loc, seeds);
   if (failed(diff.run(outputs)))
@@ -396,8 +395,8 @@ UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
     if (pivoting && !others.empty()) {
       // Largest magnitude in column k among the candidate rows.
       Value best = builder.create<math::AbsFOp>(loc, z.value(lu[k][k]));
-      Value index = builder.create<arith::ConstantOp>(
-          loc, builder.getI32IntegerAttr(k));
+      Value index =
+          builder.create<arith::ConstantOp>(loc, builder.getI32IntegerAttr(k));
       for (unsigned r : others) {
         Value mag = builder.create<math::AbsFOp>(loc, lu[r][k]);
         Value larger = builder.create<arith::CmpFOp>(
@@ -423,8 +422,8 @@ UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
             continue;
           rowK[j] = builder.create<arith::SelectOp>(loc, chosen, z.value(rj),
                                                     z.value(rowK[j]));
-          lu[r][j] = builder.create<arith::SelectOp>(loc, chosen,
-                                                     z.value(kj), z.value(rj));
+          lu[r][j] = builder.create<arith::SelectOp>(loc, chosen, z.value(kj),
+                                                     z.value(rj));
         }
       }
       for (unsigned j = 0; j < n; ++j)

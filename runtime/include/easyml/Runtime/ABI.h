@@ -55,12 +55,12 @@ enum easyml_access {
 
 /* One compiled variant of the model. */
 typedef struct easyml_variant {
-  const char *name;       /* "baseline", "cpu-simd", "cuda", "rocm" */
-  int64_t layout;         /* enum easyml_layout */
-  int64_t vector_width;   /* cells per vector (1 for scalar) */
-  easyml_kernel_fn init;  /* initial states (+ Vm) of [begin, end) */
+  const char *name;         /* "baseline", "cpu-simd", "cuda", "rocm" */
+  int64_t layout;           /* enum easyml_layout */
+  int64_t vector_width;     /* cells per vector (1 for scalar) */
+  easyml_kernel_fn init;    /* initial states (+ Vm) of [begin, end) */
   easyml_kernel_fn compute; /* advance [begin, end) by nsteps */
-  easyml_kernel_fn eval;  /* outputs and traces from the current state */
+  easyml_kernel_fn eval;    /* outputs and traces from the current state */
 } easyml_variant;
 
 typedef struct easyml_table_desc {
@@ -95,7 +95,7 @@ typedef struct easyml_model_desc {
   int64_t num_flags;
   const char *const *flag_names;
   const double *flag_defaults;
-  const char *const *flag_cases;   /* "ENDO|EPI|MCELL" */
+  const char *const *flag_cases;    /* "ENDO|EPI|MCELL" */
   const double *const *flag_values; /* value of each case */
 
   int64_t num_externals;
