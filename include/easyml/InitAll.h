@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -30,10 +31,10 @@ namespace easyml {
 
 /// Registers the easyml dialect and the upstream dialects its IR uses.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry
-      .insert<EasyMLDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-              mlir::scf::SCFDialect, mlir::func::FuncDialect,
-              mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect>();
+  registry.insert<EasyMLDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
+                  mlir::LLVM::LLVMDialect, mlir::vector::VectorDialect>();
 }
 
 /// Registers the EasyML passes and the upstream passes the project uses.

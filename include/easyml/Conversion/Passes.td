@@ -31,16 +31,67 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     The loops are `scf.for`, the arithmetic stays in `arith`/`math`, and
     memory is addressed with `llvm.getelementptr`/`llvm.load`/`llvm.store`
     on the plain pointers of the C ABI. The `baseline` variant keeps
-    openCARP's layout: one record of `sv_size` doubles per cell.
+    openCARP's layout: one record of `sv_size` doubles per cell, one cell
+    at a time.
+
+    The `cpu-simd` variant computes `vector-width` cells at once: every
+    per-cell value becomes a `vector<W x f64>` (values that are the same for
+    all cells, such as parameters, `dt` and constants, stay scalar and are
+    broadcast where they meet per-cell values), the state is
+    structure-of-arrays (`sv[var * stride + cell]`, `out[trace * stride +
+    cell]`), lookup tables are interpolated with gathers, and adaptive
+    (`cvode`) sub-stepping loops run while any lane is active, each lane
+    keeping its result once its own step is done. Chunks may start and end
+    anywhere: lanes outside `[begin, end)` are computed but masked out of
+    every store and warning count, so storage must be readable up to the
+    next multiple of the vector width (the runtime pads and aligns it).
   }];
   let options = [
-    Option<"variant", "variant", "std::string", "\"baseline\"",
-           "the variant to generate (baseline)">,
+    ListOption<"variants", "variants", "std::string",
+               "the variants to generate (baseline, cpu-simd); the first one "
+               "also provides the table builder">,
+    Option<"vectorWidth", "vector-width", "int64_t", "8",
+           "cells per vector in the cpu-simd variant">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def ConvertMathToVectorLibrary
+    : Pass<"easyml-convert-math-to-veclib", "mlir::ModuleOp"> {
+  let summary = "lower math on vectors of f64 to a vector math library";
+  let description = [{
+    Rewrites `math` operations on `vector<N x f64>` so that no vector
+    transcendental reaches LLVM's generic lowering (which would either
+    scalarise it or, for `expm1`, lose accuracy):
+
+    - with `library=libmvec`, `exp`, `expm1`, `log`, `log10`, `log1p`,
+      `log2`, `exp2`, `pow`, `cbrt`, `erf`, the hyperbolic and the
+      trigonometric functions become calls to glibc's libmvec (`_ZGV<isa>N<n>v[v]_<fn>`,
+      the x86-64 vector function ABI). The native width of the chosen `isa`
+      (`avx512`: 8, `avx2`: 4, `sse2`: 2) is used; wider vectors are split,
+      narrower or odd ones handled lane by lane;
+    - with `library=scalar`, or for an `isa` without libmvec (`none`), every
+      lane calls the scalar libm function (results then match the scalar
+      baseline bit for bit);
+    - `sqrt`, `absf`, `floor`, `ceil`, `trunc`, `round`, `copysign` and
+      `fma` on vectors become LLVM vector intrinsics (native instructions).
+
+    Scalar `math` operations are left alone for `convert-math-to-libm`.
+  }];
+  let options = [
+    Option<"library", "library", "std::string", "\"libmvec\"",
+           "vector math library: libmvec or scalar (per-lane libm calls)">,
+    Option<"isa", "isa", "std::string", "\"avx512\"",
+           "instruction set of the libmvec variants: avx512, avx2, sse2 or "
+           "none">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::LLVM::LLVMDialect"];
 }
 

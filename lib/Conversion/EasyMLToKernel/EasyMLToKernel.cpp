@@ -41,8 +41,9 @@ enum ArgField {
 /// Emits the kernels of one model.
 class KernelBuilder {
 public:
-  KernelBuilder(ModelOp model, ModuleOp module, StringRef variant)
-      : model(model), module(module), variant(variant),
+  KernelBuilder(ModelOp model, ModuleOp module, StringRef variant,
+                int64_t width, bool soa)
+      : model(model), module(module), variant(variant), width(width), soa(soa),
         layout(ModelLayout::get(model)), b(model.getContext()),
         loc(model.getLoc()) {
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
@@ -50,17 +51,16 @@ public:
     i64 = b.getI64Type();
   }
 
-  LogicalResult build() {
-    if (variant != "baseline")
-      return model.emitError("unknown variant '")
-             << variant << "' (this pipeline generates: baseline)";
+  LogicalResult build(bool withTables) {
     if (!model.isExpanded())
       return model.emitError("model '")
              << model.getSymName()
              << "' must have its integrators expanded before lowering "
                 "(run easyml-expand-integrators)";
-    buildTables();
-    buildInit();
+    if (withTables)
+      buildTables();
+    if (failed(buildInit()))
+      return failure();
     if (failed(buildStep(/*advance=*/true)) ||
         failed(buildStep(/*advance=*/false)))
       return failure();
@@ -92,14 +92,139 @@ private:
   Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
 
-  /// Increments counter `index` by one where `cond` holds.
+  //===--- Per-cell values: scalars, or vectors of `width` cells ------===//
+  bool vectorized() const { return width > 1; }
+  /// The type of a per-cell value whose scalar type is `t`.
+  Type cellType(Type t) const {
+    return vectorized() ? VectorType::get({width}, t) : t;
+  }
+  /// `v` as a per-cell value: values shared by all cells (parameters, dt,
+  /// constants) are scalars and broadcast where they meet per-cell ones.
+  Value perCell(Value v) {
+    if (!vectorized() || isa<VectorType>(v.getType()))
+      return v;
+    return b.create<vector::BroadcastOp>(loc, cellType(v.getType()), v);
+  }
+  /// Loads the per-cell value(s) at `ptr` (lane 0's element).
+  Value loadCells(Value ptr) {
+    if (!vectorized())
+      return load(f64, ptr);
+    return b.create<LLVM::LoadOp>(loc, cellType(f64), ptr, /*alignment=*/8);
+  }
+  /// Stores `v` at `ptr` for the active lanes only.
+  void storeCells(Value v, Value ptr) {
+    if (!vectorized())
+      return store(v, ptr);
+    b.create<LLVM::MaskedStoreOp>(loc, perCell(v), ptr, laneMask, 8);
+  }
+
+  /// Clones `op` with per-cell operands widened to vectors: an operation
+  /// whose operands are all shared stays scalar, any other gets vector
+  /// results. Adaptive sub-step loops become loops over all active lanes.
+  LogicalResult cloneForCells(Operation &op, IRMapping &mapping) {
+    if (!vectorized()) {
+      b.clone(op, mapping);
+      return success();
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(op))
+      return cloneWhile(loop, mapping);
+    if (op.getNumRegions())
+      return op.emitError("operation '")
+             << op.getName() << "' with regions cannot be vectorised";
+    SmallVector<Value> operands;
+    bool anyVector = false;
+    for (Value v : op.getOperands()) {
+      operands.push_back(mapping.lookup(v));
+      anyVector |= isa<VectorType>(operands.back().getType());
+    }
+    if (!anyVector) {
+      b.clone(op, mapping);
+      return success();
+    }
+    OperationState state(op.getLoc(), op.getName());
+    for (Value v : operands)
+      state.addOperands(perCell(v));
+    state.addAttributes(op.getAttrs());
+    for (Type t : op.getResultTypes())
+      state.addTypes(cellType(t));
+    Operation *widened = b.create(state);
+    mapping.map(op.getResults(), widened->getResults());
+    return success();
+  }
+
+  /// An `scf.while` over vectors: it runs while any active lane's
+  /// condition holds; a lane whose condition fails keeps its values.
+  LogicalResult cloneWhile(scf::WhileOp loop, IRMapping &mapping) {
+    SmallVector<Value> inits;
+    SmallVector<Type> types;
+    for (Value v : loop.getInits()) {
+      inits.push_back(perCell(mapping.lookup(v)));
+      types.push_back(inits.back().getType());
+    }
+    Type maskTy = cellType(b.getI1Type());
+    SmallVector<Type> afterTypes(types);
+    afterTypes.push_back(maskTy);
+    LogicalResult status = success();
+    Value mask = laneMask;
+    auto widened = b.create<scf::WhileOp>(
+        loop.getLoc(), afterTypes, inits,
+        [&](OpBuilder &, Location l, ValueRange args) {
+          for (auto [from, to] : llvm::zip(loop.getBeforeArguments(), args))
+            mapping.map(from, to);
+          for (Operation &inner : loop.getBefore().front()) {
+            if (auto cond = dyn_cast<scf::ConditionOp>(inner)) {
+              Value lanes = b.create<arith::AndIOp>(
+                  l, perCell(mapping.lookup(cond.getCondition())), mask);
+              Value any = b.create<vector::ReductionOp>(
+                  l, vector::CombiningKind::OR, lanes);
+              SmallVector<Value> forwarded;
+              for (Value v : cond.getArgs())
+                forwarded.push_back(perCell(mapping.lookup(v)));
+              forwarded.push_back(lanes);
+              b.create<scf::ConditionOp>(l, any, forwarded);
+            } else if (failed(cloneForCells(inner, mapping))) {
+              status = failure();
+            }
+          }
+        },
+        [&](OpBuilder &, Location l, ValueRange args) {
+          for (auto [from, to] : llvm::zip(loop.getAfterArguments(), args))
+            mapping.map(from, to);
+          Value active = args.back();
+          for (Operation &inner : loop.getAfter().front()) {
+            if (auto yield = dyn_cast<scf::YieldOp>(inner)) {
+              SmallVector<Value> kept;
+              for (auto [v, old] : llvm::zip(yield.getOperands(), args))
+                kept.push_back(b.create<arith::SelectOp>(
+                    l, active, perCell(mapping.lookup(v)), old));
+              b.create<scf::YieldOp>(l, kept);
+            } else if (failed(cloneForCells(inner, mapping))) {
+              status = failure();
+            }
+          }
+        });
+    for (auto [from, to] : llvm::zip(loop.getResults(), widened.getResults()))
+      mapping.map(from, to);
+    return status;
+  }
+
+  /// Adds to counter `index` the number of (active) cells where `cond`
+  /// holds.
   void countIf(Value cond, int index) {
+    Value n;
+    if (vectorized()) {
+      Value lanes = b.create<arith::AndIOp>(loc, perCell(cond), laneMask);
+      Value ones = b.create<arith::ExtUIOp>(loc, cellType(i64), lanes);
+      n = b.create<vector::ReductionOp>(loc, vector::CombiningKind::ADD, ones);
+      cond = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, n, cI64(0));
+    }
     b.create<scf::IfOp>(loc, cond, [&](OpBuilder &bb, Location l) {
       Value ptr = bb.create<LLVM::GEPOp>(
           l, ptrTy, i64, counters,
           ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
-      Value one = bb.create<arith::ConstantOp>(l, bb.getI64IntegerAttr(1));
-      bb.create<LLVM::AtomicRMWOp>(l, LLVM::AtomicBinOp::add, ptr, one,
+      Value amount =
+          n ? n : bb.create<arith::ConstantOp>(l, bb.getI64IntegerAttr(1));
+      bb.create<LLVM::AtomicRMWOp>(l, LLVM::AtomicBinOp::add, ptr, amount,
                                    LLVM::AtomicOrdering::monotonic);
       bb.create<scf::YieldOp>(l);
     });
@@ -107,7 +232,7 @@ private:
 
   /// `bound` where `v <pred> bound`, counting those events; else `v`.
   Value clamp(Value v, double bound, arith::CmpFPredicate pred, int counter) {
-    Value b0 = cF64(bound);
+    Value b0 = perCell(cF64(bound));
     Value beyond = b.create<arith::CmpFOp>(loc, pred, v, b0);
     countIf(beyond, counter);
     return b.create<arith::SelectOp>(loc, beyond, b0, v);
@@ -185,29 +310,70 @@ private:
     b.create<func::ReturnOp>(loc);
   }
 
-  //===--- Init -------------------------------------------------------===//
-  /// Address of variable `idx` of the per-cell record of cell `cell`.
+  //===--- Cells and their storage ------------------------------------===//
+  /// Address of variable `idx` of cell `cell` (lane 0's cell when
+  /// vectorised): `sv[cell*sv_size + idx]` (AoS) or `sv[idx*stride + cell]`
+  /// (SoA).
   Value svAddress(Value sv, Value cell, int64_t idx) {
+    if (soa)
+      return gep(sv, f64, addI(mulI(cI64(idx), stride), cell));
     Value base = gep(sv, f64, mulI(cell, cI64(layout.svSize)));
     return gep(base, f64, idx);
   }
+  /// Address of traced value `k` of `cell` in the eval output.
+  Value outAddress(Value out, Value cell, int64_t k, int64_t numTraces) {
+    if (soa)
+      return gep(out, f64, addI(mulI(cI64(k), stride), cell));
+    return gep(gep(out, f64, mulI(cell, cI64(numTraces))), f64, k);
+  }
 
-  void buildInit() {
+  /// Opens the loop over cells [begin, end): one cell per iteration, or one
+  /// vector of cells starting at a multiple of the width, with `laneMask`
+  /// marking the lanes inside [begin, end). Returns lane 0's cell index.
+  Value openCellLoop(Value begin, Value end) {
+    if (!vectorized()) {
+      auto loop = b.create<scf::ForOp>(loc, begin, end, cI64(1));
+      b.setInsertionPointToStart(loop.getBody());
+      return loop.getInductionVar();
+    }
+    Value w = cI64(width);
+    Value first = mulI(b.create<arith::DivSIOp>(loc, begin, w), w);
+    auto loop = b.create<scf::ForOp>(loc, first, end, w);
+    b.setInsertionPointToStart(loop.getBody());
+    Value cell = loop.getInductionVar();
+    SmallVector<int64_t> iota;
+    for (int64_t i = 0; i < width; ++i)
+      iota.push_back(i);
+    Value lanes = b.create<arith::AddIOp>(
+        loc, perCell(cell),
+        b.create<arith::ConstantOp>(
+            loc, DenseIntElementsAttr::get(cast<ShapedType>(cellType(i64)),
+                                           ArrayRef(iota))));
+    laneMask = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, lanes,
+                                perCell(begin)),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lanes,
+                                perCell(end)));
+    return cell;
+  }
+
+  //===--- Init -------------------------------------------------------===//
+  LogicalResult buildInit() {
     func::FuncOp fn = startFunction("init");
     Value args = fn.getArgument(0);
     loadParams(args);
     Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
+    stride = field(args, kStride, i64);
     Value sv = field(args, kSv, ptrTy);
     Value ext = field(args, kExt, ptrTy);
     SmallVector<Value> extPtrs;
     for (size_t j = 0; j < layout.externals.size(); ++j)
       extPtrs.push_back(load(ptrTy, gep(ext, ptrTy, j)));
-    auto loop = b.create<scf::ForOp>(loc, begin, end, cI64(1));
-    b.setInsertionPointToStart(loop.getBody());
-    Value cell = loop.getInductionVar();
+    Value cell = openCellLoop(begin, end);
     for (const ModelLayout::Param &p : layout.params)
       if (p.nodal)
-        store(paramValue(p.name), svAddress(sv, cell, p.svIndex));
+        storeCells(paramValue(p.name), svAddress(sv, cell, p.svIndex));
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getInitOp().getBody().front()) {
       if (auto get = dyn_cast<GetOp>(op)) {
@@ -216,44 +382,62 @@ private:
         Value v = mapping.lookup(iv.getValue());
         int s = layout.stateIndex(iv.getVar());
         if (s >= 0)
-          store(v, svAddress(sv, cell, s));
+          storeCells(v, svAddress(sv, cell, s));
         else if (int e = layout.externalIndex(iv.getVar()); e >= 0)
-          store(v, gep(extPtrs[e], f64, cell));
-      } else {
-        b.clone(op, mapping);
+          storeCells(v, gep(extPtrs[e], f64, cell));
+      } else if (failed(cloneForCells(op, mapping))) {
+        return failure();
       }
     }
-    b.setInsertionPointAfter(loop);
+    b.setInsertionPointToEnd(&fn.getBody().front());
     b.create<func::ReturnOp>(loc);
+    return success();
   }
 
   //===--- Lookups ----------------------------------------------------===//
+  /// Loads column `c` of the rows at `rowIndex` (per cell): one load, or a
+  /// gather.
+  Value loadTableEntry(Value rowIndex, int64_t c) {
+    Value index = addI(rowIndex, perCell(cI64(c)));
+    if (!vectorized())
+      return load(f64, gep(tablesPtr, f64, index));
+    Type ptrs = LLVM::getFixedVectorType(ptrTy, width);
+    Value addresses = b.create<LLVM::GEPOp>(loc, ptrs, f64, tablesPtr,
+                                            ArrayRef<LLVM::GEPArg>{index});
+    Value all = perCell(
+        b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI1Type(), 1)));
+    Value zero = perCell(cF64(0.0));
+    return b.create<LLVM::masked_gather>(loc, cellType(f64), addresses, all,
+                                         ValueRange{zero}, 8);
+  }
+
   SmallVector<Value> interpolate(LookupOp lookup, Value x) {
     const ModelLayout::Table &t =
         layout.tables[layout.tableIndex(lookup.getTable())];
+    x = perCell(x);
+    auto c = [&](double v) { return perCell(cF64(v)); };
     double last = static_cast<double>(t.rows - 1);
     Value u = b.create<arith::MulFOp>(
-        loc, b.create<arith::SubFOp>(loc, x, cF64(t.lo)), cF64(1.0 / t.step));
+        loc, b.create<arith::SubFOp>(loc, x, c(t.lo)), c(1.0 / t.step));
     // Out of range, or NaN: count it, clamp to the edge rows.
     Value below =
-        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ULT, u, cF64(0.0));
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ULT, u, c(0.0));
     Value above =
-        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGT, u, cF64(last));
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGT, u, c(last));
     countIf(b.create<arith::OrIOp>(loc, below, above), t.counter);
     Value uc = b.create<arith::MinNumFOp>(
-        loc, b.create<arith::MaxNumFOp>(loc, u, cF64(0.0)), cF64(last));
-    Value idx = b.create<arith::FPToSIOp>(loc, i64, uc);
-    idx = b.create<arith::MinSIOp>(loc, idx,
-                                   cI64(std::max<int64_t>(0, t.rows - 2)));
-    Value w = b.create<arith::SubFOp>(loc, uc,
-                                      b.create<arith::SIToFPOp>(loc, f64, idx));
+        loc, b.create<arith::MaxNumFOp>(loc, u, c(0.0)), c(last));
+    Value idx = b.create<arith::FPToSIOp>(loc, cellType(i64), uc);
+    idx = b.create<arith::MinSIOp>(
+        loc, idx, perCell(cI64(std::max<int64_t>(0, t.rows - 2))));
+    Value w = b.create<arith::SubFOp>(
+        loc, uc, b.create<arith::SIToFPOp>(loc, cellType(f64), idx));
     Value row =
-        gep(tablesPtr, f64, addI(cI64(t.offset), mulI(idx, cI64(t.columns))));
-    Value nextRow = gep(row, f64, t.columns);
+        addI(perCell(cI64(t.offset)), mulI(idx, perCell(cI64(t.columns))));
     SmallVector<Value> results;
-    for (int64_t c = 0; c < t.columns; ++c) {
-      Value a = load(f64, gep(row, f64, c));
-      Value d = load(f64, gep(nextRow, f64, c));
+    for (int64_t col = 0; col < t.columns; ++col) {
+      Value a = loadTableEntry(row, col);
+      Value d = loadTableEntry(row, t.columns + col);
       results.push_back(b.create<arith::AddFOp>(
           loc, a,
           b.create<arith::MulFOp>(loc, w, b.create<arith::SubFOp>(loc, d, a))));
@@ -268,9 +452,10 @@ private:
   struct StepResult {
     SmallVector<Value> states, outputs, traces;
   };
-  StepResult emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
-                      ArrayRef<Value> extVals, Value t, Value dt,
-                      bool advance) {
+  FailureOr<StepResult> emitStep(ArrayRef<Value> stateVals,
+                                 ArrayRef<Value> nodalVals,
+                                 ArrayRef<Value> extVals, Value t, Value dt,
+                                 bool advance) {
     StepResult r;
     r.states.assign(stateVals.begin(), stateVals.end());
     r.outputs.resize(layout.externals.size());
@@ -299,17 +484,17 @@ private:
       } else if (auto next = dyn_cast<NextOp>(op)) {
         if (advance)
           r.states[layout.stateIndex(next.getState())] =
-              mapping.lookup(next.getValue());
+              perCell(mapping.lookup(next.getValue()));
       } else if (auto out = dyn_cast<OutputOp>(op)) {
         r.outputs[layout.externalIndex(out.getVar())] =
-            mapping.lookup(out.getValue());
+            perCell(mapping.lookup(out.getValue()));
       } else if (auto trace = dyn_cast<TraceOp>(op)) {
-        r.traces.push_back(mapping.lookup(trace.getValue()));
+        r.traces.push_back(perCell(mapping.lookup(trace.getValue())));
       } else if (!advance && op.getNumRegions()) {
         // Integrator loops do not contribute to outputs.
         continue;
-      } else {
-        b.clone(op, mapping);
+      } else if (failed(cloneForCells(op, mapping))) {
+        return failure();
       }
     }
     if (advance)
@@ -333,6 +518,7 @@ private:
     Value dt = field(args, kDt, f64), stim = field(args, kStim, f64);
     Value integrate = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
+    stride = field(args, kStride, i64);
     Value sv = field(args, kSv, ptrTy), ext = field(args, kExt, ptrTy);
     tablesPtr = field(args, kTables, ptrTy);
     counters = field(args, kCounters, ptrTy);
@@ -343,30 +529,27 @@ private:
     size_t ns = layout.states.size(), ne = layout.externals.size();
     int vm = layout.vmIndex, iion = layout.iionIndex;
 
-    auto cellLoop = b.create<scf::ForOp>(loc, begin, end, cI64(1));
-    b.setInsertionPointToStart(cellLoop.getBody());
-    Value cell = cellLoop.getInductionVar();
+    Value cell = openCellLoop(begin, end);
     SmallVector<Value> x, nodal(layout.params.size()), e;
     for (size_t i = 0; i < ns; ++i)
-      x.push_back(load(f64, svAddress(sv, cell, i)));
+      x.push_back(loadCells(svAddress(sv, cell, i)));
     for (auto [i, p] : llvm::enumerate(layout.params))
       if (p.nodal)
-        nodal[i] = load(f64, svAddress(sv, cell, p.svIndex));
+        nodal[i] = loadCells(svAddress(sv, cell, p.svIndex));
     for (size_t j = 0; j < ne; ++j)
-      e.push_back(load(f64, gep(extPtrs[j], f64, cell)));
+      e.push_back(loadCells(gep(extPtrs[j], f64, cell)));
 
     if (!advance) {
       Value t = b.create<arith::MulFOp>(
           loc, b.create<arith::SIToFPOp>(loc, f64, step0), dt);
-      StepResult r = emitStep(x, nodal, e, t, dt, /*advance=*/false);
+      auto r = emitStep(x, nodal, e, t, dt, /*advance=*/false);
+      if (failed(r))
+        return failure();
       for (size_t j = 0; j < ne; ++j)
-        if (r.outputs[j])
-          store(r.outputs[j], gep(extPtrs[j], f64, cell));
-      if (!r.traces.empty()) {
-        Value base = gep(out, f64, mulI(cell, cI64(r.traces.size())));
-        for (auto [k, v] : llvm::enumerate(r.traces))
-          store(v, gep(base, f64, k));
-      }
+        if (r->outputs[j])
+          storeCells(r->outputs[j], gep(extPtrs[j], f64, cell));
+      for (auto [k, v] : llvm::enumerate(r->traces))
+        storeCells(v, outAddress(out, cell, k, r->traces.size()));
     } else {
       SmallVector<Value> iter(x);
       iter.append(e);
@@ -380,29 +563,32 @@ private:
           loc, b.create<arith::SIToFPOp>(loc, f64, addI(step0, k)), dt);
       if (vm >= 0) {
         Value stimulated = b.create<arith::AddFOp>(
-            loc, es[vm], b.create<arith::MulFOp>(loc, stim, dt));
+            loc, es[vm], perCell(b.create<arith::MulFOp>(loc, stim, dt)));
         es[vm] = b.create<arith::SelectOp>(loc, integrate, stimulated, es[vm]);
       }
-      StepResult r = emitStep(xs, nodal, es, t, dt, /*advance=*/true);
-      SmallVector<Value> yielded(r.states);
+      auto r = emitStep(xs, nodal, es, t, dt, /*advance=*/true);
+      if (failed(r))
+        return failure();
+      SmallVector<Value> yielded(r->states);
       for (size_t j = 0; j < ne; ++j)
-        yielded.push_back(r.outputs[j] ? r.outputs[j] : es[j]);
+        yielded.push_back(r->outputs[j] ? r->outputs[j] : es[j]);
       if (vm >= 0 && iion >= 0) {
         Value v = yielded[ns + vm];
         Value integrated = b.create<arith::SubFOp>(
-            loc, v, b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
+            loc, v,
+            b.create<arith::MulFOp>(loc, yielded[ns + iion], perCell(dt)));
         yielded[ns + vm] =
             b.create<arith::SelectOp>(loc, integrate, integrated, v);
       }
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
       for (size_t i = 0; i < ns; ++i)
-        store(stepLoop.getResult(i), svAddress(sv, cell, i));
+        storeCells(stepLoop.getResult(i), svAddress(sv, cell, i));
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
-          store(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
+          storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
     }
-    b.setInsertionPointAfter(cellLoop);
+    b.setInsertionPointToEnd(&fn.getBody().front());
     b.create<func::ReturnOp>(loc);
     return success();
   }
@@ -410,25 +596,64 @@ private:
   ModelOp model;
   ModuleOp module;
   std::string variant;
+  int64_t width;
+  bool soa;
   ModelLayout layout;
   OpBuilder b;
   Location loc;
   Type ptrTy, f64, i64;
   SmallVector<Value> paramValues;
-  Value tablesPtr, counters;
+  Value tablesPtr, counters, stride;
+  /// Lanes of the current vector inside [begin, end).
+  Value laneMask;
   IRMapping modelConstants;
 };
 
 struct LowerToKernelsPass
     : public easyml::impl::LowerToKernelsBase<LowerToKernelsPass> {
   using LowerToKernelsBase::LowerToKernelsBase;
+
+  /// Checks the options; returns the problem, or an empty string.
+  std::string checkOptions() const {
+    int64_t width = vectorWidth;
+    if (width < 1 || width > 64)
+      return "vector width " + std::to_string(width) +
+             " is out of range (expected 1 to 64)";
+    for (const std::string &v : variants)
+      if (v != "baseline" && v != "cpu-simd")
+        return "unknown variant '" + v +
+               "' (this pass generates: baseline, cpu-simd)";
+    return "";
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    std::string problem = checkOptions();
+    return problem.empty() ? success() : errorHandler(problem);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<ModelOp> models(module.getOps<ModelOp>());
+    SmallVector<std::string> names(variants.begin(), variants.end());
+    if (names.empty())
+      names.push_back("baseline");
+    std::string problem = checkOptions();
+    if (!problem.empty()) {
+      module.emitError(problem);
+      return signalPassFailure();
+    }
     for (ModelOp model : models) {
-      KernelBuilder builder(model, module, variant);
-      if (failed(builder.build()))
-        return signalPassFailure();
+      for (auto [i, v] : llvm::enumerate(names)) {
+        bool simd = v == "cpu-simd";
+        KernelBuilder builder(model, module, v, simd ? vectorWidth : 1,
+                              /*soa=*/simd);
+        if (failed(builder.build(/*withTables=*/i == 0)))
+          return signalPassFailure();
+      }
       model.erase();
     }
   }
