@@ -16,6 +16,7 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -64,14 +65,22 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
 
 void easyml::buildLowerToLLVMPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
+  std::vector<std::string> variants(options.variants.begin(),
+                                    options.variants.end());
   LowerToKernelsOptions lower;
-  lower.variant = options.variant;
+  lower.variants = variants; // copied by createLowerToKernels
+  lower.vectorWidth = options.vectorWidth;
   pm.addPass(createLowerToKernels(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  ConvertMathToVectorLibraryOptions vecMath;
+  vecMath.library = options.vectorMath;
+  vecMath.isa = options.vectorIsa;
+  pm.addPass(createConvertMathToVectorLibrary(vecMath));
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
@@ -96,6 +105,11 @@ void easyml::registerPipelines() {
       "easyml-lower-to-llvm",
       "lower prepared easyml IR to kernels in the LLVM dialect",
       buildLowerToLLVMPipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "easyml-compile-pipeline",
+      "easyml IR to the kernels of the requested variants in the LLVM "
+      "dialect",
+      buildCompilePipeline);
   PassPipelineRegistration<PipelineOptions>(
       "easyml-baseline-pipeline",
       "easyml IR to the baseline variant's kernels in the LLVM dialect",

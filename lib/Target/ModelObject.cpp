@@ -13,6 +13,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -53,6 +54,23 @@ easyml::createTargetMachine(const ObjectOptions &options, std::string &error) {
     error =
         "cannot create a target machine for " + triple + " (cpu " + cpu + ")";
   return tm;
+}
+
+VectorUnit easyml::describeVectorUnit(const llvm::TargetMachine &tm) {
+  VectorUnit unit;
+  const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  if (!tm.getTargetTriple().isX86() || !sti)
+    return unit;
+  if (sti->checkFeatures("+avx512f"))
+    unit = {8, "avx512"};
+  else if (sti->checkFeatures("+avx2"))
+    unit = {4, "avx2"};
+  else
+    unit = {2, "sse2"};
+  // libmvec is glibc's.
+  if (!tm.getTargetTriple().isGNUEnvironment())
+    unit.isa = "none";
+  return unit;
 }
 
 namespace {
@@ -191,8 +209,10 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
   std::vector<llvm::Constant *> variants;
   for (auto &v : options.variants)
     variants.push_back(d.record(
-        {d.str(v), d.int64(0), d.int64(1), d.function(l.symbol(v, "init")),
-         d.function(l.symbol(v, "compute")), d.function(l.symbol(v, "eval"))}));
+        {d.str(v), d.int64(v == "cpu-simd" ? 1 : 0),
+         d.int64(v == "cpu-simd" ? options.vectorWidth : 1),
+         d.function(l.symbol(v, "init")), d.function(l.symbol(v, "compute")),
+         d.function(l.symbol(v, "eval"))}));
 
   llvm::Constant *desc =
       d.record({d.int64(1),
@@ -298,7 +318,9 @@ bool easyml::emitCode(llvm::Module &module, llvm::TargetMachine &tm,
 }
 
 bool easyml::linkSharedLibrary(llvm::StringRef objectPath,
-                               llvm::StringRef outputPath, std::string &error) {
+                               llvm::StringRef outputPath,
+                               llvm::ArrayRef<std::string> libraries,
+                               std::string &error) {
   std::string driver;
   if (const char *env = std::getenv("EASYML_LINKER"); env && *env) {
     driver = env;
@@ -314,8 +336,11 @@ bool easyml::linkSharedLibrary(llvm::StringRef objectPath,
             "EASYML_LINKER)";
     return false;
   }
-  std::vector<std::string> argv{driver,           "-shared",        "-o",
-                                outputPath.str(), objectPath.str(), "-lm"};
+  std::vector<std::string> argv{driver, "-shared", "-o", outputPath.str(),
+                                objectPath.str()};
+  for (const std::string &lib : libraries)
+    argv.push_back("-l" + lib);
+  argv.push_back("-lm");
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string msg;
   int rc =

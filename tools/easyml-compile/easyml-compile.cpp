@@ -92,9 +92,23 @@ cl::opt<Emit>
                     clEnumValN(Emit::Header, "header",
                                "the C header declaring the descriptor")),
          cl::cat(category));
-cl::opt<std::string> variant("variant",
-                             cl::desc("Variant to generate: baseline"),
-                             cl::init("baseline"), cl::cat(category));
+cl::list<std::string>
+    variantList("variant",
+                cl::desc("Variants to generate, comma-separated: baseline, "
+                         "cpu-simd (default: both; the runtime runs cpu-simd "
+                         "where it is present)"),
+                cl::CommaSeparated, cl::cat(category));
+cl::opt<unsigned>
+    vectorWidth("vector-width",
+                cl::desc("Cells per vector in cpu-simd (default: from the "
+                         "target CPU: 8 with AVX-512, 4 with AVX2, else 2)"),
+                cl::init(0), cl::cat(category));
+cl::opt<std::string>
+    vectorMath("vector-math",
+               cl::desc("Vector math in cpu-simd: libmvec (glibc's vector "
+                        "functions, default where the target has them) or "
+                        "scalar (libm per lane, bit-identical to baseline)"),
+               cl::init("libmvec"), cl::cat(category));
 cl::opt<bool> noTables("no-tables",
                        cl::desc("Evaluate .lookup() expressions directly "
                                 "instead of tabulating them"),
@@ -166,6 +180,61 @@ static std::string writeTemporary(llvm::StringRef data, llvm::StringRef ext) {
   return std::string(path);
 }
 
+namespace {
+/// What --variant, --cpu and --vector-width resolve to, shared by every
+/// model of the input.
+std::vector<std::string> variants;
+ObjectOptions objOptions;
+VectorUnit vectorInfo;
+std::unique_ptr<llvm::TargetMachine> target;
+} // namespace
+
+/// Resolves the variant list and the target; false after reporting an error.
+static bool configureTarget() {
+  variants.assign(variantList.begin(), variantList.end());
+  if (variants.empty())
+    variants = {"baseline", "cpu-simd"};
+  for (const std::string &v : variants)
+    if (v != "baseline" && v != "cpu-simd") {
+      llvm::errs() << "easyml-compile: error: unknown variant '" << v
+                   << "' (available: baseline, cpu-simd)\n";
+      return false;
+    }
+  if (vectorMath != "libmvec" && vectorMath != "scalar") {
+    llvm::errs() << "easyml-compile: error: unknown --vector-math '"
+                 << vectorMath << "' (available: libmvec, scalar)\n";
+    return false;
+  }
+  objOptions.variants = variants;
+  objOptions.exportGenericSymbol = emit == Emit::Shared;
+  objOptions.cpu = cpu;
+  objOptions.optLevel = optLevel;
+  objOptions.compilerId =
+      "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
+  if (emit < Emit::Prepared)
+    return true;
+  std::string error;
+  target = createTargetMachine(objOptions, error);
+  if (!target) {
+    llvm::errs() << "easyml-compile: error: " << error << "\n";
+    return false;
+  }
+  vectorInfo = describeVectorUnit(*target);
+  if (vectorWidth > 64) {
+    llvm::errs() << "easyml-compile: error: --vector-width must be between 1 "
+                    "and 64, got "
+                 << vectorWidth << "\n";
+    return false;
+  }
+  if (vectorWidth)
+    vectorInfo.width = vectorWidth;
+  objOptions.vectorWidth = vectorInfo.width;
+  bool simd = llvm::is_contained(variants, "cpu-simd");
+  if (simd && vectorMath == "libmvec" && vectorInfo.isa != "none")
+    objOptions.libraries.push_back("mvec");
+  return true;
+}
+
 /// MLIR generation, the pipelines and the back end: writes the stage
 /// requested by --emit to `os`.
 static bool generate(mlir::MLIRContext &context, const Model &model,
@@ -184,7 +253,10 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     auto scope = timing.nest(stage);
     pm.enableTiming(scope);
     PipelineOptions options;
-    options.variant = variant.getValue();
+    options.variants = variants;
+    options.vectorWidth = vectorInfo.width;
+    options.vectorIsa = vectorInfo.isa;
+    options.vectorMath = vectorMath.getValue();
     options.tables = !noTables;
     options.cvodeRelTol = cvodeRtol.getValue();
     options.cvodeAbsTol = cvodeAtol.getValue();
@@ -200,11 +272,6 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     module->print(os, flags);
     return true;
   }
-  if (variant != "baseline") {
-    llvm::errs() << "easyml-compile: error: unknown variant '" << variant
-                 << "' (available: baseline)\n";
-    return false;
-  }
   if (!runPipeline(buildPreparePipeline, "prepare"))
     return false;
   ModelOp modelOp = *module->getOps<ModelOp>().begin();
@@ -213,13 +280,6 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     module->print(os, flags);
     return true;
   }
-  ObjectOptions objOptions;
-  objOptions.variants = {variant};
-  objOptions.exportGenericSymbol = emit == Emit::Shared;
-  objOptions.cpu = cpu;
-  objOptions.optLevel = optLevel;
-  objOptions.compilerId =
-      "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
   if (emit == Emit::Header) {
     os << emitHeader(layout, objOptions);
     return true;
@@ -231,15 +291,10 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     return true;
   }
   std::string error;
-  auto tm = createTargetMachine(objOptions, error);
-  if (!tm) {
-    llvm::errs() << "easyml-compile: error: " << error << "\n";
-    return false;
-  }
   llvm::LLVMContext llvmContext;
   auto translateTimer = timing.nest("translate");
   auto llvmModule =
-      translateModel(*module, llvmContext, layout, objOptions, *tm, error);
+      translateModel(*module, llvmContext, layout, objOptions, *target, error);
   translateTimer.stop();
   if (!llvmModule) {
     llvm::errs() << "easyml-compile: error: " << error << "\n";
@@ -247,7 +302,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   }
   {
     auto optTimer = timing.nest("llvm-opt");
-    optimizeModule(*llvmModule, *tm, optLevel);
+    optimizeModule(*llvmModule, *target, optLevel);
   }
   if (emit == Emit::LLVMIR) {
     llvmModule->print(os, nullptr);
@@ -257,7 +312,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   llvm::raw_svector_ostream codeOs(code);
   {
     auto codegenTimer = timing.nest("codegen");
-    if (!emitCode(*llvmModule, *tm, codeOs, emit == Emit::Asm, error)) {
+    if (!emitCode(*llvmModule, *target, codeOs, emit == Emit::Asm, error)) {
       llvm::errs() << "easyml-compile: error: " << error << "\n";
       return false;
     }
@@ -271,7 +326,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
       writeTemporary(llvm::StringRef(code.data(), code.size()), "o");
   llvm::SmallString<128> so;
   llvm::sys::fs::createUniquePath("easyml-%%%%%%%%.so", so, true);
-  bool linked = !obj.empty() && linkSharedLibrary(obj, so, error);
+  bool linked =
+      !obj.empty() && linkSharedLibrary(obj, so, objOptions.libraries, error);
   if (!obj.empty())
     llvm::sys::fs::remove(obj);
   if (!linked) {
@@ -359,6 +415,9 @@ int main(int argc, char **argv) {
   mlir::registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { printVersion(os, "easyml-compile"); });
+  // --help lists this tool's options; LLVM's and MLIR's own (timing, IR
+  // printing, codegen flags) stay accepted and show under --help-hidden.
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "EasyML compiler: cardiac ionic models "
                               "(.model) to MLIR and native code\n");
@@ -367,6 +426,8 @@ int main(int argc, char **argv) {
   mlir::applyDefaultTimingManagerCLOptions(tm);
   mlir::TimingScope timing = tm.getRootScope();
 
+  if (!configureTarget())
+    return 1;
   std::string errorMessage;
   auto file = mlir::openInputFile(inputFile, &errorMessage);
   if (!file) {

@@ -18,9 +18,21 @@
 namespace easyml {
 
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
-  Option<std::string> variant{*this, "variant",
-                              llvm::cl::desc("variant to generate: baseline"),
-                              llvm::cl::init("baseline")};
+  ListOption<std::string> variants{
+      *this, "variants",
+      llvm::cl::desc("variants to generate: baseline, cpu-simd (default: "
+                     "baseline)")};
+  Option<int64_t> vectorWidth{*this, "vector-width",
+                              llvm::cl::desc("cells per vector of cpu-simd"),
+                              llvm::cl::init(8)};
+  Option<std::string> vectorIsa{
+      *this, "vector-isa",
+      llvm::cl::desc("libmvec flavour: avx512, avx2, sse2 or none"),
+      llvm::cl::init("avx512")};
+  Option<std::string> vectorMath{
+      *this, "vector-math",
+      llvm::cl::desc("vector math: libmvec or scalar (per-lane libm)"),
+      llvm::cl::init("libmvec")};
   Option<bool> tables{*this, "tables",
                       llvm::cl::desc("tabulate .lookup() expressions "
                                      "(false: evaluate them directly)"),

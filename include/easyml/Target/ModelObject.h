@@ -38,7 +38,23 @@ struct ObjectOptions {
   unsigned optLevel = 2;
   /// Identifies the compiler in the descriptor.
   std::string compilerId;
+  /// Cells per vector of the cpu-simd variant.
+  int64_t vectorWidth = 1;
+  /// Libraries the code calls besides libm ("mvec"), linked into shared
+  /// libraries.
+  std::vector<std::string> libraries;
 };
+
+/// The SIMD unit of a target, as the cpu-simd variant uses it.
+struct VectorUnit {
+  /// Doubles per native vector register (8 AVX-512, 4 AVX2, 2 otherwise).
+  int64_t width = 2;
+  /// The libmvec flavour the target can call: avx512, avx2, sse2 or none.
+  std::string isa = "none";
+};
+
+/// Describes the vector unit of `tm`'s CPU and features.
+VectorUnit describeVectorUnit(const llvm::TargetMachine &tm);
 
 /// Creates the target machine code is generated for.
 std::unique_ptr<llvm::TargetMachine>
@@ -61,6 +77,7 @@ bool emitCode(llvm::Module &module, llvm::TargetMachine &tm,
 /// Links `objectPath` into the shared library `outputPath` with the system
 /// compiler driver ($EASYML_LINKER, else clang-19, clang, cc).
 bool linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef outputPath,
+                       llvm::ArrayRef<std::string> libraries,
                        std::string &error);
 
 /// The C header declaring the model's descriptor and its indices.
