@@ -53,3 +53,9 @@ if host_cc and os.path.exists(runtime_lib):
     config.available_features.add("host-cc")
     config.substitutions.append(("%host_cc", host_cc))
     config.substitutions.append(("%easyml_runtime_lib", runtime_lib))
+
+# glibc's vector math library, which the cpu-simd variant calls on x86-64.
+import ctypes.util
+import platform
+if platform.machine() in ("x86_64", "AMD64") and ctypes.util.find_library("mvec"):
+    config.available_features.add("libmvec")

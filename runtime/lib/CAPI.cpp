@@ -61,7 +61,7 @@ easyml_sim *easyml_sim_create(const easyml_model *model, int64_t numCells,
     return nullptr;
   }
   auto sim = std::make_unique<Simulation>(*model->handle, numCells,
-                                          variant ? variant : "baseline");
+                                          variant ? variant : "");
   std::string error;
   if (!sim->valid(error)) {
     failWith(error);
@@ -105,6 +105,15 @@ int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
 
 double *easyml_sim_vm(easyml_sim *sim) { return sim->sim->vm(); }
 double *easyml_sim_iion(easyml_sim *sim) { return sim->sim->iion(); }
+const char *easyml_sim_variant(const easyml_sim *sim) {
+  return sim->sim->variant().name;
+}
+void easyml_sim_get_states(const easyml_sim *sim, double *aos) {
+  sim->sim->exportStates(aos);
+}
+void easyml_sim_set_states(easyml_sim *sim, const double *aos) {
+  sim->sim->importStates(aos);
+}
 double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var) {
   return &sim->sim->state(cell, var);
 }

@@ -48,6 +48,12 @@ std::unique_ptr<ModelHandle> ModelHandle::load(const std::string &path,
 }
 
 const easyml_variant *ModelHandle::variant(const std::string &name) const {
+  if (name.empty()) {
+    // The CPU's default: the vectorised variant where it was compiled.
+    if (const easyml_variant *simd = variant("cpu-simd"))
+      return simd;
+    return desc_->num_variants ? &desc_->variants[0] : nullptr;
+  }
   for (int64_t i = 0; i < desc_->num_variants; ++i)
     if (name == desc_->variants[i].name)
       return &desc_->variants[i];

@@ -6,6 +6,7 @@
 
 #include "easyml/Runtime/Simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,12 +27,18 @@ Simulation::Simulation(const ModelHandle &model, int64_t numCells,
   params_.assign(d.param_defaults, d.param_defaults + d.num_params);
   for (int64_t f = 0; f < d.num_flags; ++f)
     params_.push_back(d.flag_defaults[f]);
-  sv_.assign(static_cast<size_t>(numCells) * d.sv_size, 0.0);
-  ext_.assign(d.num_externals, std::vector<double>(numCells, 0.0));
+  if (variant_) {
+    soa_ = variant_->layout == EASYML_LAYOUT_SOA;
+    width_ = std::max<int64_t>(1, variant_->vector_width);
+  }
+  // Vector kernels read whole vectors: pad every row to the width.
+  stride_ = (numCells + width_ - 1) / width_ * width_;
+  sv_.assign(static_cast<size_t>(stride_) * d.sv_size, 0.0);
+  ext_.assign(d.num_externals, AlignedVector(stride_, 0.0));
   for (auto &e : ext_)
     extPtrs_.push_back(e.data());
   tables_.assign(d.table_size, 0.0);
-  out_.assign(static_cast<size_t>(numCells) * d.num_traces, 0.0);
+  out_.assign(static_cast<size_t>(stride_) * d.num_traces, 0.0);
   counters_.assign(d.num_counters, 0);
 }
 
@@ -52,7 +59,41 @@ int Simulation::threads() const {
 }
 
 double &Simulation::state(int64_t cell, int64_t var) {
+  if (soa_)
+    return sv_[static_cast<size_t>(var) * stride_ + cell];
   return sv_[static_cast<size_t>(cell) * model_.desc().sv_size + var];
+}
+
+double Simulation::trace(int64_t cell, int64_t k) const {
+  if (soa_)
+    return out_[static_cast<size_t>(k) * stride_ + cell];
+  return out_[static_cast<size_t>(cell) * model_.desc().num_traces + k];
+}
+
+void Simulation::exportStates(double *aos) const {
+  int64_t n = model_.desc().sv_size;
+  if (!soa_) {
+    std::copy(sv_.begin(), sv_.begin() + numCells_ * n, aos);
+    return;
+  }
+  for (int64_t v = 0; v < n; ++v) {
+    const double *row = sv_.data() + v * stride_;
+    for (int64_t c = 0; c < numCells_; ++c)
+      aos[c * n + v] = row[c];
+  }
+}
+
+void Simulation::importStates(const double *aos) {
+  int64_t n = model_.desc().sv_size;
+  if (!soa_) {
+    std::copy(aos, aos + numCells_ * n, sv_.begin());
+    return;
+  }
+  for (int64_t v = 0; v < n; ++v) {
+    double *row = sv_.data() + v * stride_;
+    for (int64_t c = 0; c < numCells_; ++c)
+      row[c] = aos[c * n + v];
+  }
 }
 
 double *Simulation::vm() {
@@ -70,7 +111,7 @@ easyml_kernel_args Simulation::args(int64_t begin, int64_t end) {
   a.begin = begin;
   a.end = end;
   a.dt = dt_;
-  a.stride = numCells_;
+  a.stride = stride_;
   a.sv = sv_.data();
   a.ext = extPtrs_.data();
   a.params = params_.data();
@@ -80,16 +121,39 @@ easyml_kernel_args Simulation::args(int64_t begin, int64_t end) {
   return a;
 }
 
+void Simulation::snapshot(int64_t begin, int64_t end) {
+  const easyml_model_desc &d = model_.desc();
+  if (soa_) {
+    for (int64_t v = 0; v < d.sv_size; ++v)
+      std::copy(sv_.begin() + v * stride_ + begin,
+                sv_.begin() + v * stride_ + end,
+                lastSv_.begin() + v * stride_ + begin);
+  } else {
+    std::copy(sv_.begin() + begin * d.sv_size, sv_.begin() + end * d.sv_size,
+              lastSv_.begin() + begin * d.sv_size);
+  }
+  for (size_t e = 0; e < ext_.size(); ++e)
+    std::copy(ext_[e].begin() + begin, ext_[e].begin() + end,
+              lastExt_[e].begin() + begin);
+}
+
 void Simulation::runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
-                           double stim, bool integrateVm) {
+                           double stim, bool integrateVm, bool keepSnapshot) {
   int nthreads = threads();
   int64_t n = numCells_;
 #pragma omp parallel num_threads(nthreads)
   {
-    // Static contiguous chunks, as openCARP's OpenMP loop over cells.
+    // Static contiguous chunks, as openCARP's OpenMP loop over cells, split
+    // at multiples of the vector width so no vector straddles two threads.
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+    int64_t w = width_;
+    int64_t begin = n * t / nt / w * w;
+    int64_t end = t == nt - 1 ? n : n * (t + 1) / nt / w * w;
     if (begin < end) {
+      // Each thread saves its own cells (in parallel, and warming its
+      // cache for the kernel).
+      if (keepSnapshot)
+        snapshot(begin, end);
       easyml_kernel_args a = args(begin, end);
       a.step0 = step0;
       a.nsteps = nsteps;
@@ -146,14 +210,17 @@ void Simulation::evaluate(int64_t step) {
 
 void Simulation::advance(int64_t step0, int64_t nsteps, double stim,
                          bool integrateVm) {
-  lastSv_ = sv_;
-  lastExt_ = ext_;
+  if (lastSv_.size() != sv_.size()) {
+    lastSv_.assign(sv_.size(), 0.0);
+    lastExt_ = ext_;
+  }
   lastStep0_ = step0;
   lastSteps_ = nsteps;
   lastStim_ = stim;
   lastIntegrate_ = integrateVm;
   double t0 = now();
-  runKernel(variant_->compute, step0, nsteps, stim, integrateVm);
+  runKernel(variant_->compute, step0, nsteps, stim, integrateVm,
+            /*keepSnapshot=*/true);
   computeSeconds += now() - t0;
 }
 
@@ -181,8 +248,8 @@ bool Simulation::checkFinite(NonFinite &where) {
     return true;
   // Replay the last advance for that cell, one step at a time, from the
   // saved state, to find the first step and variable that went bad.
-  std::vector<double> saveSv = sv_;
-  std::vector<std::vector<double>> saveExt = ext_;
+  AlignedVector saveSv = sv_;
+  std::vector<AlignedVector> saveExt = ext_;
   std::vector<int64_t> saveCounters = counters_;
   sv_ = lastSv_;
   ext_ = lastExt_;

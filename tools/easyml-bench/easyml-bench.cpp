@@ -80,7 +80,10 @@ std::vector<OptionSpec> optionSpecs() {
       {"save-ini-file", 'F', K::Required,
        "state file written at --save-ini-time", "singlecell.sv"},
       {"read-ini-file", 'R', K::Required, "start from this state file", ""},
-      {"variant", 0, K::Required, "compiled variant to run", "baseline"},
+      {"variant", 0, K::Required,
+       "compiled variant to run (default: cpu-simd when compiled, else the "
+       "first)",
+       ""},
       {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
@@ -97,6 +100,10 @@ std::vector<OptionSpec> optionSpecs() {
        "evaluate Iion at every row of a reference CSV and compare", ""},
       {"pointwise-write", 0, K::Required,
        "with --pointwise: write the table with the model's Iion", ""},
+      {"pointwise-step", 0, K::Required,
+       "with --pointwise: advance every row's state by one step (dt, Vm "
+       "held) and write the new states to this CSV",
+       ""},
       {"help", 'h', K::None, "print this help", ""},
       {"version", 0, K::None, "print the version", ""},
   };
@@ -390,7 +397,7 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
 
 int pointwise(const std::string &csv, rt::ModelHandle &model,
               const std::string &variant, const std::string &impPar, double dt,
-              const std::string &writePath) {
+              const std::string &writePath, const std::string &stepPath) {
   std::ifstream in(csv);
   if (!in)
     fail("cannot open reference '" + csv + "': " + std::strerror(errno));
@@ -472,6 +479,28 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
     std::fclose(f);
     if (std::rename(tmp.c_str(), writePath.c_str()) != 0)
       fail("cannot write '" + writePath + "'");
+  }
+  if (!stepPath.empty()) {
+    // One step from every row (the model's own step; Vm is not integrated):
+    // the states each variant computes from the same inputs.
+    sim.advance(0, 1, 0.0, /*integrateVm=*/false);
+    std::string tmp = stepPath + ".tmp";
+    FILE *f = std::fopen(tmp.c_str(), "w");
+    if (!f)
+      fail("cannot write '" + stepPath + "': " + std::strerror(errno));
+    std::fprintf(f, "row");
+    for (int64_t s = 0; s < d.num_states; ++s)
+      std::fprintf(f, ",%s", d.state_names[s]);
+    std::fprintf(f, "\n");
+    for (size_t r = 0; r < rows.size(); ++r) {
+      std::fprintf(f, "%zu", r);
+      for (int64_t s = 0; s < d.num_states; ++s)
+        std::fprintf(f, ",%.17g", sim.state(r, s));
+      std::fprintf(f, "\n");
+    }
+    std::fclose(f);
+    if (std::rename(tmp.c_str(), stepPath.c_str()) != 0)
+      fail("cannot write '" + stepPath + "'");
   }
   double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
   std::printf("{\"model\": \"%s\", \"rows\": %zu, \"max_abs_error\": %.6e, "
@@ -573,7 +602,8 @@ int main(int argc, char **argv) {
   }
   if (cl.has("pointwise"))
     return pointwise(cl.get("pointwise"), *model, cl.get("variant"),
-                     cl.get("imp-par"), dt, cl.get("pointwise-write"));
+                     cl.get("imp-par"), dt, cl.get("pointwise-write"),
+                     cl.get("pointwise-step"));
 
   rt::Simulation sim(*model, num, cl.get("variant"));
   if (!sim.valid(error))
@@ -692,7 +722,7 @@ int main(int argc, char **argv) {
       sim.evaluate(step);
       std::fprintf(trace, "%4.12f\t", t);
       for (int64_t k = 0; k < d.num_traces; ++k)
-        std::fprintf(trace, "%4.12f\t", sim.traces()[k]);
+        std::fprintf(trace, "%4.12f\t", sim.trace(0, k));
       std::fprintf(trace, "\n");
     }
   };
@@ -777,8 +807,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %ld "
                  "waves)\n%-22s %d\n",
-                 "model", d.name, "variant", cl.get("variant").c_str(), "cells",
-                 num, "steps", nLast + 1, dt, waves, "threads", sim.threads());
+                 "model", d.name, "variant", sim.variant().name, "cells", num,
+                 "steps", nLast + 1, dt, waves, "threads", sim.threads());
     auto row = [](const char *name, double s) {
       std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
     };
@@ -806,8 +836,8 @@ int main(int argc, char **argv) {
         "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
         "\"cell_steps_per_second\": %.6e,\n  \"compile_cached\": %s,\n"
         "  \"warnings\": {",
-        d.name, cl.get("variant").c_str(), num, nLast + 1, dt, sim.threads(),
-        waves, compileSeconds, loadSeconds, sim.tablesSeconds, sim.initSeconds,
+        d.name, sim.variant().name, num, nLast + 1, dt, sim.threads(), waves,
+        compileSeconds, loadSeconds, sim.tablesSeconds, sim.initSeconds,
         sim.computeSeconds, outputSeconds, wall + loadSeconds + compileSeconds,
         rate, cached ? "true" : "false");
     bool first = true;

@@ -33,10 +33,13 @@ easyml_model *easyml_model_load(const char *path);
 const easyml_model_desc *easyml_model_get_desc(const easyml_model *model);
 void easyml_model_free(easyml_model *model);
 
-/* `num_cells` cells of `model` on the CPU, variant "baseline" etc. */
+/* `num_cells` cells of `model` on the CPU, variant "baseline", "cpu-simd";
+ * NULL: the CPU default (cpu-simd when compiled, else the first). */
 easyml_sim *easyml_sim_create(const easyml_model *model, int64_t num_cells,
                               const char *variant);
 void easyml_sim_free(easyml_sim *sim);
+/* The variant it runs ("baseline", "cpu-simd"). */
+const char *easyml_sim_variant(const easyml_sim *sim);
 /* openCARP --imp-par syntax ("GNa*0.5,flags=EPI"); before initialize. */
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers);
 int easyml_sim_set_threads(easyml_sim *sim, int threads);
@@ -52,6 +55,11 @@ int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
 double *easyml_sim_vm(easyml_sim *sim);
 double *easyml_sim_iion(easyml_sim *sim);
 double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var);
+/* Layout conversion for simulators holding openCARP-style per-cell records:
+ * copies all cells' states (num_cells * sv_size values, cell-major) out of /
+ * into the simulation, whatever layout its variant uses. */
+void easyml_sim_get_states(const easyml_sim *sim, double *aos);
+void easyml_sim_set_states(easyml_sim *sim, const double *aos);
 
 #ifdef __cplusplus
 } /* extern "C" */

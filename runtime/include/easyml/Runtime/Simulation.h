@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ public:
                                            std::string &error);
 
   const easyml_model_desc &desc() const { return *desc_; }
-  /// The variant called `name`, or null.
+  /// The variant called `name`, or null. An empty name picks the CPU's
+  /// default: `cpu-simd` when compiled, else the first variant.
   const easyml_variant *variant(const std::string &name) const;
 
 private:
@@ -66,11 +68,34 @@ struct NonFinite {
   std::string message() const;
 };
 
+/// An allocator of storage aligned to 64 bytes (a cache line, an AVX-512
+/// vector).
+template <typename T> struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <typename U> AlignedAllocator(const AlignedAllocator<U> &) {}
+  T *allocate(size_t n) {
+    size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
+    return static_cast<T *>(::operator new(bytes, std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const AlignedAllocator &) const { return true; }
+  bool operator!=(const AlignedAllocator &) const { return false; }
+};
+using AlignedVector = std::vector<double, AlignedAllocator<double>>;
+
 /// Cells of one model, advanced on the CPU.
+///
+/// Storage follows the variant's layout: one record of `sv_size` values per
+/// cell (AoS, openCARP's) or one row of `stride` cells per variable (SoA,
+/// `stride` = the number of cells rounded up to the vector width, 64-byte
+/// aligned). Use state() or the AoS import/export functions rather than the
+/// raw storage.
 class Simulation {
 public:
+  /// `variant` empty: the CPU default (cpu-simd when compiled).
   Simulation(const ModelHandle &model, int64_t numCells,
-             const std::string &variant = "baseline");
+             const std::string &variant = "");
 
   /// False with a message when the variant does not exist.
   bool valid(std::string &error) const;
@@ -93,11 +118,21 @@ public:
 
   int64_t numCells() const { return numCells_; }
   double dt() const { return dt_; }
+  /// The variant being run.
+  const easyml_variant &variant() const { return *variant_; }
+  /// Variable `var` (a state or a nodal parameter, descriptor order) of
+  /// `cell`, whatever the layout.
   double &state(int64_t cell, int64_t var);
+  /// Copies every cell's record into `aos` (`numCells * sv_size` values,
+  /// openCARP's per-cell layout) / from it: the layout conversion for
+  /// simulators that hand over per-cell data.
+  void exportStates(double *aos) const;
+  void importStates(const double *aos);
+  /// Traced value `k` of `cell` after evaluate().
+  double trace(int64_t cell, int64_t k) const;
   double *external(int64_t index) { return ext_[index].data(); }
   double *vm();
   double *iion();
-  const std::vector<double> &traces() const { return out_; }
   /// Warning counters (lookup range, clamps), as in desc().counter_names.
   std::vector<int64_t> counters() const { return counters_; }
   const easyml_model_desc &desc() const { return model_.desc(); }
@@ -115,21 +150,26 @@ public:
 private:
   easyml_kernel_args args(int64_t begin, int64_t end);
   void runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
-                 double stim, bool integrateVm);
+                 double stim, bool integrateVm, bool keepSnapshot = false);
+  /// Saves cells [begin, end) as the state before the wave.
+  void snapshot(int64_t begin, int64_t end);
 
   const ModelHandle &model_;
   const easyml_variant *variant_;
   std::string variantName_;
   int64_t numCells_;
+  bool soa_ = false;
+  int64_t width_ = 1, stride_ = 0;
   int threads_ = 0;
   double dt_ = 0.01;
-  std::vector<double> params_, sv_, tables_, out_;
-  std::vector<std::vector<double>> ext_;
+  std::vector<double> params_, tables_;
+  AlignedVector sv_, out_;
+  std::vector<AlignedVector> ext_;
   std::vector<double *> extPtrs_;
   std::vector<int64_t> counters_;
   // The state at the start of the last advance, for NaN diagnosis.
-  std::vector<double> lastSv_;
-  std::vector<std::vector<double>> lastExt_;
+  AlignedVector lastSv_;
+  std::vector<AlignedVector> lastExt_;
   int64_t lastStep0_ = 0, lastSteps_ = 0;
   double lastStim_ = 0;
   bool lastIntegrate_ = false;
