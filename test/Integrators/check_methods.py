@@ -5,7 +5,8 @@ For each method a model is written, compiled and run with easyml-bench at
 two time steps; the error at t = T against the exact solution must match the
 method's order (fe 1, rk2 2, rk4 4, sundnes 2, rosenbrock 2, markov_be 1),
 Rush-Larsen must be exact for a gate with constant rates, and cvode must be
-accurate to its tolerance at any step. Usage: check_methods.py <build> <tmp>
+accurate to its tolerance at any step. Every check runs with each variant
+(baseline and the vectorised cpu-simd). Usage: check_methods.py <build> <tmp>
 """
 
 import array
@@ -58,6 +59,9 @@ def exact_chain(t):
     return 50.0 / 55.0 * (1 - math.exp(-55.0 * t))
 
 
+VARIANT = "baseline"
+
+
 def run(model_text, name, dt, T, var):
     path = os.path.join(tmp, name + ".model")
     with open(path, "w") as f:
@@ -66,8 +70,9 @@ def run(model_text, name, dt, T, var):
     if not os.path.exists(lib):
         subprocess.run([compiler, path, "--emit=shared", "-o", lib, "-w"],
                        check=True)
-    out = os.path.join(tmp, "%s-%g" % (name, dt))
-    subprocess.run([bench, "--load-module", lib, "--dt", repr(dt), "--duration",
+    out = os.path.join(tmp, "%s-%s-%g" % (name, VARIANT, dt))
+    subprocess.run([bench, "--load-module", lib, "--variant", VARIANT,
+                    "--dt", repr(dt), "--duration",
                     repr(T), "--dt-out", repr(T), "--numstim", "0",
                     "--fout=" + out, "--validate", "--quiet", "--no-trace"],
                    check=True, cwd=tmp)
@@ -87,37 +92,41 @@ failures = 0
 def report(ok, text):
     global failures
     failures += not ok
-    print(("ok   " if ok else "FAIL ") + text)
+    print(("ok   " if ok else "FAIL ") + "%-9s " % VARIANT + text)
 
 
-for m, expected in [("fe", 1), ("rk2", 2), ("rk4", 4), ("sundnes", 2),
-                    ("rosenbrock", 2), ("rush_larsen", 1)]:
-    e1, e2, p = order(NONLINEAR_T.format(m=m), exact_t, "t_" + m, "x", 2.0,
-                      0.05)
-    report(abs(p - expected) < 0.3,
-           "%-11s dx/dt = -x + sin t: error %.3g -> %.3g, order %.2f (expected %d)"
-           % (m, e1, e2, p, expected))
+def check_all():
+    for m, expected in [("fe", 1), ("rk2", 2), ("rk4", 4), ("sundnes", 2),
+                        ("rosenbrock", 2), ("rush_larsen", 1)]:
+        e1, e2, p = order(NONLINEAR_T.format(m=m), exact_t, "t_" + m, "x", 2.0,
+                          0.05)
+        report(abs(p - expected) < 0.3,
+               "%-11s dx/dt = -x + sin t: error %.3g -> %.3g, order %.2f (expected %d)"
+               % (m, e1, e2, p, expected))
 
-for m in ["rush_larsen", "sundnes"]:
-    err = abs(run(GATE.format(m=m), "g_" + m, 0.1, 3.0, "a") - exact_gate(3.0))
-    report(err < 1e-12, "%-11s constant-rate gate: error %.3g (exact)" % (m, err))
+    for m in ["rush_larsen", "sundnes"]:
+        err = abs(run(GATE.format(m=m), "g_" + m, 0.1, 3.0, "a") - exact_gate(3.0))
+        report(err < 1e-12, "%-11s constant-rate gate: error %.3g (exact)" % (m, err))
 
-for m, expected in [("markov_be", 1), ("rosenbrock", 2)]:
-    e1, e2, p = order(CHAIN.format(m=m), exact_chain, "c_" + m, "o", 0.2, 0.002)
-    report(abs(p - expected) < 0.3,
-           "%-11s stiff chain: error %.3g -> %.3g, order %.2f (expected %d)"
-           % (m, e1, e2, p, expected))
-# Backward Euler keeps the stiff chain bounded where forward Euler explodes.
-val = run(CHAIN.format(m="markov_be"), "c_markov_be", 0.1, 5.0, "o")
-report(abs(val - exact_chain(5.0)) < 1e-6,
-       "markov_be   stiff chain at dt = 0.1 (dt*55 = 5.5): o(5) = %.9f" % val)
+    for m, expected in [("markov_be", 1), ("rosenbrock", 2)]:
+        e1, e2, p = order(CHAIN.format(m=m), exact_chain, "c_" + m, "o", 0.2, 0.002)
+        report(abs(p - expected) < 0.3,
+               "%-11s stiff chain: error %.3g -> %.3g, order %.2f (expected %d)"
+               % (m, e1, e2, p, expected))
+    # Backward Euler keeps the stiff chain bounded where forward Euler explodes.
+    val = run(CHAIN.format(m="markov_be"), "c_markov_be", 0.1, 5.0, "o")
+    report(abs(val - exact_chain(5.0)) < 1e-6,
+           "markov_be   stiff chain at dt = 0.1 (dt*55 = 5.5): o(5) = %.9f" % val)
 
-for dt in [0.1, 0.01]:
-    err = abs(run(NONLINEAR_T.format(m="cvode"), "t_cvode", dt, 2.0, "x") -
-              exact_t(2.0))
-    report(err < 1e-5, "cvode       dx/dt = -x + sin t at dt = %g: error %.3g" % (dt, err))
-err = abs(run(CHAIN.format(m="cvode"), "c_cvode", 0.1, 0.2, "o") - exact_chain(0.2))
-report(err < 1e-5, "cvode       stiff chain at dt = 0.1: error %.3g" % err)
+    for dt in [0.1, 0.01]:
+        err = abs(run(NONLINEAR_T.format(m="cvode"), "t_cvode", dt, 2.0, "x") -
+                  exact_t(2.0))
+        report(err < 1e-5, "cvode       dx/dt = -x + sin t at dt = %g: error %.3g" % (dt, err))
+    err = abs(run(CHAIN.format(m="cvode"), "c_cvode", 0.1, 0.2, "o") - exact_chain(0.2))
+    report(err < 1e-5, "cvode       stiff chain at dt = 0.1: error %.3g" % err)
 
+
+for VARIANT in ["baseline", "cpu-simd"]:
+    check_all()
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)
