@@ -52,6 +52,7 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
   OpPassManager &model = pm.nest<ModelOp>();
   model.addPass(createResolveGates());
+  model.addPass(createExpandPowers());
   ExpandIntegratorsOptions expand;
   expand.cvodeRelTol = options.cvodeRelTol;
   expand.cvodeAbsTol = options.cvodeAbsTol;

@@ -155,21 +155,26 @@ struct ConvertMathToVectorLibraryPass
                         std::string(fn.arity, 'v') + "_" + fn.name)
                            .str();
     ModuleOp module = getOperation();
-    if (!SymbolTable::lookupSymbolIn(module, name)) {
+    auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!decl) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
       SmallVector<Type> args(fn.arity, part);
-      auto decl =
-          b.create<func::FuncOp>(loc, name, b.getFunctionType(args, {part}));
-      decl.setPrivate();
-      // Pure functions of their arguments, as math operations are.
-      decl->setAttr(LLVM::LLVMDialect::getReadnoneAttrName(), b.getUnitAttr());
+      decl = b.create<LLVM::LLVMFuncOp>(
+          loc, name, LLVM::LLVMFunctionType::get(part, args));
+      // Pure functions of their arguments, as math operations are: no
+      // memory effects, no unwinding, always returning. LLVM may then move
+      // code across the calls, e.g. hoist uniform work out of cell loops.
+      MLIRContext *ctx = b.getContext();
+      decl.setMemoryAttr(LLVM::MemoryEffectsAttr::get(
+          ctx, {LLVM::ModRefInfo::NoModRef, LLVM::ModRefInfo::NoModRef,
+                LLVM::ModRefInfo::NoModRef}));
+      decl.setNoUnwind(true);
+      decl.setWillReturn(true);
     }
     int64_t n = vt.getNumElements();
     if (n == native)
-      return b
-          .create<func::CallOp>(loc, name, TypeRange{part}, op->getOperands())
-          .getResult(0);
+      return b.create<LLVM::CallOp>(loc, decl, op->getOperands()).getResult();
     Value result = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(vt, b.getF64FloatAttr(0.0)));
     for (int64_t k = 0; k < n; k += native) {
@@ -178,8 +183,7 @@ struct ConvertMathToVectorLibraryPass
         args.push_back(b.create<vector::ExtractStridedSliceOp>(
             loc, v, ArrayRef<int64_t>{k}, ArrayRef<int64_t>{native},
             ArrayRef<int64_t>{1}));
-      Value r =
-          b.create<func::CallOp>(loc, name, TypeRange{part}, args).getResult(0);
+      Value r = b.create<LLVM::CallOp>(loc, decl, args).getResult();
       result = b.create<vector::InsertStridedSliceOp>(
           loc, r, result, ArrayRef<int64_t>{k}, ArrayRef<int64_t>{1});
     }

@@ -4,13 +4,14 @@
 // RUN: not easyml-opt %s --easyml-convert-math-to-veclib="isa=neon" 2>&1 | FileCheck %s --check-prefix=BADISA
 // RUN: not easyml-opt %s --easyml-convert-math-to-veclib="library=svml" 2>&1 | FileCheck %s --check-prefix=BADLIB
 
-// CHECK-DAG: func.func private @_ZGVeN8v_exp(vector<8xf64>) -> vector<8xf64> attributes {llvm.readnone}
-// CHECK-DAG: func.func private @_ZGVeN8v_expm1(vector<8xf64>) -> vector<8xf64> attributes {llvm.readnone}
-// CHECK-DAG: func.func private @_ZGVeN8vv_pow(vector<8xf64>, vector<8xf64>) -> vector<8xf64> attributes {llvm.readnone}
+// Library functions are pure: no memory effects, no unwinding, always return.
+// CHECK-DAG: llvm.func @_ZGVeN8v_exp(vector<8xf64>) -> vector<8xf64> attributes {memory = #llvm.memory_effects<other = none, argMem = none, inaccessibleMem = none>, no_unwind, will_return}
+// CHECK-DAG: llvm.func @_ZGVeN8v_expm1(vector<8xf64>) -> vector<8xf64> attributes {memory = #llvm.memory_effects<other = none, argMem = none, inaccessibleMem = none>, no_unwind, will_return}
+// CHECK-DAG: llvm.func @_ZGVeN8vv_pow(vector<8xf64>, vector<8xf64>) -> vector<8xf64> attributes {memory = #llvm.memory_effects<other = none, argMem = none, inaccessibleMem = none>, no_unwind, will_return}
 // CHECK-LABEL: func.func @kernel
-// CHECK: call @_ZGVeN8v_exp(
-// CHECK: call @_ZGVeN8v_expm1(
-// CHECK: call @_ZGVeN8vv_pow(
+// CHECK: llvm.call @_ZGVeN8v_exp(
+// CHECK: llvm.call @_ZGVeN8v_expm1(
+// CHECK: llvm.call @_ZGVeN8vv_pow(
 // CHECK: llvm.intr.sqrt
 // CHECK: llvm.intr.fabs
 // Scalars are left to convert-math-to-libm.
@@ -21,9 +22,9 @@
 // AVX2 flavours take 4 lanes: an 8-lane vector is split in two.
 // AVX2-LABEL: func.func @kernel
 // AVX2: vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [4], strides = [1]}
-// AVX2: call @_ZGVdN4v_exp(
+// AVX2: llvm.call @_ZGVdN4v_exp(
 // AVX2: vector.extract_strided_slice %{{.*}} {offsets = [4], sizes = [4], strides = [1]}
-// AVX2: call @_ZGVdN4v_exp(
+// AVX2: llvm.call @_ZGVdN4v_exp(
 
 // SCALAR-NOT: _ZGV
 // SCALAR-COUNT-8: math.exp %{{.*}} : f64
