@@ -210,7 +210,8 @@ void Simulation::evaluate(int64_t step) {
 
 void Simulation::advance(int64_t step0, int64_t nsteps, double stim,
                          bool integrateVm) {
-  if (lastSv_.size() != sv_.size()) {
+  // Sized once (a model may have no states: check the externals too).
+  if (lastSv_.size() != sv_.size() || lastExt_.size() != ext_.size()) {
     lastSv_.assign(sv_.size(), 0.0);
     lastExt_ = ext_;
   }
