@@ -59,3 +59,17 @@ import ctypes.util
 import platform
 if platform.machine() in ("x86_64", "AMD64") and ctypes.util.find_library("mvec"):
     config.available_features.add("libmvec")
+
+# GPU toolkits for the cuda and rocm variants (compilation only: no GPU is
+# needed). Found where easyml-compile looks for them.
+cuda = next((p for p in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
+                         "/usr/local/cuda")
+             if p and os.path.exists(os.path.join(p, "bin", "ptxas"))), None)
+if cuda:
+    config.available_features.add("cuda-toolkit")
+rocm_bitcode = [os.path.join(p, "amdgcn", "bitcode", "ocml.bc")
+                for p in (os.environ.get("ROCM_PATH"), "/opt/rocm",
+                          "/usr/lib/x86_64-linux-gnu") if p]
+if any(os.path.exists(b) for b in rocm_bitcode) and \
+        (shutil.which("ld.lld-19") or shutil.which("ld.lld")):
+    config.available_features.add("rocm-device-libs")

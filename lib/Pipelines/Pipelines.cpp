@@ -12,11 +12,15 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -72,6 +76,11 @@ void easyml::buildLowerToLLVMPipeline(OpPassManager &pm,
   lower.variants = variants; // copied by createLowerToKernels
   lower.vectorWidth = options.vectorWidth;
   pm.addPass(createLowerToKernels(lower));
+  buildKernelsToLLVMPipeline(pm, options);
+}
+
+void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
+                                        const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ConvertMathToVectorLibraryOptions vecMath;
@@ -87,6 +96,71 @@ void easyml::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(std::make_unique<CheckLLVMOnlyPass>());
+}
+
+std::vector<std::string> easyml::defaultGpuChips(StringRef target) {
+  if (target == "rocm")
+    return {"gfx90a", "gfx942"};
+  return {"sm_80", "sm_90"};
+}
+
+void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
+                                      const GpuPipelineOptions &options) {
+  bool rocm = options.target == "rocm";
+  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
+  if (chips.empty())
+    chips = defaultGpuChips(options.target);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createConvertSCFToCFPass());
+  ConvertMathToDeviceLibraryOptions deviceMath;
+  deviceMath.target = rocm ? "rocm" : "cuda";
+  kernels.addPass(createConvertMathToDeviceLibrary(deviceMath));
+  if (rocm) {
+    kernels.addPass(createLowerGpuOpsToROCDLOpsPass(
+        chips.front(), kDeriveIndexBitwidthFromDataLayout,
+        /*useBarePtrCallConv=*/false, gpu::amd::Runtime::HIP));
+  } else {
+    kernels.addPass(createConvertGpuOpsToNVVMOps());
+  }
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  for (const std::string &chip : chips) {
+    if (rocm) {
+      GpuROCDLAttachTargetOptions attach;
+      attach.chip = chip;
+      attach.optLevel = options.optLevel;
+      pm.addPass(createGpuROCDLAttachTarget(attach));
+    } else {
+      GpuNVVMAttachTargetOptions attach;
+      attach.chip = chip;
+      attach.optLevel = options.optLevel;
+      pm.addPass(createGpuNVVMAttachTarget(attach));
+    }
+  }
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = !options.format.empty() ? options.format.getValue()
+                             : rocm                  ? std::string("bin")
+                                                     : std::string("fatbin");
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>>
+easyml::splitGpuModules(ModuleOp module) {
+  std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> result;
+  for (gpu::GPUModuleOp gm :
+       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
+    auto variant = gm->getAttrOfType<StringAttr>("easyml.variant");
+    OwningOpRef<ModuleOp> own = ModuleOp::create(gm.getLoc());
+    (*own)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    gm->remove();
+    own->getBody()->push_back(gm);
+    result.emplace_back(variant ? variant.str() : std::string(),
+                        std::move(own));
+  }
+  return result;
 }
 
 void easyml::buildCompilePipeline(OpPassManager &pm,
@@ -111,6 +185,11 @@ void easyml::registerPipelines() {
       "easyml IR to the kernels of the requested variants in the LLVM "
       "dialect",
       buildCompilePipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "easyml-gpu-to-binary",
+      "GPU kernels (easyml-lower-to-kernels variants=cuda or rocm) to code "
+      "objects for the given chips",
+      buildGpuToBinaryPipeline);
   PassPipelineRegistration<PipelineOptions>(
       "easyml-baseline-pipeline",
       "easyml IR to the baseline variant's kernels in the LLVM dialect",

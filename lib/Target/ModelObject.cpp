@@ -6,6 +6,8 @@
 
 #include "easyml/Target/ModelObject.h"
 
+#include "easyml/Runtime/ABI.h"
+
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -135,6 +137,16 @@ public:
                                     llvm::GlobalValue::PrivateLinkage, data,
                                     name);
   }
+  /// Bytes, 16-byte aligned (GPU code objects).
+  llvm::Constant *bytes(llvm::StringRef data, llvm::StringRef name) {
+    auto *init = llvm::ConstantDataArray::getRaw(data, data.size(),
+                                                 llvm::Type::getInt8Ty(ctx));
+    auto *g =
+        new llvm::GlobalVariable(m, init->getType(), true,
+                                 llvm::GlobalValue::PrivateLinkage, init, name);
+    g->setAlignment(llvm::Align(16));
+    return g;
+  }
   llvm::Constant *function(llvm::StringRef name) {
     llvm::Function *f = m.getFunction(name);
     return f ? static_cast<llvm::Constant *>(f) : null();
@@ -207,15 +219,42 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                   d.int64(t.columns), d.int64(t.offset),
                   d.strings_(t.columnNames, ".easyml.columns")}));
   std::vector<llvm::Constant *> variants;
-  for (auto &v : options.variants)
+  for (auto &v : options.variants) {
+    bool gpu = isGpuVariant(v);
+    std::vector<llvm::Constant *> images;
+    if (gpu) {
+      auto it = options.gpuImages.find(v);
+      if (it != options.gpuImages.end())
+        for (const GpuImage &image : it->second)
+          images.push_back(d.record({d.str(image.chip), d.str(image.format),
+                                     d.bytes(image.data, ".easyml.image"),
+                                     d.int64(image.data.size())}));
+    }
+    int64_t device = v == "cuda"   ? EASYML_DEVICE_CUDA
+                     : v == "rocm" ? EASYML_DEVICE_ROCM
+                                   : EASYML_DEVICE_CPU;
+    bool soa = v != "baseline";
     variants.push_back(d.record(
-        {d.str(v), d.int64(v == "cpu-simd" ? 1 : 0),
+        {d.str(v), d.int64(soa ? EASYML_LAYOUT_SOA : EASYML_LAYOUT_AOS),
          d.int64(v == "cpu-simd" ? options.vectorWidth : 1),
-         d.function(l.symbol(v, "init")), d.function(l.symbol(v, "compute")),
-         d.function(l.symbol(v, "eval"))}));
+         gpu ? d.null() : d.function(l.symbol(v, "init")),
+         gpu ? d.null() : d.function(l.symbol(v, "compute")),
+         gpu ? d.null() : d.function(l.symbol(v, "eval")), d.int64(device),
+         d.int64(images.size()), d.records(images, ".easyml.images"),
+         gpu ? d.str(l.symbol(v, "init")) : d.null(),
+         gpu ? d.str(l.symbol(v, "compute")) : d.null(),
+         gpu ? d.str(l.symbol(v, "eval")) : d.null()}));
+  }
+  // Tables are built on the host, by the first CPU variant's function.
+  std::string tablesVariant = "baseline";
+  for (auto &v : options.variants)
+    if (!isGpuVariant(v)) {
+      tablesVariant = v;
+      break;
+    }
 
   llvm::Constant *desc =
-      d.record({d.int64(1),
+      d.record({d.int64(EASYML_ABI_VERSION),
                 d.str(l.name),
                 d.str(l.source),
                 d.str(options.compilerId),
@@ -250,7 +289,7 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 d.strings_(l.traces, ".easyml.traces"),
                 d.int64(l.counters.size()),
                 d.strings_(l.counters, ".easyml.counters"),
-                d.function(l.symbol(options.variants.front(), "tables")),
+                d.function(l.symbol(tablesVariant, "tables")),
                 d.int64(variants.size()),
                 d.records(variants, ".easyml.variants")});
   auto *g = new llvm::GlobalVariable(m, desc->getType(), true,
@@ -389,10 +428,18 @@ std::string easyml::emitHeader(const ModelLayout &l,
   emitEnum("Parameter and flag (params array)", params, "PARAM");
   emitEnum("External", exts, "EXT");
   os << "#define EASYML_" << l.name << "_SV_SIZE " << l.svSize << "\n\n";
-  for (auto &v : options.variants)
+  // Host entry points of the CPU variants (GPU kernels are reached through
+  // the descriptor's code objects); the first CPU variant builds tables.
+  bool first = true;
+  for (auto &v : options.variants) {
+    if (isGpuVariant(v))
+      continue;
     for (const char *entry : {"init", "compute", "eval", "tables"})
-      os << "void " << l.symbol(v, entry)
-         << "(const easyml_kernel_args *args);\n";
+      if (first || llvm::StringRef(entry) != "tables")
+        os << "void " << l.symbol(v, entry)
+           << "(const easyml_kernel_args *args);\n";
+    first = false;
+  }
   os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
      << guard << " */\n";
   return s;

@@ -52,7 +52,10 @@ const easyml_variant *ModelHandle::variant(const std::string &name) const {
     // The CPU's default: the vectorised variant where it was compiled.
     if (const easyml_variant *simd = variant("cpu-simd"))
       return simd;
-    return desc_->num_variants ? &desc_->variants[0] : nullptr;
+    for (int64_t i = 0; i < desc_->num_variants; ++i)
+      if (desc_->variants[i].device == EASYML_DEVICE_CPU)
+        return &desc_->variants[i];
+    return nullptr;
   }
   for (int64_t i = 0; i < desc_->num_variants; ++i)
     if (name == desc_->variants[i].name)

@@ -27,6 +27,11 @@ Simulation::Simulation(const ModelHandle &model, int64_t numCells,
   params_.assign(d.param_defaults, d.param_defaults + d.num_params);
   for (int64_t f = 0; f < d.num_flags; ++f)
     params_.push_back(d.flag_defaults[f]);
+  // This simulation drives CPU kernels; GPU variants need a GPU device.
+  if (variant_ && variant_->device != EASYML_DEVICE_CPU) {
+    gpuVariant_ = true;
+    variant_ = nullptr;
+  }
   if (variant_) {
     soa_ = variant_->layout == EASYML_LAYOUT_SOA;
     width_ = std::max<int64_t>(1, variant_->vector_width);
@@ -45,12 +50,24 @@ Simulation::Simulation(const ModelHandle &model, int64_t numCells,
 bool Simulation::valid(std::string &error) const {
   if (variant_)
     return true;
-  std::string names;
+  std::string names, cpuNames;
   const easyml_model_desc &d = model_.desc();
-  for (int64_t i = 0; i < d.num_variants; ++i)
+  for (int64_t i = 0; i < d.num_variants; ++i) {
     names += (i ? ", " : "") + std::string(d.variants[i].name);
-  error = "model " + std::string(d.name) + " has no variant '" + variantName_ +
-          "' (compiled variants: " + names + ")";
+    if (d.variants[i].device == EASYML_DEVICE_CPU)
+      cpuNames +=
+          (cpuNames.empty() ? "" : ", ") + std::string(d.variants[i].name);
+  }
+  if (gpuVariant_)
+    error = "variant '" + variantName_ + "' of model " + d.name +
+            " runs on a GPU, not on this CPU simulation (CPU variants: " +
+            (cpuNames.empty() ? "none" : cpuNames) + ")";
+  else if (variantName_.empty())
+    error = "model " + std::string(d.name) +
+            " has no CPU variant (compiled variants: " + names + ")";
+  else
+    error = "model " + std::string(d.name) + " has no variant '" +
+            variantName_ + "' (compiled variants: " + names + ")";
   return false;
 }
 
@@ -139,8 +156,11 @@ void Simulation::snapshot(int64_t begin, int64_t end) {
 
 void Simulation::runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
                            double stim, bool integrateVm, bool keepSnapshot) {
-  int nthreads = threads();
   int64_t n = numCells_;
+  // No more threads than vectors of cells: idle OpenMP threads spin, and a
+  // single cell (validation runs) would pay for them.
+  int nthreads = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(threads(), (n + width_ - 1) / width_)));
 #pragma omp parallel num_threads(nthreads)
   {
     // Static contiguous chunks, as openCARP's OpenMP loop over cells, split

@@ -301,8 +301,21 @@ void printImpInfo(const easyml_model_desc &d) {
                 d.tables[i].step, static_cast<long long>(d.tables[i].num_rows),
                 static_cast<long long>(d.tables[i].num_columns));
   std::printf("\nVariants:");
-  for (int64_t i = 0; i < d.num_variants; ++i)
-    std::printf(" %s", d.variants[i].name);
+  for (int64_t i = 0; i < d.num_variants; ++i) {
+    const easyml_variant &v = d.variants[i];
+    std::printf(" %s", v.name);
+    if (v.vector_width > 1)
+      std::printf(" (%lld cells per vector)",
+                  static_cast<long long>(v.vector_width));
+    if (v.device != EASYML_DEVICE_CPU) {
+      std::printf(" (");
+      for (int64_t k = 0; k < v.num_images; ++k)
+        std::printf("%s%s %s, %lld bytes", k ? "; " : "", v.images[k].chip,
+                    v.images[k].format,
+                    static_cast<long long>(v.images[k].size));
+      std::printf(")");
+    }
+  }
   std::printf("\n");
 }
 

@@ -26,6 +26,7 @@
 #include "easyml/Support/Version.h"
 #include "easyml/Target/ModelObject.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -39,6 +40,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -58,7 +60,8 @@ enum class Emit {
   Asm,
   Obj,
   Shared,
-  Header
+  Header,
+  GpuAsm
 };
 
 cl::OptionCategory category("easyml-compile options");
@@ -90,13 +93,17 @@ cl::opt<Emit>
                     clEnumValN(Emit::Shared, "shared",
                                "a shared library loadable at run time"),
                     clEnumValN(Emit::Header, "header",
-                               "the C header declaring the descriptor")),
+                               "the C header declaring the descriptor"),
+                    clEnumValN(Emit::GpuAsm, "gpu-asm",
+                               "the GPU variants' kernels as PTX / AMDGPU "
+                               "assembly, per chip")),
          cl::cat(category));
 cl::list<std::string>
     variantList("variant",
                 cl::desc("Variants to generate, comma-separated: baseline, "
-                         "cpu-simd (default: both; the runtime runs cpu-simd "
-                         "where it is present)"),
+                         "cpu-simd, cuda, rocm (default: baseline,cpu-simd; "
+                         "the runtime's CPU device runs cpu-simd where it is "
+                         "present)"),
                 cl::CommaSeparated, cl::cat(category));
 cl::opt<unsigned>
     vectorWidth("vector-width",
@@ -109,6 +116,28 @@ cl::opt<std::string>
                         "functions, default where the target has them) or "
                         "scalar (libm per lane, bit-identical to baseline)"),
                cl::init("libmvec"), cl::cat(category));
+cl::list<std::string>
+    cudaChips("cuda-chips",
+              cl::desc("NVIDIA chips of the cuda variant, comma-separated "
+                       "(default: sm_80,sm_90; each a fatbin with cubin and "
+                       "PTX)"),
+              cl::CommaSeparated, cl::cat(category));
+cl::list<std::string>
+    rocmChips("rocm-chips",
+              cl::desc("AMD chips of the rocm variant, comma-separated "
+                       "(default: gfx90a,gfx942)"),
+              cl::CommaSeparated, cl::cat(category));
+cl::opt<std::string>
+    cudaPath("cuda-path",
+             cl::desc("CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, "
+                      "/usr/local/cuda)"),
+             cl::cat(category));
+cl::opt<std::string>
+    rocmPath("rocm-path",
+             cl::desc("ROCm root with amdgcn/bitcode (default: $ROCM_PATH, "
+                      "/opt/rocm, else Debian's rocm-device-libs with "
+                      "ld.lld-19)"),
+             cl::cat(category));
 cl::opt<bool> noTables("no-tables",
                        cl::desc("Evaluate .lookup() expressions directly "
                                 "instead of tabulating them"),
@@ -187,7 +216,108 @@ std::vector<std::string> variants;
 ObjectOptions objOptions;
 VectorUnit vectorInfo;
 std::unique_ptr<llvm::TargetMachine> target;
+/// Where GPU toolkits were found, by variant.
+std::map<std::string, std::string> toolkits;
+
+/// Removes the ROCm root built of links (see findToolkit) at exit.
+struct RocmShim {
+  llvm::SmallString<128> dir;
+  ~RocmShim() {
+    if (!dir.empty())
+      llvm::sys::fs::remove_directories(dir);
+  }
+} rocmShim;
 } // namespace
+
+static std::string environment(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+static bool exists(const llvm::Twine &path) {
+  return llvm::sys::fs::exists(path);
+}
+
+/// Finds the toolkit a GPU variant compiles with, or reports what is
+/// missing and how to point at it.
+static bool findToolkit(llvm::StringRef variant, std::string &path) {
+  if (variant == "cuda") {
+    std::vector<std::string> candidates;
+    if (!cudaPath.empty())
+      candidates = {cudaPath};
+    else
+      candidates = {environment("CUDA_PATH"), environment("CUDA_HOME"),
+                    "/usr/local/cuda"};
+    for (const std::string &c : candidates)
+      if (!c.empty() && exists(c + "/bin/ptxas") &&
+          exists(c + "/nvvm/libdevice/libdevice.10.bc")) {
+        if (!exists(c + "/bin/fatbinary")) {
+          llvm::errs() << "easyml-compile: error: the cuda variant needs "
+                          "fatbinary, not found in '"
+                       << c << "/bin'\n";
+          return false;
+        }
+        path = c;
+        return true;
+      }
+    llvm::errs() << "easyml-compile: error: the cuda variant needs the CUDA "
+                    "toolkit (bin/ptxas, nvvm/libdevice/libdevice.10.bc); "
+                 << (cudaPath.empty()
+                         ? "none in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda"
+                         : "not found in '" + cudaPath + "'")
+                 << " (install it or give --cuda-path)\n";
+    return false;
+  }
+  // ROCm: a root with amdgcn/bitcode and llvm/bin/ld.lld, as MLIR's ROCDL
+  // target expects; Debian's rocm-device-libs and lld-19 are laid out
+  // differently, so link them into that shape.
+  std::vector<std::string> roots;
+  if (!rocmPath.empty())
+    roots = {rocmPath};
+  else
+    roots = {environment("ROCM_PATH"), "/opt/rocm"};
+  for (const std::string &r : roots)
+    if (!r.empty() && exists(r + "/amdgcn/bitcode/ocml.bc") &&
+        exists(r + "/llvm/bin/ld.lld")) {
+      path = r;
+      return true;
+    }
+  if (!rocmPath.empty()) {
+    llvm::errs() << "easyml-compile: error: the rocm variant needs the ROCm "
+                    "device libraries and ld.lld: '"
+                 << rocmPath
+                 << "' has no amdgcn/bitcode/ocml.bc or llvm/bin/ld.lld\n";
+    return false;
+  }
+  std::string bitcode = "/usr/lib/x86_64-linux-gnu/amdgcn";
+  auto lld = llvm::sys::findProgramByName("ld.lld-19");
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld");
+  if (!exists(bitcode + "/bitcode/ocml.bc") || !lld) {
+    llvm::errs() << "easyml-compile: error: the rocm variant needs the ROCm "
+                    "device libraries (amdgcn/bitcode/ocml.bc) and ld.lld: "
+                    "none in $ROCM_PATH or /opt/rocm"
+                 << (exists(bitcode + "/bitcode/ocml.bc")
+                         ? ""
+                         : ", no Debian rocm-device-libs")
+                 << (lld ? "" : ", no ld.lld")
+                 << " (apt-get install rocm-device-libs lld-19, or give "
+                    "--rocm-path)\n";
+    return false;
+  }
+  if (rocmShim.dir.empty()) {
+    if (llvm::sys::fs::createUniqueDirectory("easyml-rocm", rocmShim.dir) ||
+        llvm::sys::fs::create_directories(rocmShim.dir + "/llvm/bin") ||
+        llvm::sys::fs::create_link(bitcode, rocmShim.dir + "/amdgcn") ||
+        llvm::sys::fs::create_link(*lld, rocmShim.dir + "/llvm/bin/ld.lld")) {
+      llvm::errs() << "easyml-compile: error: cannot prepare the ROCm "
+                      "toolkit links in a temporary directory\n";
+      return false;
+    }
+  }
+  path = std::string(rocmShim.dir);
+  return true;
+}
 
 /// Resolves the variant list and the target; false after reporting an error.
 static bool configureTarget() {
@@ -195,9 +325,9 @@ static bool configureTarget() {
   if (variants.empty())
     variants = {"baseline", "cpu-simd"};
   for (const std::string &v : variants)
-    if (v != "baseline" && v != "cpu-simd") {
+    if (v != "baseline" && v != "cpu-simd" && v != "cuda" && v != "rocm") {
       llvm::errs() << "easyml-compile: error: unknown variant '" << v
-                   << "' (available: baseline, cpu-simd)\n";
+                   << "' (available: baseline, cpu-simd, cuda, rocm)\n";
       return false;
     }
   if (vectorMath != "libmvec" && vectorMath != "scalar") {
@@ -229,6 +359,10 @@ static bool configureTarget() {
   if (vectorWidth)
     vectorInfo.width = vectorWidth;
   objOptions.vectorWidth = vectorInfo.width;
+  for (const std::string &v : variants)
+    if (isGpuVariant(v) && emit != Emit::Header && emit != Emit::Prepared &&
+        emit != Emit::LLVMDialect && !findToolkit(v, toolkits[v]))
+      return false;
   bool simd = llvm::is_contained(variants, "cpu-simd");
   if (simd && vectorMath == "libmvec" && vectorInfo.isa != "none")
     objOptions.libraries.push_back("mvec");
@@ -284,10 +418,70 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     os << emitHeader(layout, objOptions);
     return true;
   }
-  if (!runPipeline(buildLowerToLLVMPipeline, "lower"))
+  // Kernels of every variant; GPU kernels then go their own way.
+  if (!runPipeline(
+          [](mlir::PassManager &pm, const PipelineOptions &options) {
+            // The options hold an ArrayRef: keep the list alive until the
+            // pass has copied it.
+            std::vector<std::string> names(options.variants.begin(),
+                                           options.variants.end());
+            LowerToKernelsOptions lower;
+            lower.variants = names;
+            lower.vectorWidth = options.vectorWidth;
+            pm.addPass(createLowerToKernels(lower));
+          },
+          "kernels"))
+    return false;
+  auto gpuModules = splitGpuModules(*module);
+  if (!runPipeline(buildKernelsToLLVMPipeline, "lower"))
     return false;
   if (emit == Emit::LLVMDialect) {
     module->print(os, flags);
+    return true;
+  }
+  for (auto &[variant, gpuModule] : gpuModules) {
+    mlir::PassManager pm(&context);
+    auto scope = timing.nest("gpu-" + variant);
+    pm.enableTiming(scope);
+    GpuPipelineOptions options;
+    options.target = variant;
+    auto &chips = variant == "cuda" ? cudaChips : rocmChips;
+    options.chips = std::vector<std::string>(chips.begin(), chips.end());
+    options.toolkit = toolkits[variant];
+    options.format = emit == Emit::GpuAsm ? "isa"
+                     : variant == "cuda"  ? "fatbin"
+                                          : "bin";
+    buildGpuToBinaryPipeline(pm, options);
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)) ||
+        mlir::failed(pm.run(*gpuModule)))
+      return false;
+    std::vector<GpuImage> &images = objOptions.gpuImages[variant];
+    images.clear();
+    for (auto binary : gpuModule->getOps<mlir::gpu::BinaryOp>())
+      for (mlir::Attribute a : binary.getObjects()) {
+        auto object = llvm::cast<mlir::gpu::ObjectAttr>(a);
+        std::string chip;
+        if (auto nvvm =
+                llvm::dyn_cast<mlir::NVVM::NVVMTargetAttr>(object.getTarget()))
+          chip = nvvm.getChip().str();
+        else if (auto rocdl = llvm::dyn_cast<mlir::ROCDL::ROCDLTargetAttr>(
+                     object.getTarget()))
+          chip = rocdl.getChip().str();
+        images.push_back({chip, variant == "cuda" ? "fatbin" : "hsaco",
+                          object.getObject().getValue().str()});
+      }
+    if (emit == Emit::GpuAsm)
+      for (const GpuImage &image : images)
+        os << "// " << layout.name << ": " << variant << " kernels for "
+           << image.chip << "\n"
+           << image.data << "\n";
+  }
+  if (emit == Emit::GpuAsm) {
+    if (gpuModules.empty()) {
+      llvm::errs() << "easyml-compile: error: --emit=gpu-asm needs a GPU "
+                      "variant (--variant=cuda or rocm)\n";
+      return false;
+    }
     return true;
   }
   std::string error;

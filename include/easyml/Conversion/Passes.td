@@ -45,15 +45,26 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     anywhere: lanes outside `[begin, end)` are computed but masked out of
     every store and warning count, so storage must be readable up to the
     next multiple of the vector width (the runtime pads and aligns it).
+
+    The GPU variants (`cuda`, `rocm`) put `init`, `compute` and `eval` as
+    `gpu.func` kernels into a `gpu.module @easyml_<model>_<variant>_kernels`
+    (the module becomes a `gpu.container_module`): one thread per cell
+    `begin + block_id.x * block_dim.x + thread_id.x`, threads past `end`
+    doing nothing, scalar code as `baseline` but with structure-of-arrays
+    state so neighbouring threads access neighbouring addresses. The
+    argument is a device pointer to the kernel arguments; a whole task wave
+    runs in one launch with the cell's state in registers. Tables are built
+    on the host (by the first CPU variant, or a `baseline` table builder).
   }];
   let options = [
     ListOption<"variants", "variants", "std::string",
-               "the variants to generate (baseline, cpu-simd); the first one "
-               "also provides the table builder">,
+               "the variants to generate (baseline, cpu-simd, cuda, rocm); "
+               "the first CPU one also provides the table builder">,
     Option<"vectorWidth", "vector-width", "int64_t", "8",
            "cells per vector in the cpu-simd variant">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::gpu::GPUDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect",
@@ -93,6 +104,26 @@ def ConvertMathToVectorLibrary
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::LLVM::LLVMDialect"];
+}
+
+def ConvertMathToDeviceLibrary
+    : Pass<"easyml-convert-math-to-device-lib", "mlir::gpu::GPUModuleOp"> {
+  let summary = "call the vendor device library for math the GPU lowerings "
+                "miss";
+  let description = [{
+    MLIR's GPU to NVVM and ROCDL conversions map most `math` operations to
+    libdevice (`__nv_*`) and the ROCm device libraries (`__ocml_*_f64`), but
+    not `acos`, `asin`, `acosh`, `asinh`, `atanh`, `cosh` and `sinh`, which
+    ionic models use (e.g. the cubic-root formula of Livshitz-Rudy 2007).
+    This pass, run on a `gpu.module` before that conversion, replaces those
+    on `f64` by calls to the same libraries, which `gpu-module-to-binary`
+    links.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", [{"cuda"}],
+           "cuda (libdevice) or rocm (ROCm device libraries)">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 #endif // EASYML_CONVERSION_PASSES_TD

@@ -12,6 +12,8 @@
 #ifndef EASYML_PIPELINES_PIPELINES_H
 #define EASYML_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -20,8 +22,8 @@ namespace easyml {
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   ListOption<std::string> variants{
       *this, "variants",
-      llvm::cl::desc("variants to generate: baseline, cpu-simd (default: "
-                     "baseline)")};
+      llvm::cl::desc("variants to generate: baseline, cpu-simd, cuda, rocm "
+                     "(default: baseline)")};
   Option<int64_t> vectorWidth{*this, "vector-width",
                               llvm::cl::desc("cells per vector of cpu-simd"),
                               llvm::cl::init(8)};
@@ -51,6 +53,42 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(5000)};
 };
 
+/// GPU code objects from the `gpu.module`s of one vendor's kernels.
+struct GpuPipelineOptions
+    : public mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cuda (NVVM, PTX, cubin) or rocm "
+                                            "(ROCDL, hsaco)"),
+                             llvm::cl::init("cuda")};
+  ListOption<std::string> chips{
+      *this, "chips",
+      llvm::cl::desc("chips to build for (default: sm_80,sm_90 for cuda; "
+                     "gfx90a,gfx942 for rocm)")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice) or ROCm "
+                     "root (amdgcn/bitcode, llvm/bin/ld.lld)")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("code object format: fatbin (cuda: cubin + PTX), bin "
+                     "(cuda: cubin; rocm: hsaco), isa (PTX / GCN assembly) "
+                     "or llvm (default: fatbin for cuda, bin for rocm)")};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("device code optimisation level"),
+                            llvm::cl::init(3)};
+};
+
+/// The chips a GPU target builds for unless told otherwise.
+std::vector<std::string> defaultGpuChips(llvm::StringRef target);
+
+/// Kernels in `gpu.module`s (easyml-lower-to-kernels with a GPU variant) to
+/// `gpu.binary` ops holding one code object per chip: scf to cf, gpu/arith/
+/// math to NVVM (libdevice) or ROCDL (ROCm device libraries), target
+/// attributes, serialisation. Every gpu.module of the input is lowered for
+/// `options.target`.
+void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
+                              const GpuPipelineOptions &options);
+
 /// easyml dialect to easyml dialect: gates resolved, integrators expanded,
 /// tables extracted, simplified.
 void buildPreparePipeline(mlir::OpPassManager &pm,
@@ -61,12 +99,25 @@ void buildPreparePipeline(mlir::OpPassManager &pm,
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
                               const PipelineOptions &options);
 
+/// The CPU part of the above, after easyml-lower-to-kernels: host kernels to
+/// the LLVM dialect (GPU modules must have been moved out).
+void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm,
+                                const PipelineOptions &options);
+
 /// Both of the above.
 void buildCompilePipeline(mlir::OpPassManager &pm,
                           const PipelineOptions &options);
 
-/// Registers `easyml-prepare`, `easyml-lower-to-llvm` and
-/// `easyml-baseline-pipeline` for easyml-opt.
+/// Moves every `gpu.module` of `module` (tagged `easyml.variant` by
+/// easyml-lower-to-kernels) into a module of its own, so the CPU and each
+/// GPU vendor's pipelines can run separately. Returns (variant, module)
+/// pairs in order.
+std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
+splitGpuModules(mlir::ModuleOp module);
+
+/// Registers `easyml-prepare`, `easyml-lower-to-llvm`,
+/// `easyml-compile-pipeline`, `easyml-baseline-pipeline` and
+/// `easyml-gpu-to-binary` for easyml-opt.
 void registerPipelines();
 
 /// Registers the EasyML check pass used at the end of the pipelines.

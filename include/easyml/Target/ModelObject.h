@@ -21,11 +21,24 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml {
+
+/// A GPU code object to embed (from gpu-module-to-binary).
+struct GpuImage {
+  std::string chip;   // "sm_90", "gfx90a"
+  std::string format; // "fatbin", "hsaco"
+  std::string data;
+};
+
+/// Whether `variant` runs on a GPU (its kernels are embedded code objects).
+inline bool isGpuVariant(llvm::StringRef variant) {
+  return variant == "cuda" || variant == "rocm";
+}
 
 struct ObjectOptions {
   /// Variants present in the module, in descriptor order.
@@ -43,6 +56,8 @@ struct ObjectOptions {
   /// Libraries the code calls besides libm ("mvec"), linked into shared
   /// libraries.
   std::vector<std::string> libraries;
+  /// Code objects of each GPU variant, by variant name.
+  std::map<std::string, std::vector<GpuImage>> gpuImages;
 };
 
 /// The SIMD unit of a target, as the cpu-simd variant uses it.

@@ -7,6 +7,7 @@
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Conversion/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -42,14 +43,17 @@ enum ArgField {
 class KernelBuilder {
 public:
   KernelBuilder(ModelOp model, ModuleOp module, StringRef variant,
-                int64_t width, bool soa)
+                int64_t width, bool soa, bool gpu = false)
       : model(model), module(module), variant(variant), width(width), soa(soa),
-        layout(ModelLayout::get(model)), b(model.getContext()),
+        gpu(gpu), layout(ModelLayout::get(model)), b(model.getContext()),
         loc(model.getLoc()) {
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
     f64 = b.getF64Type();
     i64 = b.getI64Type();
   }
+
+  /// Only the host table builder.
+  void buildTablesOnly() { buildTables(); }
 
   LogicalResult build(bool withTables) {
     if (!model.isExpanded())
@@ -57,8 +61,18 @@ public:
              << model.getSymName()
              << "' must have its integrators expanded before lowering "
                 "(run easyml-expand-integrators)";
-    if (withTables)
+    if (gpu) {
+      // Kernels of a GPU variant live in their own gpu.module; tables are
+      // built on the host by a CPU variant.
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      b.getUnitAttr());
+      b.setInsertionPointToEnd(module.getBody());
+      gpuModule =
+          b.create<gpu::GPUModuleOp>(loc, layout.symbol(variant, "kernels"));
+      gpuModule->setAttr("easyml.variant", b.getStringAttr(variant));
+    } else if (withTables) {
       buildTables();
+    }
     if (failed(buildInit()))
       return failure();
     if (failed(buildStep(/*advance=*/true)) ||
@@ -238,11 +252,24 @@ private:
     return b.create<arith::SelectOp>(loc, beyond, b0, v);
   }
 
-  func::FuncOp startFunction(StringRef entry) {
-    b.setInsertionPointToEnd(module.getBody());
-    auto fn = b.create<func::FuncOp>(loc, layout.symbol(variant, entry),
-                                     b.getFunctionType({ptrTy}, {}));
-    Block *entryBlock = fn.addEntryBlock();
+  /// Starts entry point `entry` (one `!llvm.ptr` argument: the kernel
+  /// arguments): a host function, or a GPU kernel in the variant's
+  /// gpu.module. Returns the argument; the builder is in the entry block.
+  Value startFunction(StringRef entry) {
+    Block *entryBlock;
+    if (gpu) {
+      b.setInsertionPoint(gpuModule.getBody()->getTerminator());
+      auto fn = b.create<gpu::GPUFuncOp>(loc, layout.symbol(variant, entry),
+                                         b.getFunctionType({ptrTy}, {}));
+      fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      entryBlock = &fn.getBody().front();
+    } else {
+      b.setInsertionPointToEnd(module.getBody());
+      auto fn = b.create<func::FuncOp>(loc, layout.symbol(variant, entry),
+                                       b.getFunctionType({ptrTy}, {}));
+      entryBlock = fn.addEntryBlock();
+    }
+    functionEntry = entryBlock;
     b.setInsertionPointToStart(entryBlock);
     // The canonicalizer hoists constants of the init and compute regions to
     // the model's body: give every function its own copy.
@@ -250,7 +277,16 @@ private:
     for (Operation &op : model.getBody().front())
       if (op.hasTrait<OpTrait::ConstantLike>())
         b.clone(op, modelConstants);
-    return fn;
+    return entryBlock->getArgument(0);
+  }
+
+  /// Ends the function started last.
+  void finishFunction() {
+    b.setInsertionPointToEnd(functionEntry);
+    if (gpu)
+      b.create<gpu::ReturnOp>(loc);
+    else
+      b.create<func::ReturnOp>(loc);
   }
 
   /// Loads every parameter and flag once.
@@ -269,8 +305,7 @@ private:
 
   //===--- Tables -----------------------------------------------------===//
   void buildTables() {
-    func::FuncOp fn = startFunction("tables");
-    Value args = fn.getArgument(0);
+    Value args = startFunction("tables");
     loadParams(args);
     Value dt = field(args, kDt, f64);
     Value tables = field(args, kTables, ptrTy);
@@ -331,6 +366,21 @@ private:
   /// vector of cells starting at a multiple of the width, with `laneMask`
   /// marking the lanes inside [begin, end). Returns lane 0's cell index.
   Value openCellLoop(Value begin, Value end) {
+    if (gpu) {
+      // One thread per cell: cell = begin + block * blockDim + thread.
+      Value block = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+      Value dim = b.create<gpu::BlockDimOp>(loc, gpu::Dimension::x);
+      Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+      Value index = b.create<arith::AddIOp>(
+          loc, b.create<arith::MulIOp>(loc, block, dim), thread);
+      Value cell = addI(begin, b.create<arith::IndexCastOp>(loc, i64, index));
+      auto inside = b.create<scf::IfOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cell, end),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(inside.thenBlock());
+      return cell;
+    }
     if (!vectorized()) {
       auto loop = b.create<scf::ForOp>(loc, begin, end, cI64(1));
       b.setInsertionPointToStart(loop.getBody());
@@ -360,8 +410,7 @@ private:
 
   //===--- Init -------------------------------------------------------===//
   LogicalResult buildInit() {
-    func::FuncOp fn = startFunction("init");
-    Value args = fn.getArgument(0);
+    Value args = startFunction("init");
     loadParams(args);
     Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
     stride = field(args, kStride, i64);
@@ -389,8 +438,7 @@ private:
         return failure();
       }
     }
-    b.setInsertionPointToEnd(&fn.getBody().front());
-    b.create<func::ReturnOp>(loc);
+    finishFunction();
     return success();
   }
 
@@ -510,8 +558,7 @@ private:
   }
 
   LogicalResult buildStep(bool advance) {
-    func::FuncOp fn = startFunction(advance ? "compute" : "eval");
-    Value args = fn.getArgument(0);
+    Value args = startFunction(advance ? "compute" : "eval");
     loadParams(args);
     Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
     Value nsteps = field(args, kNSteps, i64), step0 = field(args, kStep0, i64);
@@ -588,8 +635,7 @@ private:
         if (layout.externals[j].access != Access::read || (int)j == vm)
           storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
     }
-    b.setInsertionPointToEnd(&fn.getBody().front());
-    b.create<func::ReturnOp>(loc);
+    finishFunction();
     return success();
   }
 
@@ -598,6 +644,10 @@ private:
   std::string variant;
   int64_t width;
   bool soa;
+  /// Kernels for a GPU: one thread per cell, in `gpuModule`.
+  bool gpu;
+  gpu::GPUModuleOp gpuModule;
+  Block *functionEntry = nullptr;
   ModelLayout layout;
   OpBuilder b;
   Location loc;
@@ -620,9 +670,9 @@ struct LowerToKernelsPass
       return "vector width " + std::to_string(width) +
              " is out of range (expected 1 to 64)";
     for (const std::string &v : variants)
-      if (v != "baseline" && v != "cpu-simd")
+      if (v != "baseline" && v != "cpu-simd" && v != "cuda" && v != "rocm")
         return "unknown variant '" + v +
-               "' (this pass generates: baseline, cpu-simd)";
+               "' (this pass generates: baseline, cpu-simd, cuda, rocm)";
     return "";
   }
 
@@ -646,13 +696,22 @@ struct LowerToKernelsPass
       module.emitError(problem);
       return signalPassFailure();
     }
+    auto isGpu = [](StringRef v) { return v == "cuda" || v == "rocm"; };
+    bool anyCpu = llvm::any_of(names, [&](auto &v) { return !isGpu(v); });
     for (ModelOp model : models) {
-      for (auto [i, v] : llvm::enumerate(names)) {
-        bool simd = v == "cpu-simd";
+      bool tablesDone = false;
+      for (const std::string &v : names) {
+        bool simd = v == "cpu-simd", gpu = isGpu(v);
         KernelBuilder builder(model, module, v, simd ? vectorWidth : 1,
-                              /*soa=*/simd);
-        if (failed(builder.build(/*withTables=*/i == 0)))
+                              /*soa=*/v != "baseline", gpu);
+        if (failed(builder.build(/*withTables=*/!gpu && !tablesDone)))
           return signalPassFailure();
+        tablesDone |= !gpu;
+      }
+      // GPU variants alone: a host table builder under the baseline name.
+      if (!anyCpu) {
+        KernelBuilder builder(model, module, "baseline", 1, /*soa=*/false);
+        builder.buildTablesOnly();
       }
       model.erase();
     }

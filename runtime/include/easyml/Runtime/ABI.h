@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 1
+#define EASYML_ABI_VERSION 2
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI. */
@@ -53,7 +53,24 @@ enum easyml_access {
   EASYML_ACCESS_READWRITE = 2
 };
 
-/* One compiled variant of the model. */
+enum easyml_device_kind {
+  EASYML_DEVICE_CPU = 0,
+  EASYML_DEVICE_CUDA = 1, /* images: fatbin (cubin + PTX) per chip */
+  EASYML_DEVICE_ROCM = 2  /* images: hsaco code object per chip */
+};
+
+/* A GPU code object for one chip. */
+typedef struct easyml_gpu_image {
+  const char *chip;   /* "sm_80", "sm_90", "gfx90a", "gfx942" */
+  const char *format; /* "fatbin", "hsaco" */
+  const void *data;
+  int64_t size; /* bytes */
+} easyml_gpu_image;
+
+/* One compiled variant of the model. CPU variants point at host functions;
+ * GPU variants carry code objects whose kernels (named in *_kernel) take
+ * one argument: a device pointer to an easyml_kernel_args whose pointers
+ * are device pointers, one thread per cell of [begin, end). */
 typedef struct easyml_variant {
   const char *name;         /* "baseline", "cpu-simd", "cuda", "rocm" */
   int64_t layout;           /* enum easyml_layout */
@@ -61,6 +78,10 @@ typedef struct easyml_variant {
   easyml_kernel_fn init;    /* initial states (+ Vm) of [begin, end) */
   easyml_kernel_fn compute; /* advance [begin, end) by nsteps */
   easyml_kernel_fn eval;    /* outputs and traces from the current state */
+  int64_t device;           /* enum easyml_device_kind */
+  int64_t num_images;       /* GPU variants */
+  const easyml_gpu_image *images;
+  const char *init_kernel, *compute_kernel, *eval_kernel;
 } easyml_variant;
 
 typedef struct easyml_table_desc {

@@ -156,6 +156,8 @@ private:
 
   const ModelHandle &model_;
   const easyml_variant *variant_;
+  /// The requested variant exists but runs on a GPU.
+  bool gpuVariant_ = false;
   std::string variantName_;
   int64_t numCells_;
   bool soa_ = false;
