@@ -73,3 +73,19 @@ rocm_bitcode = [os.path.join(p, "amdgcn", "bitcode", "ocml.bc")
 if any(os.path.exists(b) for b in rocm_bitcode) and \
         (shutil.which("ld.lld-19") or shutil.which("ld.lld")):
     config.available_features.add("rocm-device-libs")
+if cuda and os.path.exists(os.path.join(cuda, "lib64", "stubs", "libcuda.so")):
+    config.substitutions.append(("%cuda_stubs", os.path.join(cuda, "lib64", "stubs")))
+    config.available_features.add("cuda-stub")
+
+# GPU drivers the dynamic loader finds on this machine (execution tests
+# need them).
+def loadable(name):
+    try:
+        ctypes.CDLL(name)
+        return True
+    except OSError:
+        return False
+if loadable("libcuda.so.1"):
+    config.available_features.add("cuda-driver")
+if loadable("libamdhip64.so"):
+    config.available_features.add("hip-runtime")

@@ -14,6 +14,7 @@
 
 #include "Options.h"
 
+#include "easyml/Runtime/GpuDriver.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Support/VersionInfo.h"
 
@@ -56,6 +57,10 @@ std::vector<OptionSpec> optionSpecs() {
       {"imp-par", 'p', K::Required,
        "parameter modifiers: name=v,name*v,name+10%,flags=EPI", ""},
       {"imp-info", 0, K::None, "print parameters, states, flags and exit", ""},
+      {"list-devices", 0, K::None,
+       "list the GPUs the CUDA driver and HIP report (with a model: the "
+       "code object each would load) and exit",
+       ""},
       {"numstim", 0, K::Required, "number of stimuli (<= 0: none)", "1"},
       {"stim-start", 'i', K::Required, "first stimulus time (ms)", "1.0"},
       {"stim-dur", 'T', K::Required, "stimulus duration (ms)", "1.0"},
@@ -265,6 +270,46 @@ public:
   FILE *f_ = nullptr;
   long count_ = 0;
 };
+
+/// --list-devices: what each GPU driver reports; with a model, the code
+/// object of its GPU variants each device would load. Exit status 0 even
+/// without GPUs: finding none is an answer.
+int listDevices(const easyml_model_desc *d) {
+  for (rt::GpuVendor vendor : {rt::GpuVendor::Cuda, rt::GpuVendor::Rocm}) {
+    std::string error;
+    auto driver = rt::GpuDriver::open(vendor, error);
+    if (!driver) {
+      std::printf("%s: %s\n", rt::vendorName(vendor), error.c_str());
+      continue;
+    }
+    auto devices = driver->devices(error);
+    std::printf("%s: %s, %zu device%s%s%s\n", rt::vendorName(vendor),
+                driver->version().c_str(), devices.size(),
+                devices.size() == 1 ? "" : "s", error.empty() ? "" : "; ",
+                error.c_str());
+    for (const rt::GpuDeviceInfo &dev : devices) {
+      std::printf("  device %d: %s%s%s, %.1f GiB\n", dev.index,
+                  dev.name.c_str(), dev.arch.empty() ? "" : ", ",
+                  dev.arch.c_str(), dev.memoryBytes / 1073741824.0);
+      if (!d)
+        continue;
+      for (int64_t i = 0; i < d->num_variants; ++i) {
+        const easyml_variant &v = d->variants[i];
+        if (v.device != (vendor == rt::GpuVendor::Cuda ? EASYML_DEVICE_CUDA
+                                                       : EASYML_DEVICE_ROCM))
+          continue;
+        std::string why;
+        const easyml_gpu_image *image = driver->selectImage(v, dev, why);
+        if (image)
+          std::printf("    %s: loads %s %s\n", v.name, image->chip,
+                      image->format);
+        else
+          std::printf("    %s: %s\n", v.name, why.c_str());
+      }
+    }
+  }
+  return 0;
+}
 
 void printImpInfo(const easyml_model_desc &d) {
   std::printf("Ionic model: %s\n", d.name);
@@ -545,6 +590,8 @@ int main(int argc, char **argv) {
   if (cl.has("imp"))
     fail("no built-in model library: give a compiled model with "
          "--load-module lib.so or a model file with --model file.model");
+  if (cl.has("list-devices") && !cl.has("load-module") && !cl.has("model"))
+    return listDevices(nullptr);
   if (cl.has("load-module") == cl.has("model"))
     fail("give exactly one of --load-module lib.so and --model file.model");
 
@@ -613,6 +660,8 @@ int main(int argc, char **argv) {
     printImpInfo(d);
     return 0;
   }
+  if (cl.has("list-devices"))
+    return listDevices(&d);
   if (cl.has("pointwise"))
     return pointwise(cl.get("pointwise"), *model, cl.get("variant"),
                      cl.get("imp-par"), dt, cl.get("pointwise-write"),
