@@ -11,7 +11,6 @@ Prints one line per model and a summary; exit status 1 if any failed.
       [--extra=--cuda-chips=sm_90 --extra=--rocm-chips=gfx942]
 """
 
-import argparse
 import concurrent.futures as futures
 import os
 import re
@@ -19,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from corpus_args import add_tools, corpus_parser
 
 
 def check(args, name, work):
@@ -50,19 +51,12 @@ def check(args, name, work):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=os.environ.get("EASYML_CORPUS",
-                                                       "../shared/corpus"))
-    ap.add_argument("--build", default="build")
+    ap = corpus_parser(__doc__)
     ap.add_argument("--variants", default="cuda,rocm")
-    ap.add_argument("--models", nargs="*")
     ap.add_argument("--extra", action="append", default=[],
                     help="an extra easyml-compile argument (repeatable)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    args.compiler = os.path.join(args.build, "bin", "easyml-compile")
-    args.bench = os.path.join(args.build, "bin", "easyml-bench")
+    add_tools(args)
     models = args.models or sorted(os.listdir(os.path.join(args.corpus, "models")))
     t0 = time.time()
     failed = []

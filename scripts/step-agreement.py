@@ -24,7 +24,6 @@ difference of such a value magnifies the ulp error of its inputs).
       [--json out.json] [--models a b]
 """
 
-import argparse
 import concurrent.futures as futures
 import csv
 import json
@@ -33,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from corpus_args import add_tools, corpus_parser
 
 BAR = 1e-12
 
@@ -119,18 +120,11 @@ def check_model(args, name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=os.environ.get("EASYML_CORPUS",
-                                                       "../shared/corpus"))
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--models", nargs="*")
+    ap = corpus_parser(__doc__)
     ap.add_argument("--dt", type=float, default=0.01)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
-    args.compiler = os.path.join(args.build, "bin", "easyml-compile")
-    args.bench = os.path.join(args.build, "bin", "easyml-bench")
+    add_tools(args)
     models = args.models or sorted(os.listdir(os.path.join(args.corpus, "models")))
     t0 = time.time()
     results = []

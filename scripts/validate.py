@@ -20,7 +20,6 @@ known-deviations file.
       --markdown docs/validation.md --json docs/validation.json
 """
 
-import argparse
 import array
 import concurrent.futures as futures
 import datetime
@@ -32,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from corpus_args import add_tools, corpus_parser
 
 BARS = {
     "pointwise_rel": 1e-7,
@@ -377,12 +378,7 @@ def table(lines, results, args, known):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=os.environ.get("EASYML_CORPUS",
-                                                       "../shared/corpus"))
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--models", nargs="*", help="model folder names (default: all)")
+    ap = corpus_parser(__doc__)
     ap.add_argument("--dt", type=float, nargs="+", default=[0.01, 0.002])
     ap.add_argument("--variants", nargs="+", default=["baseline", "cpu-simd"],
                     help="variants to validate (each compiled and run)")
@@ -391,7 +387,6 @@ def main():
                     "RMS-shrinks bar; default: all). The test suite checks "
                     "convergence on baseline only: cpu-simd runs the same "
                     "algebra (scripts/step-agreement.py)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--markdown", help="write the Markdown report here")
     ap.add_argument("--json", help="write the JSON report here")
     ap.add_argument("--from-json", help="re-render the reports from a JSON "
@@ -400,8 +395,7 @@ def main():
                                                     "test", "Corpus",
                                                     "known-deviations.json"))
     args = ap.parse_args()
-    args.compiler = os.path.join(args.build, "bin", "easyml-compile")
-    args.bench = os.path.join(args.build, "bin", "easyml-bench")
+    add_tools(args)
     known = {}
     if os.path.exists(args.known):
         known = json.load(open(args.known))

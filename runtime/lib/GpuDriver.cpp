@@ -22,6 +22,8 @@ struct GpuDriver::Api {
   int (*init)(unsigned) = nullptr;
   int (*driverVersion)(int *) = nullptr;
   int (*deviceCount)(int *) = nullptr;
+  // cuDeviceGet / hipDeviceGet: the device handle of an ordinal.
+  int (*deviceGet)(int *, int) = nullptr;
   int (*deviceName)(char *, int, int) = nullptr;
   int (*totalMem)(size_t *, int) = nullptr;
   // CUDA only: cuDeviceGetAttribute(value, attribute, device).
@@ -75,6 +77,7 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
     ok = bind(library, "cuInit", api->init) &&
          bind(library, "cuDriverGetVersion", api->driverVersion) &&
          bind(library, "cuDeviceGetCount", api->deviceCount) &&
+         bind(library, "cuDeviceGet", api->deviceGet) &&
          bind(library, "cuDeviceGetName", api->deviceName) &&
          bind(library, "cuDeviceTotalMem_v2", api->totalMem) &&
          bind(library, "cuDeviceGetAttribute", api->attribute) &&
@@ -83,6 +86,7 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
     ok = bind(library, "hipInit", api->init) &&
          bind(library, "hipDriverGetVersion", api->driverVersion) &&
          bind(library, "hipGetDeviceCount", api->deviceCount) &&
+         bind(library, "hipDeviceGet", api->deviceGet) &&
          bind(library, "hipDeviceGetName", api->deviceName) &&
          bind(library, "hipDeviceTotalMem", api->totalMem) &&
          bind(library, "hipGetErrorString", api->hipErrorString);
@@ -143,17 +147,20 @@ std::vector<GpuDeviceInfo> GpuDriver::devices(std::string &error) const {
   }
   for (int i = 0; i < count; ++i) {
     GpuDeviceInfo info;
-    // CUDA identifies devices by a handle that cuDeviceGet returns for an
-    // ordinal; for every current driver the handle is the ordinal itself.
     info.index = i;
+    int handle = 0;
+    if (int rc = api_->deviceGet(&handle, i)) {
+      error = "cannot open device " + std::to_string(i) + ": " + describe(rc);
+      continue;
+    }
     char name[256] = {0};
-    if (api_->deviceName(name, sizeof name - 1, i) == 0)
+    if (api_->deviceName(name, sizeof name - 1, handle) == 0)
       info.name = name;
-    api_->totalMem(&info.memoryBytes, i);
+    api_->totalMem(&info.memoryBytes, handle);
     if (api_->attribute) {
       int major = 0, minor = 0;
-      if (api_->attribute(&major, kComputeCapabilityMajor, i) == 0 &&
-          api_->attribute(&minor, kComputeCapabilityMinor, i) == 0)
+      if (api_->attribute(&major, kComputeCapabilityMajor, handle) == 0 &&
+          api_->attribute(&minor, kComputeCapabilityMinor, handle) == 0)
         info.arch = "sm_" + std::to_string(major * 10 + minor);
     }
     result.push_back(info);

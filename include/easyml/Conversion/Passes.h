@@ -25,6 +25,20 @@ namespace easyml {
 #define GEN_PASS_REGISTRATION
 #include "easyml/Conversion/Passes.h.inc"
 
+/// For passes whose options need checks beyond parsing: parses `options`,
+/// then reports `pass.checkOptions()` (the problem, or "") through the
+/// pipeline parser's error handler, so a bad option is one line when the
+/// pipeline is parsed rather than a failure with an IR dump when it runs.
+template <typename PassT>
+mlir::LogicalResult initializeCheckedOptions(
+    PassT &pass, llvm::StringRef options,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  if (mlir::failed(pass.mlir::Pass::initializeOptions(options, errorHandler)))
+    return mlir::failure();
+  std::string problem = pass.checkOptions();
+  return problem.empty() ? mlir::success() : errorHandler(problem);
+}
+
 } // namespace easyml
 
 #endif // EASYML_CONVERSION_PASSES_H

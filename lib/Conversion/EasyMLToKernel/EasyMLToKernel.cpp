@@ -679,10 +679,7 @@ struct LowerToKernelsPass
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    std::string problem = checkOptions();
-    return problem.empty() ? success() : errorHandler(problem);
+    return easyml::initializeCheckedOptions(*this, options, errorHandler);
   }
 
   void runOnOperation() override {

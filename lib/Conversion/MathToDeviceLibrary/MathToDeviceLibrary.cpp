@@ -22,22 +22,23 @@ struct ConvertMathToDeviceLibraryPass
           ConvertMathToDeviceLibraryPass> {
   using ConvertMathToDeviceLibraryBase::ConvertMathToDeviceLibraryBase;
 
+  /// Checks the options; returns the problem, or an empty string.
+  std::string checkOptions() const {
+    if (target != "cuda" && target != "rocm")
+      return "unknown target '" + target + "' (expected cuda or rocm)";
+    return "";
+  }
+
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    if (target != "cuda" && target != "rocm")
-      return errorHandler("unknown target '" + target +
-                          "' (expected cuda or rocm)");
-    return success();
+    return easyml::initializeCheckedOptions(*this, options, errorHandler);
   }
 
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    if (target != "cuda" && target != "rocm") {
-      module.emitError("unknown target '")
-          << target << "' (expected cuda or rocm)";
+    if (std::string problem = checkOptions(); !problem.empty()) {
+      module.emitError(problem);
       return signalPassFailure();
     }
     SmallVector<Operation *> work;
