@@ -118,11 +118,14 @@ def cycle_length(ups):
     return (ups[-1] - ups[0]) / (len(ups) - 1)
 
 
-def simulate(bench, lib, variant, proto, dt, workdir, tag):
+def simulate(bench, lib, variant, proto, dt, workdir, tag, dt_out=None,
+             extra=()):
+    """Runs the corpus protocol; returns ((t, Vm), None) or (None, error).
+    Output every step unless `dt_out`; `extra`: more easyml-bench options."""
     stim = proto["stimulus"]
     out = os.path.join(workdir, tag)
     cmd = [bench, "--load-module", lib, "--variant", variant, "--dt", repr(dt),
-           "--dt-out", repr(dt), "--duration", repr(proto["t_end"]),
+           "--dt-out", repr(dt_out or dt), "--duration", repr(proto["t_end"]),
            "--fout=" + out, "--bin", "--no-trace", "--quiet",
            "--no-progress"]
     amp = stim.get("amplitude") or 0.0
@@ -133,6 +136,7 @@ def simulate(bench, lib, variant, proto, dt, workdir, tag):
                 str(stim["number_of_pulses"])]
     else:
         cmd += ["--numstim", "0"]
+    cmd += list(extra)
     rc, so, se = run(cmd)
     if rc != 0:
         return None, (se.strip().splitlines() or ["exit %d" % rc])[-1]
@@ -184,9 +188,16 @@ def validate_model(args, name, variant):
     with tempfile.TemporaryDirectory(prefix="easyml-val-") as work:
         lib = os.path.join(work, "model.so")
         t0 = time.time()
-        rc, so, se = run([args.compiler, os.path.join(folder, "model.model"),
-                          "--model-name", name, "--variant", variant,
-                          "--emit=shared", "-o", lib])
+        if args.prebuilt:
+            # Compiled elsewhere (scripts/gpu-pack.sh), e.g. for a GPU
+            # machine without LLVM.
+            lib = os.path.join(args.prebuilt, name + ".so")
+            rc, se = (0, "") if os.path.exists(lib) else (1, "no " + lib)
+        else:
+            rc, so, se = run([args.compiler,
+                              os.path.join(folder, "model.model"),
+                              "--model-name", name, "--variant", variant,
+                              "--emit=shared", "-o", lib])
         r["compile_s"] = round(time.time() - t0, 3)
         if rc != 0:
             r["problems"].append("compile failed: " +
@@ -311,9 +322,14 @@ def markdown(results, args, known, elapsed):
                      datetime.date.today().isoformat(), platform.machine(),
                      os.cpu_count() or 1, len(models),
                      ", ".join("`%s`" % v for v in variants), elapsed))
-    lines.append("```\nscripts/validate.py --dt %s --variants %s --json "
-                 "docs/validation.json --markdown docs/validation.md\n```\n" % (
-                     " ".join("%g" % d for d in args.dt), " ".join(variants)))
+    if getattr(args, "note", None):
+        lines.append(args.note + "\n")
+    if getattr(args, "note", None):
+        lines.append("```\nscripts/validate.py %s\n```\n" % " ".join(sys.argv[1:]))
+    else:
+        lines.append("```\nscripts/validate.py --dt %s --variants %s --json "
+                     "docs/validation.json --markdown docs/validation.md\n```\n" % (
+                         " ".join("%g" % d for d in args.dt), " ".join(variants)))
     lines.append("Bars (issue 3): pointwise |ΔIion| ≤ 1e-7·max|Iion_ref|; at dt = %g ms "
                  "Vm RMS ≤ 1 mV, |ΔV_rest| ≤ 0.5 mV, |ΔV_peak| ≤ 3 mV, "
                  "|ΔAPD90| ≤ max(3 ms, 1.5%%) for both beats; spontaneously active "
@@ -394,8 +410,16 @@ def main():
     ap.add_argument("--known", default=os.path.join(os.path.dirname(__file__), "..",
                                                     "test", "Corpus",
                                                     "known-deviations.json"))
+    ap.add_argument("--prebuilt", help="folder of <model>.so files compiled "
+                    "with the variants asked for, instead of compiling")
+    ap.add_argument("--note", help="a line for the report's header (the "
+                    "device, say)")
+    ap.add_argument("--bench", dest="bench_path",
+                    help="easyml-bench to run (default: BUILD/bin)")
     args = ap.parse_args()
     add_tools(args)
+    if args.bench_path:
+        args.bench = args.bench_path
     known = {}
     if os.path.exists(args.known):
         known = json.load(open(args.known))

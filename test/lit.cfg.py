@@ -77,6 +77,13 @@ if cuda and os.path.exists(os.path.join(cuda, "lib64", "stubs", "libcuda.so")):
     config.substitutions.append(("%cuda_stubs", os.path.join(cuda, "lib64", "stubs")))
     config.available_features.add("cuda-stub")
 
+# The emulated CUDA driver (test/Runtime/EmulatedDriver): the runtime's GPU
+# path over host memory, for machines without a GPU.
+emulated_cuda = os.path.join(config.easyml_obj_root, "test", "emulated-cuda")
+if os.path.exists(os.path.join(emulated_cuda, "libcuda.so.1")):
+    config.available_features.add("emulated-cuda")
+    config.substitutions.append(("%emulated_cuda", emulated_cuda))
+
 # GPU drivers the dynamic loader finds on this machine (execution tests
 # need them).
 def loadable(name):

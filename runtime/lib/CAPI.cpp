@@ -56,12 +56,17 @@ void easyml_model_free(easyml_model *model) { delete model; }
 
 easyml_sim *easyml_sim_create(const easyml_model *model, int64_t numCells,
                               const char *variant) {
+  return easyml_sim_create_on(model, numCells, variant, 0);
+}
+
+easyml_sim *easyml_sim_create_on(const easyml_model *model, int64_t numCells,
+                                 const char *variant, int device) {
   if (!model || numCells < 1) {
     failWith("easyml_sim_create: needs a model and at least one cell");
     return nullptr;
   }
   auto sim = std::make_unique<Simulation>(*model->handle, numCells,
-                                          variant ? variant : "");
+                                          variant ? variant : "", device);
   std::string error;
   if (!sim->valid(error)) {
     failWith(error);
@@ -91,12 +96,16 @@ int easyml_sim_initialize(easyml_sim *sim, double dt) {
   if (!(dt > 0))
     return failWith("easyml_sim_initialize: dt must be positive");
   sim->sim->initialize(dt);
+  if (!sim->sim->failure().empty())
+    return failWith(sim->sim->failure());
   return 0;
 }
 
 int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
                        double stim, int integrateVm) {
   sim->sim->advance(step0, nsteps, stim, integrateVm != 0);
+  if (!sim->sim->failure().empty())
+    return failWith(sim->sim->failure());
   NonFinite where;
   if (!sim->sim->checkFinite(where))
     return failWith("non-finite value: " + where.message());

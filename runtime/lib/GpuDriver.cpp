@@ -31,6 +31,33 @@ struct GpuDriver::Api {
   // cuGetErrorString(code, &string) / hipGetErrorString(code).
   int (*cudaErrorString)(int, const char **) = nullptr;
   const char *(*hipErrorString)(int) = nullptr;
+
+  // Running kernels. Device pointers are 64-bit integers for CUDA
+  // (CUdeviceptr) and pointers for HIP; both are stored as uint64_t.
+  int (*primaryCtxRetain)(void **, int) = nullptr; // CUDA
+  int (*ctxSetCurrent)(void *) = nullptr;          // CUDA
+  int (*setDevice)(int) = nullptr;                 // HIP
+  int (*moduleLoadData)(void **, const void *) = nullptr;
+  int (*moduleGetFunction)(void **, void *, const char *) = nullptr;
+  int (*cuMemAlloc)(uint64_t *, size_t) = nullptr;
+  int (*cuMemFree)(uint64_t) = nullptr;
+  int (*cuHtoD)(uint64_t, const void *, size_t) = nullptr;
+  int (*cuDtoH)(void *, uint64_t, size_t) = nullptr;
+  int (*cuDtoD)(uint64_t, uint64_t, size_t) = nullptr;
+  int (*hipMalloc)(void **, size_t) = nullptr;
+  int (*hipFree)(void *) = nullptr;
+  int (*hipHtoD)(void *, const void *, size_t) = nullptr;
+  int (*hipDtoH)(void *, void *, size_t) = nullptr;
+  int (*hipDtoD)(void *, void *, size_t) = nullptr;
+  int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      unsigned, unsigned, void *, void **, void **) = nullptr;
+  int (*synchronize)() = nullptr;
+  int (*eventCreate)(void **, unsigned) = nullptr; // cuEventCreate
+  int (*hipEventCreate)(void **) = nullptr;
+  int (*eventRecord)(void *, void *) = nullptr;
+  int (*eventSynchronize)(void *) = nullptr;
+  int (*eventElapsed)(float *, void *, void *) = nullptr;
+  int (*eventDestroy)(void *) = nullptr;
 };
 
 namespace {
@@ -81,7 +108,23 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
          bind(library, "cuDeviceGetName", api->deviceName) &&
          bind(library, "cuDeviceTotalMem_v2", api->totalMem) &&
          bind(library, "cuDeviceGetAttribute", api->attribute) &&
-         bind(library, "cuGetErrorString", api->cudaErrorString);
+         bind(library, "cuGetErrorString", api->cudaErrorString) &&
+         bind(library, "cuDevicePrimaryCtxRetain", api->primaryCtxRetain) &&
+         bind(library, "cuCtxSetCurrent", api->ctxSetCurrent) &&
+         bind(library, "cuModuleLoadData", api->moduleLoadData) &&
+         bind(library, "cuModuleGetFunction", api->moduleGetFunction) &&
+         bind(library, "cuMemAlloc_v2", api->cuMemAlloc) &&
+         bind(library, "cuMemFree_v2", api->cuMemFree) &&
+         bind(library, "cuMemcpyHtoD_v2", api->cuHtoD) &&
+         bind(library, "cuMemcpyDtoH_v2", api->cuDtoH) &&
+         bind(library, "cuMemcpyDtoD_v2", api->cuDtoD) &&
+         bind(library, "cuLaunchKernel", api->launchKernel) &&
+         bind(library, "cuCtxSynchronize", api->synchronize) &&
+         bind(library, "cuEventCreate", api->eventCreate) &&
+         bind(library, "cuEventRecord", api->eventRecord) &&
+         bind(library, "cuEventSynchronize", api->eventSynchronize) &&
+         bind(library, "cuEventElapsedTime", api->eventElapsed) &&
+         bind(library, "cuEventDestroy_v2", api->eventDestroy);
   else
     ok = bind(library, "hipInit", api->init) &&
          bind(library, "hipDriverGetVersion", api->driverVersion) &&
@@ -89,7 +132,22 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
          bind(library, "hipDeviceGet", api->deviceGet) &&
          bind(library, "hipDeviceGetName", api->deviceName) &&
          bind(library, "hipDeviceTotalMem", api->totalMem) &&
-         bind(library, "hipGetErrorString", api->hipErrorString);
+         bind(library, "hipGetErrorString", api->hipErrorString) &&
+         bind(library, "hipSetDevice", api->setDevice) &&
+         bind(library, "hipModuleLoadData", api->moduleLoadData) &&
+         bind(library, "hipModuleGetFunction", api->moduleGetFunction) &&
+         bind(library, "hipMalloc", api->hipMalloc) &&
+         bind(library, "hipFree", api->hipFree) &&
+         bind(library, "hipMemcpyHtoD", api->hipHtoD) &&
+         bind(library, "hipMemcpyDtoH", api->hipDtoH) &&
+         bind(library, "hipMemcpyDtoD", api->hipDtoD) &&
+         bind(library, "hipModuleLaunchKernel", api->launchKernel) &&
+         bind(library, "hipDeviceSynchronize", api->synchronize) &&
+         bind(library, "hipEventCreate", api->hipEventCreate) &&
+         bind(library, "hipEventRecord", api->eventRecord) &&
+         bind(library, "hipEventSynchronize", api->eventSynchronize) &&
+         bind(library, "hipEventElapsedTime", api->eventElapsed) &&
+         bind(library, "hipEventDestroy", api->eventDestroy);
   if (!ok) {
     error = std::string(cuda ? "the CUDA driver" : "the HIP runtime") +
             " lacks an entry point the runtime needs (too old?)";
@@ -195,4 +253,147 @@ const easyml_gpu_image *GpuDriver::selectImage(const easyml_variant &variant,
             "); compiled for: " + (chips.empty() ? "nothing" : chips) +
             " (recompile with --" + vendorName(vendor_) + "-chips)";
   return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Running kernels
+//===----------------------------------------------------------------------===//
+
+/// Returns false (or null) from the enclosing function with `error` set to
+/// `what` and the driver's message when `call` fails.
+#define EASYML_GPU_CHECK(call, what)                                           \
+  do {                                                                         \
+    if (int rc_ = (call)) {                                                    \
+      error = std::string(what) + ": " + describe(rc_);                        \
+      return {};                                                               \
+    }                                                                          \
+  } while (false)
+
+bool GpuDriver::setDevice(int index, std::string &error) {
+  if (vendor_ == GpuVendor::Rocm) {
+    EASYML_GPU_CHECK(api_->setDevice(index),
+                     "cannot use device " + std::to_string(index));
+    return true;
+  }
+  int handle = 0;
+  void *context = nullptr;
+  EASYML_GPU_CHECK(api_->deviceGet(&handle, index),
+                   "cannot open device " + std::to_string(index));
+  EASYML_GPU_CHECK(api_->primaryCtxRetain(&context, handle),
+                   "cannot create a context on device " +
+                       std::to_string(index));
+  EASYML_GPU_CHECK(api_->ctxSetCurrent(context), "cannot make device " +
+                                                     std::to_string(index) +
+                                                     "'s context current");
+  return true;
+}
+
+void *GpuDriver::loadModule(const void *image, std::string &error) {
+  void *module = nullptr;
+  EASYML_GPU_CHECK(api_->moduleLoadData(&module, image),
+                   "the device refused the code object");
+  return module;
+}
+
+void *GpuDriver::function(void *module, const char *name, std::string &error) {
+  void *fn = nullptr;
+  EASYML_GPU_CHECK(api_->moduleGetFunction(&fn, module, name),
+                   std::string("no kernel ") + name + " in the code object");
+  return fn;
+}
+
+uint64_t GpuDriver::allocate(size_t bytes, std::string &error) {
+  if (bytes == 0)
+    bytes = 8; // a valid, distinct pointer for empty arrays
+  std::string what =
+      "cannot allocate " + std::to_string(bytes) + " bytes of device memory";
+  if (vendor_ == GpuVendor::Cuda) {
+    uint64_t p = 0;
+    EASYML_GPU_CHECK(api_->cuMemAlloc(&p, bytes), what);
+    return p;
+  }
+  void *p = nullptr;
+  EASYML_GPU_CHECK(api_->hipMalloc(&p, bytes), what);
+  return reinterpret_cast<uint64_t>(p);
+}
+
+void GpuDriver::release(uint64_t pointer) {
+  if (!pointer)
+    return;
+  if (vendor_ == GpuVendor::Cuda)
+    api_->cuMemFree(pointer);
+  else
+    api_->hipFree(reinterpret_cast<void *>(pointer));
+}
+
+bool GpuDriver::toDevice(uint64_t dst, const void *src, size_t bytes,
+                         std::string &error) {
+  if (!bytes)
+    return true;
+  EASYML_GPU_CHECK(
+      vendor_ == GpuVendor::Cuda
+          ? api_->cuHtoD(dst, src, bytes)
+          : api_->hipHtoD(reinterpret_cast<void *>(dst), src, bytes),
+      "copy of " + std::to_string(bytes) + " bytes to the device");
+  return true;
+}
+
+bool GpuDriver::toHost(void *dst, uint64_t src, size_t bytes,
+                       std::string &error) {
+  if (!bytes)
+    return true;
+  EASYML_GPU_CHECK(
+      vendor_ == GpuVendor::Cuda
+          ? api_->cuDtoH(dst, src, bytes)
+          : api_->hipDtoH(dst, reinterpret_cast<void *>(src), bytes),
+      "copy of " + std::to_string(bytes) + " bytes to the host");
+  return true;
+}
+
+bool GpuDriver::deviceToDevice(uint64_t dst, uint64_t src, size_t bytes,
+                               std::string &error) {
+  if (!bytes)
+    return true;
+  EASYML_GPU_CHECK(vendor_ == GpuVendor::Cuda
+                       ? api_->cuDtoD(dst, src, bytes)
+                       : api_->hipDtoD(reinterpret_cast<void *>(dst),
+                                       reinterpret_cast<void *>(src), bytes),
+                   "copy of " + std::to_string(bytes) + " bytes on the device");
+  return true;
+}
+
+bool GpuDriver::launch(void *fn, unsigned blocks, unsigned threads,
+                       void **params, double &ms, std::string &error) {
+  // The events are destroyed on every path out.
+  struct Events {
+    const Api &api;
+    void *start = nullptr, *stop = nullptr;
+    ~Events() {
+      if (start)
+        api.eventDestroy(start);
+      if (stop)
+        api.eventDestroy(stop);
+    }
+  } ev{*api_};
+  if (vendor_ == GpuVendor::Cuda) {
+    EASYML_GPU_CHECK(api_->eventCreate(&ev.start, 0), "cannot create an event");
+    EASYML_GPU_CHECK(api_->eventCreate(&ev.stop, 0), "cannot create an event");
+  } else {
+    EASYML_GPU_CHECK(api_->hipEventCreate(&ev.start), "cannot create an event");
+    EASYML_GPU_CHECK(api_->hipEventCreate(&ev.stop), "cannot create an event");
+  }
+  EASYML_GPU_CHECK(api_->eventRecord(ev.start, nullptr),
+                   "cannot record an event");
+  EASYML_GPU_CHECK(api_->launchKernel(fn, blocks, 1, 1, threads, 1, 1, 0,
+                                      nullptr, params, nullptr),
+                   "kernel launch (" + std::to_string(blocks) + " blocks of " +
+                       std::to_string(threads) + " threads) failed");
+  EASYML_GPU_CHECK(api_->eventRecord(ev.stop, nullptr),
+                   "cannot record an event");
+  EASYML_GPU_CHECK(api_->eventSynchronize(ev.stop), "kernel failed");
+  EASYML_GPU_CHECK(api_->synchronize(), "kernel failed");
+  float elapsed = 0;
+  api_->eventElapsed(&elapsed, ev.start, ev.stop);
+  ms = elapsed;
+  return true;
 }

@@ -90,6 +90,12 @@ std::vector<OptionSpec> optionSpecs() {
        "first)",
        ""},
       {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
+      {"device", 0, K::Required,
+       "GPU to run a cuda or rocm variant on (see --list-devices)", "0"},
+      {"max-wave-steps", 0, K::Required,
+       "at most this many steps per kernel call (1: one-step kernels, as "
+       "for a simulator that owns Vm; 0: whole waves)",
+       "0"},
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
       {"cache-dir", 0, K::Required,
@@ -608,6 +614,8 @@ int main(int argc, char **argv) {
   long num = cl.integer("num", errors);
   long traceNo = cl.integer("trace-no", errors);
   long threads = cl.integer("threads", errors);
+  long device = cl.integer("device", errors);
+  long maxWaveSteps = cl.integer("max-wave-steps", errors);
   double duration = cl.has("duration") ? cl.number("duration", errors) : 0;
   double saveIniTime =
       cl.has("save-ini-time") ? cl.number("save-ini-time", errors) : 0;
@@ -620,6 +628,11 @@ int main(int argc, char **argv) {
       errors.push_back("--num must be at least 1, got " + cl.get("num"));
     if (threads < 0)
       errors.push_back("--threads must be >= 0, got " + cl.get("threads"));
+    if (device < 0)
+      errors.push_back("--device must be >= 0, got " + cl.get("device"));
+    if (maxWaveSteps < 0)
+      errors.push_back("--max-wave-steps must be >= 0, got " +
+                       cl.get("max-wave-steps"));
     if (stimDur < 0)
       errors.push_back("--stim-dur must be >= 0, got " + cl.get("stim-dur"));
     if (numstim > 1 && !(bcl > 0))
@@ -667,9 +680,19 @@ int main(int argc, char **argv) {
                      cl.get("imp-par"), dt, cl.get("pointwise-write"),
                      cl.get("pointwise-step"));
 
-  rt::Simulation sim(*model, num, cl.get("variant"));
+  rt::Simulation sim(*model, num, cl.get("variant"), static_cast<int>(device));
   if (!sim.valid(error))
     fail(error);
+  // A GPU that fails mid-run: say what failed on which device, leave no
+  // partial output behind.
+  std::vector<std::string> written;
+  auto checkDevice = [&] {
+    if (sim.failure().empty())
+      return;
+    for (auto &w : written)
+      std::remove(w.c_str());
+    fail(sim.failure());
+  };
   sim.setThreads(threads);
   if (!quiet)
     std::fprintf(stderr, "Ionic model: %s\n", d.name);
@@ -704,6 +727,7 @@ int main(int argc, char **argv) {
       cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
 
   sim.initialize(dt);
+  checkDevice();
   for (const std::string &w : sim.tableWarnings)
     std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
   if (cl.has("read-ini-file")) {
@@ -720,7 +744,6 @@ int main(int argc, char **argv) {
   std::string tableTmp;
   BinaryWriter tBin, vmBin, iionBin;
   std::vector<BinaryWriter> svBin;
-  std::vector<std::string> written;
   if (!binary) {
     if (haveFout) {
       tableTmp = fout + ".txt";
@@ -806,9 +829,13 @@ int main(int argc, char **argv) {
     bool on = stimOn(step);
     long end = step + 1;
     while (end <= nLast && stimOn(end) == on && end != saveStep &&
-           !(end >= outFirst && (end - outFirst) % outEvery == 0))
+           !(end >= outFirst && (end - outFirst) % outEvery == 0) &&
+           (maxWaveSteps <= 0 || end - step < maxWaveSteps))
       ++end;
     sim.advance(step, end - step, on ? stimCurr : 0.0, true);
+    if (!sim.failure().empty() && table && table != stdout)
+      std::fclose(table);
+    checkDevice();
     ++waves;
     rt::NonFinite bad;
     if (!sim.checkFinite(bad)) {
@@ -865,12 +892,18 @@ int main(int argc, char **argv) {
   std::fflush(stdout);
   double cellSteps = static_cast<double>(nLast + 1) * num;
   double rate = sim.computeSeconds > 0 ? cellSteps / sim.computeSeconds : 0;
+  // GPU: the compute kernels' own time, without transfers at events.
+  double kernelRate =
+      sim.gpuKernelMs > 0 ? cellSteps / (sim.gpuKernelMs / 1e3) : 0;
   if (!quiet) {
     std::fprintf(stderr,
                  "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %ld "
                  "waves)\n%-22s %d\n",
                  "model", d.name, "variant", sim.variant().name, "cells", num,
                  "steps", nLast + 1, dt, waves, "threads", sim.threads());
+    if (sim.variant().device != EASYML_DEVICE_CPU)
+      std::fprintf(stderr, "%-22s %s\n", "device",
+                   sim.deviceDescription().c_str());
     auto row = [](const char *name, double s) {
       std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
     };
@@ -882,7 +915,12 @@ int main(int argc, char **argv) {
     row("compute", sim.computeSeconds);
     row("output", outputSeconds);
     row("total", wall + loadSeconds + compileSeconds);
+    if (sim.variant().device != EASYML_DEVICE_CPU)
+      row("kernels (events)", sim.gpuKernelMs / 1e3);
     std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "throughput", rate);
+    if (sim.gpuKernelMs > 0)
+      std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "kernel throughput",
+                   kernelRate);
   }
   if (cl.has("report-json")) {
     std::string p = cl.get("report-json");
@@ -896,12 +934,15 @@ int main(int argc, char **argv) {
         "\"threads\": %d,\n  \"waves\": %ld,\n  \"seconds\": {\"compile\": "
         "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
         "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
-        "\"cell_steps_per_second\": %.6e,\n  \"compile_cached\": %s,\n"
+        "\"cell_steps_per_second\": %.6e,\n  "
+        "\"kernel_cell_steps_per_second\": %.6e,\n  \"device\": \"%s\",\n  "
+        "\"max_wave_steps\": %ld,\n  \"compile_cached\": %s,\n"
         "  \"warnings\": {",
         d.name, sim.variant().name, num, nLast + 1, dt, sim.threads(), waves,
         compileSeconds, loadSeconds, sim.tablesSeconds, sim.initSeconds,
         sim.computeSeconds, outputSeconds, wall + loadSeconds + compileSeconds,
-        rate, cached ? "true" : "false");
+        rate, kernelRate, sim.deviceDescription().c_str(), maxWaveSteps,
+        cached ? "true" : "false");
     bool first = true;
     for (int64_t i = 0; i < d.num_counters; ++i)
       if (counters[i]) {

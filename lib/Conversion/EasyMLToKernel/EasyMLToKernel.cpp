@@ -8,8 +8,11 @@
 #include "easyml/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+
+#include <limits>
 
 namespace easyml {
 #define GEN_PASS_DEF_LOWERTOKERNELS
@@ -242,6 +245,23 @@ private:
                                    LLVM::AtomicOrdering::monotonic);
       bb.create<scf::YieldOp>(l);
     });
+  }
+
+  /// NaN detection on the device: a GPU compute kernel adds each cell
+  /// whose new state or externals hold a NaN or an infinity to the slot
+  /// after the model's counters, so the host learns of a blow-up without
+  /// copying the states back.
+  void countNonFinite(ValueRange values) {
+    Value inf = cF64(std::numeric_limits<double>::infinity());
+    Value bad;
+    for (Value v : values) {
+      // |v| >= inf, or unordered (NaN).
+      Value notFinite = b.create<arith::CmpFOp>(
+          loc, arith::CmpFPredicate::UGE, b.create<math::AbsFOp>(loc, v), inf);
+      bad = bad ? b.create<arith::OrIOp>(loc, bad, notFinite) : notFinite;
+    }
+    if (bad)
+      countIf(bad, layout.counters.size());
   }
 
   /// `bound` where `v <pred> bound`, counting those events; else `v`.
@@ -634,6 +654,8 @@ private:
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
           storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
+      if (gpu)
+        countNonFinite(stepLoop.getResults());
     }
     finishFunction();
     return success();

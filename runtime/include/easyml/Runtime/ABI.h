@@ -70,7 +70,10 @@ typedef struct easyml_gpu_image {
 /* One compiled variant of the model. CPU variants point at host functions;
  * GPU variants carry code objects whose kernels (named in *_kernel) take
  * one argument: a device pointer to an easyml_kernel_args whose pointers
- * are device pointers, one thread per cell of [begin, end). */
+ * are device pointers, one thread per cell of [begin, end). Their compute
+ * kernel also adds the number of cells left with a non-finite state or
+ * external to counters[num_counters], a slot the host allocates after the
+ * model's counters (NaN detection on the device). */
 typedef struct easyml_variant {
   const char *name;         /* "baseline", "cpu-simd", "cuda", "rocm" */
   int64_t layout;           /* enum easyml_layout */

@@ -17,6 +17,7 @@
 #include "easyml/Runtime/ABI.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,27 @@ public:
   const easyml_gpu_image *selectImage(const easyml_variant &variant,
                                       const GpuDeviceInfo &device,
                                       std::string &error) const;
+
+  //===--- Running kernels (on the device chosen by setDevice) ---------===//
+  /// Makes device `index` current for this thread (CUDA: its primary
+  /// context).
+  bool setDevice(int index, std::string &error);
+  /// Loads a code object; null with `error` if the driver refuses it.
+  void *loadModule(const void *image, std::string &error);
+  void *function(void *module, const char *name, std::string &error);
+  /// Device memory; 0 with `error` when allocation fails.
+  uint64_t allocate(size_t bytes, std::string &error);
+  void release(uint64_t pointer);
+  bool toDevice(uint64_t dst, const void *src, size_t bytes,
+                std::string &error);
+  bool toHost(void *dst, uint64_t src, size_t bytes, std::string &error);
+  bool deviceToDevice(uint64_t dst, uint64_t src, size_t bytes,
+                      std::string &error);
+  /// Launches `fn` on `blocks` x `threads` with the argument array
+  /// `params` (pointers to each argument) and waits for it; `ms` gets the
+  /// kernel time measured with device events.
+  bool launch(void *fn, unsigned blocks, unsigned threads, void **params,
+              double &ms, std::string &error);
 
 private:
   struct Api;

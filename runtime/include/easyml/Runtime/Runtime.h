@@ -37,8 +37,13 @@ void easyml_model_free(easyml_model *model);
  * NULL: the CPU default (cpu-simd when compiled, else the first). */
 easyml_sim *easyml_sim_create(const easyml_model *model, int64_t num_cells,
                               const char *variant);
+/* The same on GPU `device` of the variant's vendor for "cuda" and "rocm"
+ * (NULL with the reason in easyml_last_error() when there is no driver,
+ * no such device or no code object for it). */
+easyml_sim *easyml_sim_create_on(const easyml_model *model, int64_t num_cells,
+                                 const char *variant, int device);
 void easyml_sim_free(easyml_sim *sim);
-/* The variant it runs ("baseline", "cpu-simd"). */
+/* The variant it runs ("baseline", "cpu-simd", "cuda", "rocm"). */
 const char *easyml_sim_variant(const easyml_sim *sim);
 /* openCARP --imp-par syntax ("GNa*0.5,flags=EPI"); before initialize. */
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers);

@@ -93,12 +93,23 @@ using AlignedVector = std::vector<double, AlignedAllocator<double>>;
 /// raw storage.
 class Simulation {
 public:
-  /// `variant` empty: the CPU default (cpu-simd when compiled).
+  /// `variant` empty: the CPU default (cpu-simd when compiled). A GPU
+  /// variant (cuda, rocm) runs on GPU `device` of its vendor.
   Simulation(const ModelHandle &model, int64_t numCells,
-             const std::string &variant = "");
+             const std::string &variant = "", int device = 0);
+  ~Simulation();
 
-  /// False with a message when the variant does not exist.
+  /// False with a message when the variant does not exist, or a GPU
+  /// variant cannot run (no driver, no device, no fitting code object).
   bool valid(std::string &error) const;
+  /// "CPU, 2 threads" or "cuda device 0: NVIDIA H100 80GB HBM3, sm_90".
+  std::string deviceDescription() const;
+  /// Time of the compute kernels measured on the GPU with device events
+  /// (ms).
+  double gpuKernelMs = 0;
+  /// Empty while all is well; after a GPU call failed, what failed on
+  /// which device. The simulation does nothing more once it has failed.
+  const std::string &failure() const { return failure_; }
 
   std::vector<double> &params() { return params_; }
   /// Builds the lookup tables for `dt` (after parameter changes) and sets
@@ -111,9 +122,10 @@ public:
   /// Recomputes outputs (Iion) and traced values from the current state.
   void evaluate(int64_t step);
 
-  /// Checks every state and Vm; on a non-finite value, re-runs the last
-  /// advance step by step for the offending cell to name the step and
-  /// variable that went bad first.
+  /// Checks every state and Vm (GPU variants: the count their kernels
+  /// keep on the device); on a non-finite value, re-runs the last advance
+  /// step by step for the offending cell to name the step and variable that
+  /// went bad first.
   bool checkFinite(NonFinite &where);
 
   int64_t numCells() const { return numCells_; }
@@ -148,16 +160,42 @@ public:
   double tablesSeconds = 0, initSeconds = 0, computeSeconds = 0;
 
 private:
+  /// The variant exists and, for a GPU, its device opened (see valid()).
+  bool runnable() const;
   easyml_kernel_args args(int64_t begin, int64_t end);
   void runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
                  double stim, bool integrateVm, bool keepSnapshot = false);
   /// Saves cells [begin, end) as the state before the wave.
   void snapshot(int64_t begin, int64_t end);
 
+  // GPU variants: the state lives on the device; the host copies are
+  // brought up to date on demand and pushed back after host writes.
+  struct Gpu;
+  void openGpu(int device);
+  /// Runs kernel `entry` ("init", "compute", "eval") on cells
+  /// [begin, end); on failure records it (see failure()) and returns false.
+  /// `snapshot`: save the state first, for NaN diagnosis.
+  bool runGpu(const char *entry, int64_t begin, int64_t end, int64_t step0,
+              int64_t nsteps, double stim, bool integrateVm,
+              bool snapshot = false);
+  bool gpuStatesToHost() const;
+  /// Records the first failure, naming the device; returns false.
+  bool gpuFail(const std::string &what) const;
+  /// checkFinite for GPU variants: the kernels counted non-finite cells.
+  bool checkFiniteGpu(NonFinite &where);
+  /// Fills `where` when a state or external of `cell` in the host storage
+  /// is not finite after global step `step`.
+  bool reportIfBad(int64_t cell, int64_t step, NonFinite &where) const;
+  /// The first cell with a non-finite state or external on the host, or -1.
+  int64_t firstBadCell() const;
+  /// Device memory for the simulation's arrays, made at initialize().
+  bool allocateGpu();
+
   const ModelHandle &model_;
   const easyml_variant *variant_;
-  /// The requested variant exists but runs on a GPU.
-  bool gpuVariant_ = false;
+  std::unique_ptr<Gpu> gpu_;
+  std::string gpuError_;
+  mutable std::string failure_;
   std::string variantName_;
   int64_t numCells_;
   bool soa_ = false;
@@ -165,7 +203,8 @@ private:
   int threads_ = 0;
   double dt_ = 0.01;
   std::vector<double> params_, tables_;
-  AlignedVector sv_, out_;
+  mutable AlignedVector sv_;
+  AlignedVector out_;
   std::vector<AlignedVector> ext_;
   std::vector<double *> extPtrs_;
   std::vector<int64_t> counters_;

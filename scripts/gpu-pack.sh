@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Prepares everything a GPU machine needs to run the GPU execution tests and
+# benchmark without LLVM/MLIR there: easyml-bench and its OpenMP runtime,
+# every corpus model compiled for cpu-simd + cuda (and rocm with --rocm),
+# per-model facts for the roofline (states, flops per cell-step), and the
+# corpus files the checks read (reference traces, protocols, meta), packed.
+#
+#   scripts/gpu-pack.sh [--out build/gpu-pack] [--cuda-chips sm_90] [--rocm]
+#
+# Then, on the GPU machine: scripts/gpu-check.sh --pack build/gpu-pack
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$ROOT/build/gpu-pack"
+CHIPS="sm_80,sm_90"
+VARIANTS="cpu-simd,cuda"
+CORPUS="${EASYML_CORPUS:-$ROOT/../shared/corpus}"
+EXTRA=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) OUT="$2"; shift 2 ;;
+    --cuda-chips) CHIPS="$2"; shift 2 ;;
+    --rocm) VARIANTS="$VARIANTS,rocm"; shift ;;
+    # Width 1: cpu-simd in the GPU's layout, for dry runs of gpu-check.sh
+    # on the emulated driver (test/Runtime/EmulatedDriver).
+    --vector-width) EXTRA="--vector-width=$2"; shift 2 ;;
+    --corpus) CORPUS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -d "$CORPUS/models" ] || { echo "gpu-pack.sh: error: no corpus at $CORPUS" >&2; exit 1; }
+"$ROOT/scripts/build.sh" >/dev/null
+BIN="$ROOT/build/bin"
+rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"/{bin,lib,models}
+cp "$BIN/easyml-bench" "$OUT.tmp/bin/"
+# The OpenMP runtime easyml-bench links (LLVM's; absent where LLVM is).
+ldd "$BIN/easyml-bench" | awk '/libomp/ {print $3}' | xargs -r -I{} cp {} "$OUT.tmp/lib/"
+
+models=$(ls "$CORPUS/models")
+n=$(echo "$models" | wc -w)
+echo "compiling $n corpus models for $VARIANTS ($CHIPS)..."
+echo "$models" | xargs -P "$(nproc)" -I{} sh -c \
+  '"$0" "$1/models/{}/model.model" --model-name "{}" --variant="$2" \
+     --cuda-chips="$3" --emit=shared -o "$4/models/{}.so" -w $5 || echo "FAILED {}"' \
+  "$BIN/easyml-compile" "$CORPUS" "$VARIANTS" "$CHIPS" "$OUT.tmp" "$EXTRA" | tee "$OUT.tmp/compile.log"
+if grep -q FAILED "$OUT.tmp/compile.log"; then
+  echo "gpu-pack.sh: error: some models did not compile" >&2; exit 1
+fi
+# Roofline facts per model (the FP64 operations of one cell-step).
+python3 "$ROOT/benchmarks/gpu.py" --facts "$OUT.tmp/facts.json" \
+  --corpus "$CORPUS" --build "$ROOT/build"
+( cd "$CORPUS" && tar cJf "$OUT.tmp/corpus.tar.xz" \
+    models/*/reference.csv models/*/meta.json models/*/protocol.json )
+rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+echo "packed: $OUT ($(du -sh "$OUT" | cut -f1))"
