@@ -16,6 +16,10 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.easyml_obj_root, "test")
 
+# easyml-compile's artifact cache: one per build tree, not the user's.
+config.environment["EASYML_CACHE_DIR"] = os.path.join(
+    config.easyml_obj_root, "test", "easyml-cache")
+
 config.environment["FILECHECK_OPTS"] = (
     "--enable-var-scope --allow-unused-prefixes=false")
 
@@ -53,6 +57,10 @@ if host_cc and os.path.exists(runtime_lib):
     config.available_features.add("host-cc")
     config.substitutions.append(("%host_cc", host_cc))
     config.substitutions.append(("%easyml_runtime_lib", runtime_lib))
+
+# CMake and Ninja, for the install and consumer-project test.
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake-ninja")
 
 # glibc's vector math library, which the cpu-simd variant calls on x86-64.
 import ctypes.util

@@ -40,6 +40,9 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -171,6 +174,21 @@ cl::opt<bool> splitInputFile(
     cl::init(false), cl::cat(category));
 cl::opt<bool> noWarnings("w", cl::desc("Suppress warnings"), cl::init(false),
                          cl::cat(category));
+cl::opt<bool> checkVariants(
+    "check-variants",
+    cl::desc("Check that the variants asked for (--variant, toolkit paths) "
+             "can be built on this machine, and exit (for build systems)"),
+    cl::init(false), cl::cat(category));
+cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("Where compiled artifacts are cached, keyed on the "
+                      "model's content, the options, the target and the "
+                      "tool's version (default: $EASYML_CACHE_DIR, "
+                      "$XDG_CACHE_HOME/easyml, ~/.cache/easyml)"),
+             cl::cat(category));
+cl::opt<bool> noCache("no-cache",
+                      cl::desc("Neither read nor write the artifact cache"),
+                      cl::init(false), cl::cat(category));
 cl::opt<bool> noLocations("no-locations",
                           cl::desc("Print MLIR without source locations"),
                           cl::init(false), cl::cat(category));
@@ -341,7 +359,12 @@ static bool configureTarget() {
   objOptions.optLevel = optLevel;
   objOptions.compilerId =
       "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
-  if (emit < Emit::Prepared)
+  if (checkVariants) {
+    for (const std::string &v : variants)
+      if (isGpuVariant(v) && !findToolkit(v, toolkits[v]))
+        return false;
+  }
+  if (emit < Emit::Prepared && !checkVariants)
     return true;
   std::string error;
   target = createTargetMachine(objOptions, error);
@@ -541,6 +564,11 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   return true;
 }
 
+/// Diagnostics printed while compiling, kept so a cached build shows the
+/// same warnings as the build that filled the cache.
+static std::string diagnosticsText;
+static llvm::raw_string_ostream diagnosticsOs(diagnosticsText);
+
 /// Runs the front end (and MLIR generation) on one buffer, writing the
 /// requested stage to `os`. With --verify-diagnostics, succeeds when the
 /// diagnostics match the buffer's expected-* annotations.
@@ -556,7 +584,7 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
   if (verifyDiagnostics)
     verifier.emplace(sm, &context);
   else
-    printer.emplace(sm, &context);
+    printer.emplace(sm, &context, diagnosticsOs);
 
   DiagnosticEngine diags(sm);
   bool ok = true;
@@ -596,9 +624,106 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
     }
   }
 
+  static size_t printed = 0;
+  llvm::errs() << llvm::StringRef(diagnosticsText).drop_front(printed);
+  printed = diagnosticsText.size();
   if (verifyDiagnostics)
     return verifier->verify();
   return mlir::success(ok);
+}
+
+/// The cache entry for this compilation, or "" when caching does not
+/// apply (not a back-end artifact, --no-cache, diagnostics checking). The
+/// key covers the tool's and LLVM's versions, the resolved target and
+/// options, every command-line argument but the input and output paths,
+/// the model's name and its content.
+static std::string cachePath(int argc, char **argv, llvm::StringRef name,
+                             llvm::StringRef content) {
+  bool artifact = emit == Emit::Obj || emit == Emit::Shared ||
+                  emit == Emit::Asm || emit == Emit::LLVMIR ||
+                  emit == Emit::Header || emit == Emit::GpuAsm;
+  if (!artifact || noCache || verifyDiagnostics || splitInputFile)
+    return "";
+  std::string dir = cacheDir;
+  if (dir.empty())
+    dir = environment("EASYML_CACHE_DIR");
+  if (dir.empty() && !environment("XDG_CACHE_HOME").empty())
+    dir = environment("XDG_CACHE_HOME") + "/easyml";
+  if (dir.empty() && !environment("HOME").empty())
+    dir = environment("HOME") + "/.cache/easyml";
+  if (dir.empty())
+    return "";
+  llvm::SHA256 hash;
+  auto add = [&](llvm::StringRef text) {
+    hash.update(text);
+    hash.update(llvm::StringRef("\0", 1));
+  };
+  add("easyml-compile " EASYML_VERSION " " EASYML_GIT_HASH
+      " llvm " LLVM_VERSION_STRING);
+  // This very build of the tool: a rebuild at the same commit is another
+  // compiler.
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&cachePath));
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(self, status))
+    add(self + " " + std::to_string(status.getSize()) + " " +
+        std::to_string(status.getLastModificationTime()
+                           .time_since_epoch()
+                           .count()));
+  if (target) {
+    add(target->getTargetTriple().str());
+    add(target->getTargetCPU());
+    add(target->getTargetFeatureString());
+  }
+  add(std::to_string(static_cast<int>(emit.getValue())));
+  add(std::to_string(vectorInfo.width));
+  for (auto &[variant, path] : toolkits)
+    add(variant + "=" + path);
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == inputFile)
+      continue;
+    if (arg == "-o" && i + 1 < argc) {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-o") && arg.substr(2) == outputFile)
+      continue;
+    add(arg);
+  }
+  add(name);
+  add(content);
+  std::array<uint8_t, 32> digest = hash.final();
+  std::string key = llvm::toHex(digest, /*LowerCase=*/true);
+  const char *ext = emit == Emit::Obj      ? ".o"
+                    : emit == Emit::Shared ? ".so"
+                    : emit == Emit::Header ? ".h"
+                                           : ".txt";
+  return dir + "/compile/" + key.substr(0, 2) + "/" + key + ext;
+}
+
+/// Stores an artifact in the cache: written aside, then renamed into place,
+/// so concurrent builds never see half an entry. Failing to cache is not an
+/// error.
+static void storeInCache(const std::string &path, llvm::StringRef data) {
+  llvm::StringRef dir = llvm::sys::path::parent_path(path);
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  llvm::SmallString<256> tmp;
+  int fd;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp%%%%%%", fd, tmp))
+    return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << data;
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return;
+    }
+  }
+  if (llvm::sys::fs::rename(tmp, path))
+    llvm::sys::fs::remove(tmp);
 }
 
 int main(int argc, char **argv) {
@@ -622,6 +747,8 @@ int main(int argc, char **argv) {
 
   if (!configureTarget())
     return 1;
+  if (checkVariants)
+    return 0;
   std::string errorMessage;
   auto file = mlir::openInputFile(inputFile, &errorMessage);
   if (!file) {
@@ -631,6 +758,31 @@ int main(int argc, char **argv) {
   std::string name = modelName;
   if (name.empty())
     name = inputFile == "-" ? "model" : llvm::sys::path::stem(inputFile).str();
+
+  // The artifact cache: repeated builds of an unchanged model are a copy.
+  std::string cached;
+  {
+    auto cacheTimer = timing.nest("cache");
+    cached = cachePath(argc, argv, name, file->getBuffer());
+    if (!cached.empty() && exists(cached)) {
+      auto hit = llvm::MemoryBuffer::getFile(cached, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+      auto output = hit ? mlir::openOutputFile(outputFile, &errorMessage)
+                        : nullptr;
+      if (output) {
+        if (auto warnings = llvm::MemoryBuffer::getFile(cached + ".diag"))
+          if (!noWarnings)
+            llvm::errs() << (*warnings)->getBuffer();
+        output->os() << (*hit)->getBuffer();
+        output->keep();
+        return 0;
+      }
+      if (hit) {
+        llvm::errs() << "easyml-compile: error: " << errorMessage << "\n";
+        return 1;
+      }
+    }
+  }
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
@@ -655,5 +807,11 @@ int main(int argc, char **argv) {
   }
   output->os() << out;
   output->keep();
+  if (!cached.empty()) {
+    // The warnings first: an entry is complete once its artifact exists.
+    if (!diagnosticsText.empty())
+      storeInCache(cached + ".diag", diagnosticsText);
+    storeInCache(cached, out);
+  }
   return 0;
 }
