@@ -51,7 +51,12 @@ struct GpuDriver::Api {
   int (*hipDtoD)(void *, void *, size_t) = nullptr;
   int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
                       unsigned, unsigned, void *, void **, void **) = nullptr;
-  int (*synchronize)() = nullptr;
+  // One stream per driver (per device in use): kernels and their events
+  // go there. cuStreamCreate(stream, flags) / hipStreamCreate(stream).
+  int (*cuStreamCreate)(void **, unsigned) = nullptr;
+  int (*hipStreamCreate)(void **) = nullptr;
+  int (*streamSynchronize)(void *) = nullptr;
+  int (*streamDestroy)(void *) = nullptr;
   int (*eventCreate)(void **, unsigned) = nullptr; // cuEventCreate
   int (*hipEventCreate)(void **) = nullptr;
   int (*eventRecord)(void *, void *) = nullptr;
@@ -75,6 +80,8 @@ GpuDriver::GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api)
     : vendor_(vendor), library_(library), api_(std::move(api)) {}
 
 GpuDriver::~GpuDriver() {
+  if (stream_)
+    api_->streamDestroy(stream_);
   if (library_)
     dlclose(library_);
 }
@@ -119,7 +126,9 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
          bind(library, "cuMemcpyDtoH_v2", api->cuDtoH) &&
          bind(library, "cuMemcpyDtoD_v2", api->cuDtoD) &&
          bind(library, "cuLaunchKernel", api->launchKernel) &&
-         bind(library, "cuCtxSynchronize", api->synchronize) &&
+         bind(library, "cuStreamCreate", api->cuStreamCreate) &&
+         bind(library, "cuStreamSynchronize", api->streamSynchronize) &&
+         bind(library, "cuStreamDestroy_v2", api->streamDestroy) &&
          bind(library, "cuEventCreate", api->eventCreate) &&
          bind(library, "cuEventRecord", api->eventRecord) &&
          bind(library, "cuEventSynchronize", api->eventSynchronize) &&
@@ -142,7 +151,9 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
          bind(library, "hipMemcpyDtoH", api->hipDtoH) &&
          bind(library, "hipMemcpyDtoD", api->hipDtoD) &&
          bind(library, "hipModuleLaunchKernel", api->launchKernel) &&
-         bind(library, "hipDeviceSynchronize", api->synchronize) &&
+         bind(library, "hipStreamCreate", api->hipStreamCreate) &&
+         bind(library, "hipStreamSynchronize", api->streamSynchronize) &&
+         bind(library, "hipStreamDestroy", api->streamDestroy) &&
          bind(library, "hipEventCreate", api->hipEventCreate) &&
          bind(library, "hipEventRecord", api->eventRecord) &&
          bind(library, "hipEventSynchronize", api->eventSynchronize) &&
@@ -273,6 +284,9 @@ bool GpuDriver::setDevice(int index, std::string &error) {
   if (vendor_ == GpuVendor::Rocm) {
     EASYML_GPU_CHECK(api_->setDevice(index),
                      "cannot use device " + std::to_string(index));
+    EASYML_GPU_CHECK(api_->hipStreamCreate(&stream_),
+                     "cannot create a stream on device " +
+                         std::to_string(index));
     return true;
   }
   int handle = 0;
@@ -285,6 +299,10 @@ bool GpuDriver::setDevice(int index, std::string &error) {
   EASYML_GPU_CHECK(api_->ctxSetCurrent(context), "cannot make device " +
                                                      std::to_string(index) +
                                                      "'s context current");
+  // A blocking stream: it waits for the synchronous copies of the legacy
+  // default stream, so transfers at events stay ordered with the kernels.
+  EASYML_GPU_CHECK(api_->cuStreamCreate(&stream_, 0),
+                   "cannot create a stream on device " + std::to_string(index));
   return true;
 }
 
@@ -382,16 +400,16 @@ bool GpuDriver::launch(void *fn, unsigned blocks, unsigned threads,
     EASYML_GPU_CHECK(api_->hipEventCreate(&ev.start), "cannot create an event");
     EASYML_GPU_CHECK(api_->hipEventCreate(&ev.stop), "cannot create an event");
   }
-  EASYML_GPU_CHECK(api_->eventRecord(ev.start, nullptr),
+  EASYML_GPU_CHECK(api_->eventRecord(ev.start, stream_),
                    "cannot record an event");
   EASYML_GPU_CHECK(api_->launchKernel(fn, blocks, 1, 1, threads, 1, 1, 0,
-                                      nullptr, params, nullptr),
+                                      stream_, params, nullptr),
                    "kernel launch (" + std::to_string(blocks) + " blocks of " +
                        std::to_string(threads) + " threads) failed");
-  EASYML_GPU_CHECK(api_->eventRecord(ev.stop, nullptr),
+  EASYML_GPU_CHECK(api_->eventRecord(ev.stop, stream_),
                    "cannot record an event");
   EASYML_GPU_CHECK(api_->eventSynchronize(ev.stop), "kernel failed");
-  EASYML_GPU_CHECK(api_->synchronize(), "kernel failed");
+  EASYML_GPU_CHECK(api_->streamSynchronize(stream_), "kernel failed");
   float elapsed = 0;
   api_->eventElapsed(&elapsed, ev.start, ev.stop);
   ms = elapsed;

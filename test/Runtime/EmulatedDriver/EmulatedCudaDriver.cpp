@@ -249,7 +249,15 @@ int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned,
   }
   return kSuccess;
 }
-int cuCtxSynchronize() { return kSuccess; }
+int cuStreamCreate(void **stream, unsigned) {
+  *stream = new int(0);
+  return kSuccess;
+}
+int cuStreamSynchronize(void *) { return kSuccess; }
+int cuStreamDestroy_v2(void *stream) {
+  delete static_cast<int *>(stream);
+  return kSuccess;
+}
 int cuEventCreate(void **event, unsigned) {
   *event = new double(0);
   return kSuccess;

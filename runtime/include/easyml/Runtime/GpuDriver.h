@@ -60,7 +60,7 @@ public:
 
   //===--- Running kernels (on the device chosen by setDevice) ---------===//
   /// Makes device `index` current for this thread (CUDA: its primary
-  /// context).
+  /// context) and creates the stream kernels are launched on.
   bool setDevice(int index, std::string &error);
   /// Loads a code object; null with `error` if the driver refuses it.
   void *loadModule(const void *image, std::string &error);
@@ -86,6 +86,8 @@ private:
 
   GpuVendor vendor_;
   void *library_;
+  /// The stream kernels run on, made by setDevice.
+  void *stream_ = nullptr;
   std::unique_ptr<Api> api_;
 };
 
