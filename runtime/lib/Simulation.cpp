@@ -565,6 +565,14 @@ bool Simulation::reportIfBad(int64_t cell, int64_t step,
   return false;
 }
 
+void Simulation::blameWaveStart(NonFinite &where) const {
+  // No state or external went bad in the replay: the bad value came with
+  // the cell (a nodal parameter).
+  where.variable = "(a nodal parameter)";
+  where.step = lastStep0_;
+  where.time = lastStep0_ * dt_;
+}
+
 bool Simulation::checkFinite(NonFinite &where) {
   if (gpu_)
     return checkFiniteGpu(where);
@@ -591,11 +599,8 @@ bool Simulation::checkFinite(NonFinite &where) {
     if (reportIfBad(bad, lastStep0_ + k, where))
       break;
   }
-  if (where.step < 0) {
-    where.variable = "(a nodal parameter)";
-    where.step = lastStep0_;
-    where.time = lastStep0_ * dt_;
-  }
+  if (where.step < 0)
+    blameWaveStart(where);
   sv_ = std::move(saveSv);
   ext_ = std::move(saveExt);
   for (size_t i = 0; i < ext_.size(); ++i)
@@ -638,11 +643,8 @@ bool Simulation::checkFiniteGpu(NonFinite &where) {
     if (ok && reportIfBad(where.cell, lastStep0_ + k, where))
       break;
   }
-  if (where.step < 0) {
-    where.variable = "(a nodal parameter)";
-    where.step = lastStep0_;
-    where.time = lastStep0_ * dt_;
-  }
+  if (where.step < 0)
+    blameWaveStart(where);
   // The host copy is the state after the wave again; the device gets it
   // back before the next kernel.
   sv_ = std::move(saveSv);

@@ -186,6 +186,8 @@ private:
   /// Fills `where` when a state or external of `cell` in the host storage
   /// is not finite after global step `step`.
   bool reportIfBad(int64_t cell, int64_t step, NonFinite &where) const;
+  /// Fills `where` for a replay that found no bad state or external.
+  void blameWaveStart(NonFinite &where) const;
   /// The first cell with a non-finite state or external on the host, or -1.
   int64_t firstBadCell() const;
   /// Device memory for the simulation's arrays, made at initialize().
