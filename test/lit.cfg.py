@@ -85,12 +85,16 @@ if cuda and os.path.exists(os.path.join(cuda, "lib64", "stubs", "libcuda.so")):
     config.substitutions.append(("%cuda_stubs", os.path.join(cuda, "lib64", "stubs")))
     config.available_features.add("cuda-stub")
 
-# The emulated CUDA driver (test/Runtime/EmulatedDriver): the runtime's GPU
-# path over host memory, for machines without a GPU.
+# The emulated CUDA driver and HIP runtime (test/Runtime/EmulatedDriver):
+# the runtime's GPU paths over host memory, for machines without a GPU.
 emulated_cuda = os.path.join(config.easyml_obj_root, "test", "emulated-cuda")
 if os.path.exists(os.path.join(emulated_cuda, "libcuda.so.1")):
     config.available_features.add("emulated-cuda")
     config.substitutions.append(("%emulated_cuda", emulated_cuda))
+emulated_hip = os.path.join(config.easyml_obj_root, "test", "emulated-hip")
+if os.path.exists(os.path.join(emulated_hip, "libamdhip64.so")):
+    config.available_features.add("emulated-hip")
+    config.substitutions.append(("%emulated_hip", emulated_hip))
 
 # GPU drivers the dynamic loader finds on this machine (execution tests
 # need them).
@@ -102,5 +106,5 @@ def loadable(name):
         return False
 if loadable("libcuda.so.1"):
     config.available_features.add("cuda-driver")
-if loadable("libamdhip64.so"):
+if loadable("libamdhip64.so") or loadable("libamdhip64.so.6"):
     config.available_features.add("hip-runtime")

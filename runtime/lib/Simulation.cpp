@@ -350,15 +350,22 @@ void Simulation::openGpu(int device) {
       return;
     module = gpu->driver->loadModule(gpu->image->data, error);
   } else {
+    std::string chips, reason;
     for (int64_t i = 0; i < variant_->num_images && !module; ++i) {
-      std::string ignored;
-      module = gpu->driver->loadModule(variant_->images[i].data, ignored);
+      const easyml_gpu_image &image = variant_->images[i];
+      chips += (chips.empty() ? "" : ", ") + std::string(image.chip);
+      reason.clear();
+      module = gpu->driver->loadModule(image.data, reason);
       if (module)
-        gpu->image = &variant_->images[i];
+        gpu->image = &image;
     }
     if (!module)
-      error = "none of the variant's code objects loads on device " +
-              std::to_string(device) + " (" + gpu->device.name + ")";
+      error = "no code object of variant " + std::string(variant_->name) +
+              " loads on device " + std::to_string(device) + " (" +
+              gpu->device.name +
+              "); compiled for: " + (chips.empty() ? "nothing" : chips) +
+              (reason.empty() ? "" : "; the last said: " + reason) +
+              " (recompile with --rocm-chips)";
   }
   if (!module)
     return;
