@@ -42,6 +42,10 @@ enum ArgField {
   kOut
 };
 
+/// The address space of device memory in both GPU targets' LLVM back ends
+/// (NVPTX and AMDGPU).
+constexpr unsigned kGlobalAddressSpace = 1;
+
 /// Emits the kernels of one model.
 class KernelBuilder {
 public:
@@ -93,13 +97,28 @@ private:
     return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(v));
   }
   Value gep(Value base, Type elem, Value index) {
-    return b.create<LLVM::GEPOp>(loc, ptrTy, elem, base,
+    return b.create<LLVM::GEPOp>(loc, base.getType(), elem, base,
                                  ArrayRef<LLVM::GEPArg>{index});
   }
   Value gep(Value base, Type elem, int64_t index) {
     return b.create<LLVM::GEPOp>(
-        loc, ptrTy, elem, base,
+        loc, base.getType(), elem, base,
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
+  }
+  /// A pointer the host passed in: on a GPU every such pointer is device
+  /// memory (cuMemAlloc/hipMalloc), so it is cast to the global address
+  /// space (1 for both NVPTX and AMDGPU): global instead of generic (flat)
+  /// loads, stores and atomics.
+  Value hostGiven(Value pointer) {
+    if (!gpu)
+      return pointer;
+    return b.create<LLVM::AddrSpaceCastOp>(
+        loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
+        pointer);
+  }
+  /// A pointer field of the kernel arguments.
+  Value pointerField(Value args, ArgField f) {
+    return hostGiven(field(args, f, ptrTy));
   }
   Value load(Type t, Value ptr) { return b.create<LLVM::LoadOp>(loc, t, ptr); }
   void store(Value v, Value ptr) { b.create<LLVM::StoreOp>(loc, v, ptr); }
@@ -237,7 +256,7 @@ private:
     }
     b.create<scf::IfOp>(loc, cond, [&](OpBuilder &bb, Location l) {
       Value ptr = bb.create<LLVM::GEPOp>(
-          l, ptrTy, i64, counters,
+          l, counters.getType(), i64, counters,
           ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
       Value amount =
           n ? n : bb.create<arith::ConstantOp>(l, bb.getI64IntegerAttr(1));
@@ -297,7 +316,7 @@ private:
     for (Operation &op : model.getBody().front())
       if (op.hasTrait<OpTrait::ConstantLike>())
         b.clone(op, modelConstants);
-    return entryBlock->getArgument(0);
+    return hostGiven(entryBlock->getArgument(0));
   }
 
   /// Ends the function started last.
@@ -311,7 +330,7 @@ private:
 
   /// Loads every parameter and flag once.
   void loadParams(Value args) {
-    Value params = field(args, kParams, ptrTy);
+    Value params = pointerField(args, kParams);
     paramValues.clear();
     size_t n = layout.params.size() + layout.flags.size();
     for (size_t i = 0; i < n; ++i)
@@ -328,7 +347,7 @@ private:
     Value args = startFunction("tables");
     loadParams(args);
     Value dt = field(args, kDt, f64);
-    Value tables = field(args, kTables, ptrTy);
+    Value tables = pointerField(args, kTables);
     for (Operation &op : model.getBody().front()) {
       auto table = dyn_cast<TableOp>(op);
       if (!table || table.getBody().empty())
@@ -434,11 +453,11 @@ private:
     loadParams(args);
     Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
     stride = field(args, kStride, i64);
-    Value sv = field(args, kSv, ptrTy);
-    Value ext = field(args, kExt, ptrTy);
+    Value sv = pointerField(args, kSv);
+    Value ext = pointerField(args, kExt);
     SmallVector<Value> extPtrs;
     for (size_t j = 0; j < layout.externals.size(); ++j)
-      extPtrs.push_back(load(ptrTy, gep(ext, ptrTy, j)));
+      extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
     Value cell = openCellLoop(begin, end);
     for (const ModelLayout::Param &p : layout.params)
       if (p.nodal)
@@ -586,13 +605,13 @@ private:
     Value integrate = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
     stride = field(args, kStride, i64);
-    Value sv = field(args, kSv, ptrTy), ext = field(args, kExt, ptrTy);
-    tablesPtr = field(args, kTables, ptrTy);
-    counters = field(args, kCounters, ptrTy);
-    Value out = field(args, kOut, ptrTy);
+    Value sv = pointerField(args, kSv), ext = pointerField(args, kExt);
+    tablesPtr = pointerField(args, kTables);
+    counters = pointerField(args, kCounters);
+    Value out = pointerField(args, kOut);
     SmallVector<Value> extPtrs;
     for (size_t j = 0; j < layout.externals.size(); ++j)
-      extPtrs.push_back(load(ptrTy, gep(ext, ptrTy, j)));
+      extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
     size_t ns = layout.states.size(), ne = layout.externals.size();
     int vm = layout.vmIndex, iion = layout.iionIndex;
 
