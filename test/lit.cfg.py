@@ -12,7 +12,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".model", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "check_corpus.py", "known-deviations.json",
-                   "check_opencarp_ap.py", "check_methods.py", "compare_with_corpus.py"]
+                   "check_opencarp_ap.py", "check_methods.py", "compare_with_corpus.py",
+                   "check_report.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.easyml_obj_root, "test")
 
@@ -108,3 +109,16 @@ if loadable("libcuda.so.1"):
     config.available_features.add("cuda-driver")
 if loadable("libamdhip64.so") or loadable("libamdhip64.so.6"):
     config.available_features.add("hip-runtime")
+
+# matplotlib, for the report plot: Debian's python3-matplotlib serves
+# /usr/bin/python3, which need not be the python running lit.
+import subprocess
+for candidate in (config.python_executable, "/usr/bin/python3"):
+    try:
+        subprocess.run([candidate, "-c", "import matplotlib"], check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        continue
+    config.available_features.add("matplotlib")
+    config.substitutions.append(("%plot_python", candidate))
+    break

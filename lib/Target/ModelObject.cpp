@@ -217,7 +217,9 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                   llvm::ConstantFP::get(d.f64, t.hi),
                   llvm::ConstantFP::get(d.f64, t.step), d.int64(t.rows),
                   d.int64(t.columns), d.int64(t.offset),
-                  d.strings_(t.columnNames, ".easyml.columns")}));
+                  d.strings_(t.columnNames, ".easyml.columns"),
+                  d.int64(t.paramsRead.size()),
+                  d.int64s(t.paramsRead, ".easyml.table_params")}));
   std::vector<llvm::Constant *> variants;
   for (auto &v : options.variants) {
     bool gpu = isGpuVariant(v);
@@ -226,9 +228,11 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
       auto it = options.gpuImages.find(v);
       if (it != options.gpuImages.end())
         for (const GpuImage &image : it->second)
-          images.push_back(d.record({d.str(image.chip), d.str(image.format),
-                                     d.bytes(image.data, ".easyml.image"),
-                                     d.int64(image.data.size())}));
+          images.push_back(
+              d.record({d.str(image.chip), d.str(image.format),
+                        d.bytes(image.data, ".easyml.image"),
+                        d.int64(image.data.size()), d.int64(image.blockSize),
+                        d.int64(image.registers), d.int64(image.spillBytes)}));
     }
     int64_t device = v == "cuda"   ? EASYML_DEVICE_CUDA
                      : v == "rocm" ? EASYML_DEVICE_ROCM
@@ -267,6 +271,9 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 d.int64(nodal.size()),
                 d.int64s(nodal, ".easyml.nodal"),
                 d.int64(l.svSize),
+                d.int64(l.hidden.size()),
+                d.strings_(l.hidden, ".easyml.hidden"),
+                d.int64(l.svRows),
                 d.int64(l.params.size()),
                 d.strings_(paramNames, ".easyml.params"),
                 d.doubles(paramDefaults, ".easyml.defaults"),
@@ -287,11 +294,26 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 d.int64(l.tableSize),
                 d.int64(l.traces.size()),
                 d.strings_(l.traces, ".easyml.traces"),
+                d.int64(l.numRecordable()),
+                d.int64(EASYML_FEATURE_PARAM_ROWS | EASYML_FEATURE_RECORD),
                 d.int64(l.counters.size()),
                 d.strings_(l.counters, ".easyml.counters"),
                 d.function(l.symbol(tablesVariant, "tables")),
                 d.int64(variants.size()),
                 d.records(variants, ".easyml.variants")});
+  // The records must have the C structs' sizes (ABI.h): a field added on
+  // one side only is caught here rather than by a crashing runtime.
+  const llvm::DataLayout &dl = m.getDataLayout();
+  auto checkSize = [&](llvm::Constant *c, size_t size, const char *what) {
+    if (c && dl.getTypeAllocSize(c->getType()) != size)
+      llvm::report_fatal_error(llvm::Twine("descriptor record ") + what +
+                               " does not match ABI.h");
+  };
+  checkSize(desc, sizeof(easyml_model_desc), "easyml_model_desc");
+  for (llvm::Constant *t : tables)
+    checkSize(t, sizeof(easyml_table_desc), "easyml_table_desc");
+  for (llvm::Constant *v : variants)
+    checkSize(v, sizeof(easyml_variant), "easyml_variant");
   auto *g = new llvm::GlobalVariable(m, desc->getType(), true,
                                      llvm::GlobalValue::ExternalLinkage, desc,
                                      "easyml_model_" + l.name);
@@ -427,7 +449,8 @@ std::string easyml::emitHeader(const ModelLayout &l,
   emitEnum("State (per-cell record)", states, "STATE");
   emitEnum("Parameter and flag (params array)", params, "PARAM");
   emitEnum("External", exts, "EXT");
-  os << "#define EASYML_" << l.name << "_SV_SIZE " << l.svSize << "\n\n";
+  os << "#define EASYML_" << l.name << "_SV_SIZE " << l.svSize << "\n";
+  os << "#define EASYML_" << l.name << "_SV_ROWS " << l.svRows << "\n\n";
   // Host entry points of the CPU variants (GPU kernels are reached through
   // the descriptor's code objects); the first CPU variant builds tables.
   bool first = true;

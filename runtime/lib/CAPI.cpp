@@ -7,6 +7,8 @@
 #include "easyml/Runtime/Runtime.h"
 #include "easyml/Runtime/Simulation.h"
 
+#include <cmath>
+#include <sstream>
 #include <string>
 
 using namespace easyml::rt;
@@ -15,7 +17,10 @@ struct easyml_model {
   std::unique_ptr<ModelHandle> handle;
 };
 struct easyml_sim {
+  const ModelHandle *model;
+  SimulationOptions options;
   std::unique_ptr<Simulation> sim;
+  std::string json;
 };
 
 static thread_local std::string lastError;
@@ -23,6 +28,30 @@ static thread_local std::string lastError;
 static int failWith(const std::string &msg) {
   lastError = msg;
   return 1;
+}
+
+static easyml_sim *make(const easyml_model *model, int64_t numCells,
+                        const SimulationOptions &options) {
+  if (!model || numCells < 1) {
+    failWith("easyml_sim_create: needs a model and at least one cell");
+    return nullptr;
+  }
+  auto sim = std::make_unique<Simulation>(*model->handle, numCells, options);
+  std::string error;
+  if (!sim->valid(error)) {
+    failWith(error);
+    return nullptr;
+  }
+  return new easyml_sim{model->handle.get(), options, std::move(sim), ""};
+}
+
+/// After a call that ran waves: 0, or 1 with the reason.
+static int status(easyml_sim *sim) {
+  if (!sim->sim->failure().empty())
+    return failWith(sim->sim->failure());
+  if (const NonFinite *bad = sim->sim->nonFinite())
+    return failWith("non-finite value: " + bad->message());
+  return 0;
 }
 
 extern "C" {
@@ -61,18 +90,67 @@ easyml_sim *easyml_sim_create(const easyml_model *model, int64_t numCells,
 
 easyml_sim *easyml_sim_create_on(const easyml_model *model, int64_t numCells,
                                  const char *variant, int device) {
-  if (!model || numCells < 1) {
+  if (!model) {
     failWith("easyml_sim_create: needs a model and at least one cell");
     return nullptr;
   }
-  auto sim = std::make_unique<Simulation>(*model->handle, numCells,
-                                          variant ? variant : "", device);
-  std::string error;
-  if (!sim->valid(error)) {
-    failWith(error);
-    return nullptr;
+  SimulationOptions o;
+  std::string v = variant ? variant : "";
+  const easyml_variant *var = model->handle->variant(v);
+  if (var && var->device != EASYML_DEVICE_CPU) {
+    o.devices =
+        std::string(var->device == EASYML_DEVICE_CUDA ? "cuda:" : "rocm:") +
+        std::to_string(device);
+  } else {
+    o.cpuVariant = v;
   }
-  return new easyml_sim{std::move(sim)};
+  return make(model, numCells, o);
+}
+
+easyml_sim *easyml_sim_create_devices(const easyml_model *model,
+                                      int64_t numCells, const char *devices,
+                                      const char *cpuVariant) {
+  SimulationOptions o;
+  o.devices = devices ? devices : "cpu";
+  o.cpuVariant = cpuVariant ? cpuVariant : "";
+  return make(model, numCells, o);
+}
+
+int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
+  std::string n = name ? name : "";
+  SimulationOptions o = sim->options;
+  if (n == "lb_threshold" && value >= 0)
+    o.balance.threshold = value;
+  else if (n == "lb_min_window" && value >= 0)
+    o.balance.minWindowSeconds = value;
+  else if (n == "lb_fixed")
+    o.balance.fixed = value != 0;
+  else if (n == "max_wave_steps" && value >= 0)
+    o.maxWaveSteps = static_cast<int64_t>(value);
+  else if (n == "probe_steps" && value >= 0)
+    o.probeSteps = static_cast<int64_t>(value);
+  else if (n == "dim_window" && value >= 1)
+    o.dimension.windowSteps = static_cast<int64_t>(value);
+  else if (n == "dim_tolerance" && value >= 0)
+    o.dimension.tolerance = value;
+  else if (n == "threads" && value >= 0)
+    o.threads = static_cast<int>(value);
+  else
+    return failWith("easyml_sim_set_option: unknown option or bad value: '" +
+                    n + "' = " + std::to_string(value));
+  if (sim->sim->step() > 0 || !sim->sim->report().waves.empty())
+    return failWith("easyml_sim_set_option: '" + n +
+                    "' must be set before the first wave");
+  // Options shape the devices and the scheduler: start again with them.
+  auto fresh =
+      std::make_unique<Simulation>(*sim->model, sim->sim->numCells(), o);
+  std::string error;
+  if (!fresh->valid(error))
+    return failWith(error);
+  fresh->params() = sim->sim->params();
+  sim->sim = std::move(fresh);
+  sim->options = o;
+  return 0;
 }
 
 void easyml_sim_free(easyml_sim *sim) { delete sim; }
@@ -81,6 +159,31 @@ int easyml_sim_set_params(easyml_sim *sim, const char *modifiers) {
   std::string error;
   if (!applyParamMods(sim->sim->desc(), modifiers ? modifiers : "",
                       sim->sim->params(), error))
+    return failWith(error);
+  return 0;
+}
+
+int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
+  const easyml_model_desc &d = sim->sim->desc();
+  std::string n = name ? name : "";
+  for (int64_t i = 0; i < d.num_params + d.num_flags; ++i)
+    if (n == (i < d.num_params ? d.param_names[i]
+                               : d.flag_names[i - d.num_params])) {
+      sim->sim->params()[i] = value;
+      std::string error;
+      sim->sim->setSharedParam(n, error);
+      return 0;
+    }
+  return failWith("model " + std::string(d.name) + " has no parameter '" + n +
+                  "'");
+}
+
+int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
+                                  const double *values) {
+  std::string error;
+  if (!values)
+    return failWith("easyml_sim_set_param_per_cell: no values");
+  if (!sim->sim->setPerCellParam(name ? name : "", values, error))
     return failWith(error);
   return 0;
 }
@@ -96,20 +199,95 @@ int easyml_sim_initialize(easyml_sim *sim, double dt) {
   if (!(dt > 0))
     return failWith("easyml_sim_initialize: dt must be positive");
   sim->sim->initialize(dt);
-  if (!sim->sim->failure().empty())
-    return failWith(sim->sim->failure());
-  return 0;
+  return status(sim);
 }
 
 int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
                        double stim, int integrateVm) {
   sim->sim->advance(step0, nsteps, stim, integrateVm != 0);
-  if (!sim->sim->failure().empty())
-    return failWith(sim->sim->failure());
-  NonFinite where;
-  if (!sim->sim->checkFinite(where))
-    return failWith("non-finite value: " + where.message());
+  return status(sim);
+}
+
+int easyml_sim_add_stimulus(easyml_sim *sim, double startMs, double durationMs,
+                            double strength, double periodMs, int64_t count) {
+  double dt = sim->sim->dt();
+  if (!(durationMs >= 0) || !(periodMs >= 0) || count < 0)
+    return failWith("easyml_sim_add_stimulus: negative duration, period or "
+                    "count");
+  Stimulus s;
+  s.start = std::lround(startMs / dt);
+  s.duration = std::max<long>(1, std::lround(durationMs / dt));
+  s.strength = strength;
+  s.period = std::lround(periodMs / dt);
+  s.count = count;
+  sim->sim->addStimulus(s);
   return 0;
+}
+
+int easyml_sim_record(easyml_sim *sim, const char *variables, int64_t cellBegin,
+                      int64_t cellEnd, int64_t firstStep, int64_t every,
+                      easyml_sample_fn fn, void *user) {
+  std::vector<std::string> names;
+  std::stringstream ss(variables ? variables : "");
+  for (std::string n; std::getline(ss, n, ',');)
+    if (!n.empty())
+      names.push_back(n);
+  if (!fn)
+    return failWith("easyml_sim_record: no callback");
+  std::string error;
+  if (!sim->sim->record(
+          names, CellRange{cellBegin, cellEnd}, firstStep, every,
+          [fn, user](int64_t step, const double *v) { fn(step, v, user); },
+          error))
+    return failWith(error);
+  return 0;
+}
+
+int easyml_sim_add_event(easyml_sim *sim, int64_t step, int64_t every,
+                         easyml_event_fn fn, void *user) {
+  if (!fn)
+    return failWith("easyml_sim_add_event: no callback"), -1;
+  return sim->sim->addEvent(
+      step,
+      [sim, fn, user](Simulation &, int64_t s) {
+        return fn(sim, s, user) == 0;
+      },
+      every);
+}
+
+int easyml_sim_run(easyml_sim *sim, int64_t untilStep) {
+  bool ok = sim->sim->run(untilStep);
+  if (int rc = status(sim))
+    return rc;
+  return ok ? 0 : failWith("the run was stopped by an event");
+}
+
+int easyml_sim_run_until(easyml_sim *sim, double untilMs) {
+  return easyml_sim_run(sim, std::lround(untilMs / sim->sim->dt()));
+}
+
+int64_t easyml_sim_step(const easyml_sim *sim) { return sim->sim->step(); }
+
+const char *easyml_sim_report_json(easyml_sim *sim) {
+  sim->json = sim->sim->report().json();
+  return sim->json.c_str();
+}
+
+int easyml_sim_get_state_row(easyml_sim *sim, int64_t var, double *values) {
+  if (var < 0 || var >= sim->sim->desc().sv_rows || !values)
+    return failWith("easyml_sim_get_state_row: no state row " +
+                    std::to_string(var));
+  sim->sim->getStateRow(var, values);
+  return status(sim);
+}
+
+int easyml_sim_set_state_row(easyml_sim *sim, int64_t var,
+                             const double *values) {
+  if (var < 0 || var >= sim->sim->desc().sv_rows || !values)
+    return failWith("easyml_sim_set_state_row: no state row " +
+                    std::to_string(var));
+  sim->sim->setStateRow(var, values);
+  return status(sim);
 }
 
 double *easyml_sim_vm(easyml_sim *sim) { return sim->sim->vm(); }

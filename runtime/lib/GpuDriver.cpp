@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 
 using namespace easyml::rt;
 
@@ -35,30 +36,35 @@ struct GpuDriver::Api {
   // Running kernels. Device pointers are 64-bit integers for CUDA
   // (CUdeviceptr) and pointers for HIP; both are stored as uint64_t.
   int (*primaryCtxRetain)(void **, int) = nullptr; // CUDA
+  int (*primaryCtxRelease)(int) = nullptr;         // CUDA
   int (*ctxSetCurrent)(void *) = nullptr;          // CUDA
   int (*setDevice)(int) = nullptr;                 // HIP
   int (*moduleLoadData)(void **, const void *) = nullptr;
   int (*moduleGetFunction)(void **, void *, const char *) = nullptr;
+  int (*memGetInfo)(size_t *, size_t *) = nullptr;
   int (*cuMemAlloc)(uint64_t *, size_t) = nullptr;
   int (*cuMemFree)(uint64_t) = nullptr;
-  int (*cuHtoD)(uint64_t, const void *, size_t) = nullptr;
-  int (*cuDtoH)(void *, uint64_t, size_t) = nullptr;
-  int (*cuDtoD)(uint64_t, uint64_t, size_t) = nullptr;
+  int (*cuHtoDAsync)(uint64_t, const void *, size_t, void *) = nullptr;
+  int (*cuDtoHAsync)(void *, uint64_t, size_t, void *) = nullptr;
+  int (*cuDtoDAsync)(uint64_t, uint64_t, size_t, void *) = nullptr;
   int (*hipMalloc)(void **, size_t) = nullptr;
   int (*hipFree)(void *) = nullptr;
-  int (*hipHtoD)(void *, const void *, size_t) = nullptr;
-  int (*hipDtoH)(void *, void *, size_t) = nullptr;
-  int (*hipDtoD)(void *, void *, size_t) = nullptr;
+  int (*hipHtoDAsync)(void *, void *, size_t, void *) = nullptr;
+  int (*hipDtoHAsync)(void *, void *, size_t, void *) = nullptr;
+  int (*hipDtoDAsync)(void *, void *, size_t, void *) = nullptr;
+  // cuMemHostRegister_v2 / hipHostRegister(pointer, bytes, flags).
+  int (*hostRegister)(void *, size_t, unsigned) = nullptr;
+  int (*hostUnregister)(void *) = nullptr;
   int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
                       unsigned, unsigned, void *, void **, void **) = nullptr;
-  // One stream per driver (per device in use): kernels and their events
-  // go there. cuStreamCreate(stream, flags) / hipStreamCreate(stream).
+  // One stream per device in use: copies, kernels and their events go
+  // there. cuStreamCreate(stream, flags) / hipStreamCreate(stream).
   int (*cuStreamCreate)(void **, unsigned) = nullptr;
   int (*hipStreamCreate)(void **) = nullptr;
   int (*streamSynchronize)(void *) = nullptr;
   int (*streamDestroy)(void *) = nullptr;
-  int (*eventCreate)(void **, unsigned) = nullptr; // cuEventCreate
-  int (*hipEventCreate)(void **) = nullptr;
+  // cuEventCreate / hipEventCreateWithFlags(event, flags).
+  int (*eventCreate)(void **, unsigned) = nullptr;
   int (*eventRecord)(void *, void *) = nullptr;
   int (*eventSynchronize)(void *) = nullptr;
   int (*eventElapsed)(float *, void *, void *) = nullptr;
@@ -74,20 +80,41 @@ template <typename F> bool bind(void *library, const char *name, F &fn) {
 // cuDeviceGetAttribute: compute capability.
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
+// CU_EVENT_BLOCKING_SYNC / hipEventBlockingSync.
+constexpr unsigned kEventBlockingSync = 1;
+// CU_MEMHOSTREGISTER_PORTABLE / hipHostRegisterPortable: pinned for every
+// context, so one registration serves all GPUs of a vendor.
+constexpr unsigned kHostRegisterPortable = 1;
 } // namespace
 
 GpuDriver::GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api)
     : vendor_(vendor), library_(library), api_(std::move(api)) {}
 
 GpuDriver::~GpuDriver() {
-  if (stream_)
-    api_->streamDestroy(stream_);
-  if (library_)
-    dlclose(library_);
+  for (auto &entry : pinned_)
+    api_->hostUnregister(entry.first);
+  // The library stays loaded: drivers do not support being unloaded and
+  // reloaded within a process.
+  (void)library_;
 }
 
-std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
+std::shared_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
                                            std::string &error) {
+  // One instance per vendor: cuInit/hipInit and the library load happen
+  // once, and pinned memory is tracked in one place.
+  static std::mutex mutex;
+  static std::weak_ptr<GpuDriver> cache[2];
+  std::lock_guard<std::mutex> lock(mutex);
+  int slot = vendor == GpuVendor::Cuda ? 0 : 1;
+  if (auto existing = cache[slot].lock())
+    return existing;
+  std::shared_ptr<GpuDriver> driver = openLibrary(vendor, error);
+  cache[slot] = driver;
+  return driver;
+}
+
+std::shared_ptr<GpuDriver> GpuDriver::openLibrary(GpuVendor vendor,
+                                                  std::string &error) {
   bool cuda = vendor == GpuVendor::Cuda;
   const char *names[] = {cuda ? "libcuda.so.1" : "libamdhip64.so",
                          cuda ? "libcuda.so" : "libamdhip64.so.6"};
@@ -108,32 +135,37 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
   auto api = std::make_unique<Api>();
   bool ok;
   if (cuda)
-    ok = bind(library, "cuInit", api->init) &&
-         bind(library, "cuDriverGetVersion", api->driverVersion) &&
-         bind(library, "cuDeviceGetCount", api->deviceCount) &&
-         bind(library, "cuDeviceGet", api->deviceGet) &&
-         bind(library, "cuDeviceGetName", api->deviceName) &&
-         bind(library, "cuDeviceTotalMem_v2", api->totalMem) &&
-         bind(library, "cuDeviceGetAttribute", api->attribute) &&
-         bind(library, "cuGetErrorString", api->cudaErrorString) &&
-         bind(library, "cuDevicePrimaryCtxRetain", api->primaryCtxRetain) &&
-         bind(library, "cuCtxSetCurrent", api->ctxSetCurrent) &&
-         bind(library, "cuModuleLoadData", api->moduleLoadData) &&
-         bind(library, "cuModuleGetFunction", api->moduleGetFunction) &&
-         bind(library, "cuMemAlloc_v2", api->cuMemAlloc) &&
-         bind(library, "cuMemFree_v2", api->cuMemFree) &&
-         bind(library, "cuMemcpyHtoD_v2", api->cuHtoD) &&
-         bind(library, "cuMemcpyDtoH_v2", api->cuDtoH) &&
-         bind(library, "cuMemcpyDtoD_v2", api->cuDtoD) &&
-         bind(library, "cuLaunchKernel", api->launchKernel) &&
-         bind(library, "cuStreamCreate", api->cuStreamCreate) &&
-         bind(library, "cuStreamSynchronize", api->streamSynchronize) &&
-         bind(library, "cuStreamDestroy_v2", api->streamDestroy) &&
-         bind(library, "cuEventCreate", api->eventCreate) &&
-         bind(library, "cuEventRecord", api->eventRecord) &&
-         bind(library, "cuEventSynchronize", api->eventSynchronize) &&
-         bind(library, "cuEventElapsedTime", api->eventElapsed) &&
-         bind(library, "cuEventDestroy_v2", api->eventDestroy);
+    ok =
+        bind(library, "cuInit", api->init) &&
+        bind(library, "cuDriverGetVersion", api->driverVersion) &&
+        bind(library, "cuDeviceGetCount", api->deviceCount) &&
+        bind(library, "cuDeviceGet", api->deviceGet) &&
+        bind(library, "cuDeviceGetName", api->deviceName) &&
+        bind(library, "cuDeviceTotalMem_v2", api->totalMem) &&
+        bind(library, "cuDeviceGetAttribute", api->attribute) &&
+        bind(library, "cuGetErrorString", api->cudaErrorString) &&
+        bind(library, "cuDevicePrimaryCtxRetain", api->primaryCtxRetain) &&
+        bind(library, "cuDevicePrimaryCtxRelease_v2", api->primaryCtxRelease) &&
+        bind(library, "cuCtxSetCurrent", api->ctxSetCurrent) &&
+        bind(library, "cuModuleLoadData", api->moduleLoadData) &&
+        bind(library, "cuModuleGetFunction", api->moduleGetFunction) &&
+        bind(library, "cuMemGetInfo_v2", api->memGetInfo) &&
+        bind(library, "cuMemAlloc_v2", api->cuMemAlloc) &&
+        bind(library, "cuMemFree_v2", api->cuMemFree) &&
+        bind(library, "cuMemcpyHtoDAsync_v2", api->cuHtoDAsync) &&
+        bind(library, "cuMemcpyDtoHAsync_v2", api->cuDtoHAsync) &&
+        bind(library, "cuMemcpyDtoDAsync_v2", api->cuDtoDAsync) &&
+        bind(library, "cuMemHostRegister_v2", api->hostRegister) &&
+        bind(library, "cuMemHostUnregister", api->hostUnregister) &&
+        bind(library, "cuLaunchKernel", api->launchKernel) &&
+        bind(library, "cuStreamCreate", api->cuStreamCreate) &&
+        bind(library, "cuStreamSynchronize", api->streamSynchronize) &&
+        bind(library, "cuStreamDestroy_v2", api->streamDestroy) &&
+        bind(library, "cuEventCreate", api->eventCreate) &&
+        bind(library, "cuEventRecord", api->eventRecord) &&
+        bind(library, "cuEventSynchronize", api->eventSynchronize) &&
+        bind(library, "cuEventElapsedTime", api->eventElapsed) &&
+        bind(library, "cuEventDestroy_v2", api->eventDestroy);
   else
     ok = bind(library, "hipInit", api->init) &&
          bind(library, "hipDriverGetVersion", api->driverVersion) &&
@@ -145,16 +177,19 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
          bind(library, "hipSetDevice", api->setDevice) &&
          bind(library, "hipModuleLoadData", api->moduleLoadData) &&
          bind(library, "hipModuleGetFunction", api->moduleGetFunction) &&
+         bind(library, "hipMemGetInfo", api->memGetInfo) &&
          bind(library, "hipMalloc", api->hipMalloc) &&
          bind(library, "hipFree", api->hipFree) &&
-         bind(library, "hipMemcpyHtoD", api->hipHtoD) &&
-         bind(library, "hipMemcpyDtoH", api->hipDtoH) &&
-         bind(library, "hipMemcpyDtoD", api->hipDtoD) &&
+         bind(library, "hipMemcpyHtoDAsync", api->hipHtoDAsync) &&
+         bind(library, "hipMemcpyDtoHAsync", api->hipDtoHAsync) &&
+         bind(library, "hipMemcpyDtoDAsync", api->hipDtoDAsync) &&
+         bind(library, "hipHostRegister", api->hostRegister) &&
+         bind(library, "hipHostUnregister", api->hostUnregister) &&
          bind(library, "hipModuleLaunchKernel", api->launchKernel) &&
          bind(library, "hipStreamCreate", api->hipStreamCreate) &&
          bind(library, "hipStreamSynchronize", api->streamSynchronize) &&
          bind(library, "hipStreamDestroy", api->streamDestroy) &&
-         bind(library, "hipEventCreate", api->hipEventCreate) &&
+         bind(library, "hipEventCreateWithFlags", api->eventCreate) &&
          bind(library, "hipEventRecord", api->eventRecord) &&
          bind(library, "hipEventSynchronize", api->eventSynchronize) &&
          bind(library, "hipEventElapsedTime", api->eventElapsed) &&
@@ -165,7 +200,7 @@ std::unique_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
     dlclose(library);
     return nullptr;
   }
-  std::unique_ptr<GpuDriver> driver(
+  std::shared_ptr<GpuDriver> driver(
       new GpuDriver(vendor, library, std::move(api)));
   if (int rc = driver->api_->init(0)) {
     error = std::string(cuda ? "cuInit" : "hipInit") +
@@ -267,7 +302,37 @@ const easyml_gpu_image *GpuDriver::selectImage(const easyml_variant &variant,
 }
 
 //===----------------------------------------------------------------------===//
-// Running kernels
+// Pinned host memory
+//===----------------------------------------------------------------------===//
+
+bool GpuDriver::pin(void *pointer, size_t bytes) {
+  if (!pointer || !bytes)
+    return false;
+  std::lock_guard<std::mutex> lock(pinMutex_);
+  auto it = pinned_.find(pointer);
+  if (it != pinned_.end()) {
+    ++it->second;
+    return true;
+  }
+  if (api_->hostRegister(pointer, bytes, kHostRegisterPortable) != 0)
+    return false;
+  pinned_[pointer] = 1;
+  return true;
+}
+
+void GpuDriver::unpin(void *pointer) {
+  std::lock_guard<std::mutex> lock(pinMutex_);
+  auto it = pinned_.find(pointer);
+  if (it == pinned_.end())
+    return;
+  if (--it->second == 0) {
+    api_->hostUnregister(pointer);
+    pinned_.erase(it);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Devices
 //===----------------------------------------------------------------------===//
 
 /// Returns false (or null) from the enclosing function with `error` set to
@@ -275,143 +340,222 @@ const easyml_gpu_image *GpuDriver::selectImage(const easyml_variant &variant,
 #define EASYML_GPU_CHECK(call, what)                                           \
   do {                                                                         \
     if (int rc_ = (call)) {                                                    \
-      error = std::string(what) + ": " + describe(rc_);                        \
+      error = std::string(what) + ": " + driver_->describe(rc_);               \
       return {};                                                               \
     }                                                                          \
   } while (false)
 
-bool GpuDriver::setDevice(int index, std::string &error) {
-  if (vendor_ == GpuVendor::Rocm) {
-    EASYML_GPU_CHECK(api_->setDevice(index),
-                     "cannot use device " + std::to_string(index));
-    EASYML_GPU_CHECK(api_->hipStreamCreate(&stream_),
-                     "cannot create a stream on device " +
-                         std::to_string(index));
-    return true;
+std::unique_ptr<GpuContext> GpuDriver::context(int index, std::string &error) {
+  // The context keeps the driver alive.
+  std::unique_ptr<GpuContext> ctx(new GpuContext(shared_from_this(), index));
+  const Api &a = *api_;
+  std::string where = "device " + std::to_string(index);
+  if (vendor_ == GpuVendor::Cuda) {
+    int handle = 0;
+    if (int rc = a.deviceGet(&handle, index)) {
+      error = "cannot open " + where + ": " + describe(rc);
+      return nullptr;
+    }
+    if (int rc = a.primaryCtxRetain(&ctx->context_, handle)) {
+      error = "cannot create a context on " + where + ": " + describe(rc);
+      return nullptr;
+    }
   }
-  int handle = 0;
-  void *context = nullptr;
-  EASYML_GPU_CHECK(api_->deviceGet(&handle, index),
-                   "cannot open device " + std::to_string(index));
-  EASYML_GPU_CHECK(api_->primaryCtxRetain(&context, handle),
-                   "cannot create a context on device " +
-                       std::to_string(index));
-  EASYML_GPU_CHECK(api_->ctxSetCurrent(context), "cannot make device " +
-                                                     std::to_string(index) +
-                                                     "'s context current");
-  // A blocking stream: it waits for the synchronous copies of the legacy
-  // default stream, so transfers at events stay ordered with the kernels.
-  EASYML_GPU_CHECK(api_->cuStreamCreate(&stream_, 0),
-                   "cannot create a stream on device " + std::to_string(index));
+  if (!ctx->bind(error))
+    return nullptr;
+  // A blocking stream: it also orders after work on the legacy default
+  // stream.
+  int rc = vendor_ == GpuVendor::Cuda ? a.cuStreamCreate(&ctx->stream_, 0)
+                                      : a.hipStreamCreate(&ctx->stream_);
+  if (rc) {
+    error = "cannot create a stream on " + where + ": " + describe(rc);
+    return nullptr;
+  }
+  return ctx;
+}
+
+GpuContext::GpuContext(std::shared_ptr<GpuDriver> driver, int index)
+    : driver_(std::move(driver)), index_(index) {}
+
+GpuContext::~GpuContext() {
+  std::string ignored;
+  if (!bind(ignored))
+    return;
+  const GpuDriver::Api &a = driver_->api();
+  if (stream_) {
+    a.streamSynchronize(stream_);
+    a.streamDestroy(stream_);
+  }
+  if (context_) {
+    int handle = 0;
+    if (a.deviceGet(&handle, index_) == 0)
+      a.primaryCtxRelease(handle);
+  }
+}
+
+bool GpuContext::bind(std::string &error) {
+  const GpuDriver::Api &a = driver_->api();
+  if (driver_->vendor() == GpuVendor::Cuda)
+    EASYML_GPU_CHECK(a.ctxSetCurrent(context_), "cannot make device " +
+                                                    std::to_string(index_) +
+                                                    "'s context current");
+  else
+    EASYML_GPU_CHECK(a.setDevice(index_),
+                     "cannot use device " + std::to_string(index_));
   return true;
 }
 
-void *GpuDriver::loadModule(const void *image, std::string &error) {
+void *GpuContext::loadModule(const void *image, std::string &error) {
+  if (!bind(error))
+    return nullptr;
   void *module = nullptr;
-  EASYML_GPU_CHECK(api_->moduleLoadData(&module, image),
+  EASYML_GPU_CHECK(driver_->api().moduleLoadData(&module, image),
                    "the device refused the code object");
   return module;
 }
 
-void *GpuDriver::function(void *module, const char *name, std::string &error) {
+void *GpuContext::function(void *module, const char *name, std::string &error) {
   void *fn = nullptr;
-  EASYML_GPU_CHECK(api_->moduleGetFunction(&fn, module, name),
+  EASYML_GPU_CHECK(driver_->api().moduleGetFunction(&fn, module, name),
                    std::string("no kernel ") + name + " in the code object");
   return fn;
 }
 
-uint64_t GpuDriver::allocate(size_t bytes, std::string &error) {
+uint64_t GpuContext::allocate(size_t bytes, std::string &error) {
+  if (!bind(error))
+    return 0;
   if (bytes == 0)
     bytes = 8; // a valid, distinct pointer for empty arrays
   std::string what =
       "cannot allocate " + std::to_string(bytes) + " bytes of device memory";
-  if (vendor_ == GpuVendor::Cuda) {
+  const GpuDriver::Api &a = driver_->api();
+  if (driver_->vendor() == GpuVendor::Cuda) {
     uint64_t p = 0;
-    EASYML_GPU_CHECK(api_->cuMemAlloc(&p, bytes), what);
+    EASYML_GPU_CHECK(a.cuMemAlloc(&p, bytes), what);
     return p;
   }
   void *p = nullptr;
-  EASYML_GPU_CHECK(api_->hipMalloc(&p, bytes), what);
+  EASYML_GPU_CHECK(a.hipMalloc(&p, bytes), what);
   return reinterpret_cast<uint64_t>(p);
 }
 
-void GpuDriver::release(uint64_t pointer) {
-  if (!pointer)
+void GpuContext::release(uint64_t pointer) {
+  std::string ignored;
+  if (!pointer || !bind(ignored))
     return;
-  if (vendor_ == GpuVendor::Cuda)
-    api_->cuMemFree(pointer);
+  const GpuDriver::Api &a = driver_->api();
+  if (driver_->vendor() == GpuVendor::Cuda)
+    a.cuMemFree(pointer);
   else
-    api_->hipFree(reinterpret_cast<void *>(pointer));
+    a.hipFree(reinterpret_cast<void *>(pointer));
 }
 
-bool GpuDriver::toDevice(uint64_t dst, const void *src, size_t bytes,
-                         std::string &error) {
+bool GpuContext::memoryInfo(size_t &free, size_t &total) {
+  std::string ignored;
+  return bind(ignored) && driver_->api().memGetInfo(&free, &total) == 0;
+}
+
+bool GpuContext::copyToDevice(uint64_t dst, const void *src, size_t bytes,
+                              std::string &error) {
   if (!bytes)
     return true;
-  EASYML_GPU_CHECK(
-      vendor_ == GpuVendor::Cuda
-          ? api_->cuHtoD(dst, src, bytes)
-          : api_->hipHtoD(reinterpret_cast<void *>(dst), src, bytes),
-      "copy of " + std::to_string(bytes) + " bytes to the device");
+  if (!bind(error))
+    return false;
+  const GpuDriver::Api &a = driver_->api();
+  EASYML_GPU_CHECK(driver_->vendor() == GpuVendor::Cuda
+                       ? a.cuHtoDAsync(dst, src, bytes, stream_)
+                       : a.hipHtoDAsync(reinterpret_cast<void *>(dst),
+                                        const_cast<void *>(src), bytes,
+                                        stream_),
+                   "copy of " + std::to_string(bytes) + " bytes to the device");
   return true;
 }
 
-bool GpuDriver::toHost(void *dst, uint64_t src, size_t bytes,
-                       std::string &error) {
+bool GpuContext::copyToHost(void *dst, uint64_t src, size_t bytes,
+                            std::string &error) {
   if (!bytes)
     return true;
+  if (!bind(error))
+    return false;
+  const GpuDriver::Api &a = driver_->api();
   EASYML_GPU_CHECK(
-      vendor_ == GpuVendor::Cuda
-          ? api_->cuDtoH(dst, src, bytes)
-          : api_->hipDtoH(dst, reinterpret_cast<void *>(src), bytes),
+      driver_->vendor() == GpuVendor::Cuda
+          ? a.cuDtoHAsync(dst, src, bytes, stream_)
+          : a.hipDtoHAsync(dst, reinterpret_cast<void *>(src), bytes, stream_),
       "copy of " + std::to_string(bytes) + " bytes to the host");
   return true;
 }
 
-bool GpuDriver::deviceToDevice(uint64_t dst, uint64_t src, size_t bytes,
-                               std::string &error) {
+bool GpuContext::copyOnDevice(uint64_t dst, uint64_t src, size_t bytes,
+                              std::string &error) {
   if (!bytes)
     return true;
-  EASYML_GPU_CHECK(vendor_ == GpuVendor::Cuda
-                       ? api_->cuDtoD(dst, src, bytes)
-                       : api_->hipDtoD(reinterpret_cast<void *>(dst),
-                                       reinterpret_cast<void *>(src), bytes),
+  if (!bind(error))
+    return false;
+  const GpuDriver::Api &a = driver_->api();
+  EASYML_GPU_CHECK(driver_->vendor() == GpuVendor::Cuda
+                       ? a.cuDtoDAsync(dst, src, bytes, stream_)
+                       : a.hipDtoDAsync(reinterpret_cast<void *>(dst),
+                                        reinterpret_cast<void *>(src), bytes,
+                                        stream_),
                    "copy of " + std::to_string(bytes) + " bytes on the device");
   return true;
 }
 
-bool GpuDriver::launch(void *fn, unsigned blocks, unsigned threads,
-                       void **params, double &ms, std::string &error) {
-  // The events are destroyed on every path out.
-  struct Events {
-    const Api &api;
-    void *start = nullptr, *stop = nullptr;
-    ~Events() {
-      if (start)
-        api.eventDestroy(start);
-      if (stop)
-        api.eventDestroy(stop);
-    }
-  } ev{*api_};
-  if (vendor_ == GpuVendor::Cuda) {
-    EASYML_GPU_CHECK(api_->eventCreate(&ev.start, 0), "cannot create an event");
-    EASYML_GPU_CHECK(api_->eventCreate(&ev.stop, 0), "cannot create an event");
-  } else {
-    EASYML_GPU_CHECK(api_->hipEventCreate(&ev.start), "cannot create an event");
-    EASYML_GPU_CHECK(api_->hipEventCreate(&ev.stop), "cannot create an event");
-  }
-  EASYML_GPU_CHECK(api_->eventRecord(ev.start, stream_),
-                   "cannot record an event");
-  EASYML_GPU_CHECK(api_->launchKernel(fn, blocks, 1, 1, threads, 1, 1, 0,
-                                      stream_, params, nullptr),
+bool GpuContext::launch(void *fn, unsigned blocks, unsigned threads,
+                        void **params, std::string &error) {
+  if (!bind(error))
+    return false;
+  EASYML_GPU_CHECK(driver_->api().launchKernel(fn, blocks, 1, 1, threads, 1, 1,
+                                               0, stream_, params, nullptr),
                    "kernel launch (" + std::to_string(blocks) + " blocks of " +
                        std::to_string(threads) + " threads) failed");
-  EASYML_GPU_CHECK(api_->eventRecord(ev.stop, stream_),
+  return true;
+}
+
+void *GpuContext::createEvent(std::string &error) {
+  if (!bind(error))
+    return nullptr;
+  void *event = nullptr;
+  EASYML_GPU_CHECK(driver_->api().eventCreate(&event, kEventBlockingSync),
+                   "cannot create an event");
+  return event;
+}
+
+void GpuContext::destroyEvent(void *event) {
+  if (event)
+    driver_->api().eventDestroy(event);
+}
+
+bool GpuContext::record(void *event, std::string &error) {
+  if (!bind(error))
+    return false;
+  EASYML_GPU_CHECK(driver_->api().eventRecord(event, stream_),
                    "cannot record an event");
-  EASYML_GPU_CHECK(api_->eventSynchronize(ev.stop), "kernel failed");
-  EASYML_GPU_CHECK(api_->streamSynchronize(stream_), "kernel failed");
+  return true;
+}
+
+bool GpuContext::waitFor(void *event, std::string &error) {
+  if (!bind(error))
+    return false;
+  EASYML_GPU_CHECK(driver_->api().eventSynchronize(event),
+                   "the device failed while running queued work");
+  return true;
+}
+
+bool GpuContext::elapsedMs(void *start, void *stop, double &ms,
+                           std::string &error) {
   float elapsed = 0;
-  api_->eventElapsed(&elapsed, ev.start, ev.stop);
+  EASYML_GPU_CHECK(driver_->api().eventElapsed(&elapsed, start, stop),
+                   "cannot time events");
   ms = elapsed;
+  return true;
+}
+
+bool GpuContext::synchronize(std::string &error) {
+  if (!bind(error))
+    return false;
+  EASYML_GPU_CHECK(driver_->api().streamSynchronize(stream_),
+                   "the device failed while running queued work");
   return true;
 }

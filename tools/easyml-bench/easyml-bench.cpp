@@ -25,6 +25,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -85,17 +86,45 @@ std::vector<OptionSpec> optionSpecs() {
       {"save-ini-file", 'F', K::Required,
        "state file written at --save-ini-time", "singlecell.sv"},
       {"read-ini-file", 'R', K::Required, "start from this state file", ""},
+      {"devices", 0, K::Required,
+       "devices to run on: cpu, gpu:0,2, gpu:all, cuda:1, rocm:all, "
+       "cpu+gpu:all, or auto (dimensioning); cells are split by measured "
+       "speed",
+       ""},
       {"variant", 0, K::Required,
-       "compiled variant to run (default: cpu-simd when compiled, else the "
-       "first)",
+       "compiled variant: the CPU pool's (baseline, cpu-simd; default "
+       "cpu-simd when compiled), or cuda/rocm to run on GPU --device alone",
        ""},
       {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
       {"device", 0, K::Required,
-       "GPU to run a cuda or rocm variant on (see --list-devices)", "0"},
+       "with --variant cuda|rocm: the GPU (see --list-devices)", "0"},
       {"max-wave-steps", 0, K::Required,
        "at most this many steps per kernel call (1: one-step kernels, as "
        "for a simulator that owns Vm; 0: whole waves)",
        "0"},
+      {"lb-threshold", 0, K::Required,
+       "re-split the cells when device times differ by more than this "
+       "fraction (0.1 = 10%)",
+       "0.1"},
+      {"lb-min-window", 0, K::Required,
+       "accumulate waves until the slowest device has spent this many ms "
+       "before judging the balance",
+       "20"},
+      {"lb-shares", 0, K::Required,
+       "initial shares of the cells per device, in device order (a "
+       "remembered ratio: '1,9'); default: even until measured",
+       ""},
+      {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", ""},
+      {"lb-memory", 0, K::Required,
+       "remember the devices' measured speeds in this file: the next run "
+       "of the same model starts from the split they give",
+       ""},
+      {"dim-window", 0, K::Required,
+       "with --devices auto: steps per measurement window", "300"},
+      {"dim-tolerance", 0, K::Required,
+       "with --devices auto: fewer GPUs are chosen while within this "
+       "fraction of the best",
+       "0.05"},
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
       {"cache-dir", 0, K::Required,
@@ -399,7 +428,7 @@ void writeStateFile(const std::string &path, rt::Simulation &sim) {
     const char *name =
         v < d.num_states ? d.state_names[v]
                          : d.param_names[d.nodal_param_index[v - d.num_states]];
-    std::fprintf(f, "%-20.17g# %s\n", sim.state(0, v), name);
+    std::fprintf(f, "%-20.17g# %s\n", sim.getState(0, v), name);
   }
   std::fclose(f);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
@@ -450,9 +479,64 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
   for (int64_t v = 0; v < d.sv_size; ++v) {
     double x;
     value(nExt + 1 + v, x);
-    for (int64_t c = 0; c < sim.numCells(); ++c)
-      sim.state(c, v) = x;
+    std::vector<double> row(sim.numCells(), x);
+    sim.setStateRow(v, row.data());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// --lb-memory: device speeds remembered between runs
+//===----------------------------------------------------------------------===//
+
+// The file: "model <name>" then "speed <device id> <cell-steps/s>" lines.
+std::map<std::string, double> readSpeeds(const std::string &path,
+                                         const std::string &model) {
+  std::map<std::string, double> speeds;
+  std::ifstream in(path);
+  if (!in)
+    return speeds; // nothing remembered yet
+  std::string line, word, id;
+  bool same = false;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::stringstream ss(line);
+    if (!(ss >> word) || word[0] == '#')
+      continue;
+    if (word == "model") {
+      ss >> id;
+      same = id == model;
+      continue;
+    }
+    double v = 0;
+    if (word != "speed" || !(ss >> id >> v) || !(v > 0))
+      fail(path + ":" + std::to_string(n) +
+           ": expected 'model <name>' or 'speed <device> <cell-steps/s>', "
+           "got '" +
+           line + "'");
+    if (same)
+      speeds[id] = v;
+  }
+  return speeds;
+}
+
+void writeSpeeds(const std::string &path, const std::string &model,
+                 const std::map<std::string, double> &measured) {
+  // Keep what is remembered of devices this run did not measure.
+  std::map<std::string, double> speeds = readSpeeds(path, model);
+  for (auto &[id, v] : measured)
+    speeds[id] = v;
+  std::string tmp = path + ".tmp";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  if (!f)
+    fail("cannot write '" + path + "': " + std::strerror(errno));
+  std::fprintf(f, "# easyml-bench --lb-memory: measured device speeds\n");
+  std::fprintf(f, "model %s\n", model.c_str());
+  for (auto &[id, v] : speeds)
+    std::fprintf(f, "speed %s %.6g\n", id.c_str(), v);
+  std::fclose(f);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    fail("cannot write '" + path + "'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -513,11 +597,14 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
   double *vm = sim.vm();
   if (!vm || !sim.iion())
     fail("model " + std::string(d.name) + " has no Vm or Iion external");
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (int64_t s = 0; s < d.num_states; ++s)
-      sim.state(r, s) = rows[r][stateCol[s]];
-    vm[r] = rows[r][vCol];
+  std::vector<double> row(rows.size());
+  for (int64_t s = 0; s < d.num_states; ++s) {
+    for (size_t r = 0; r < rows.size(); ++r)
+      row[r] = rows[r][stateCol[s]];
+    sim.setStateRow(s, row.data());
   }
+  for (size_t r = 0; r < rows.size(); ++r)
+    vm[r] = rows[r][vCol];
   sim.evaluate(0);
   double maxErr = 0, maxRef = 0;
   size_t worst = 0;
@@ -559,7 +646,7 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
     for (size_t r = 0; r < rows.size(); ++r) {
       std::fprintf(f, "%zu", r);
       for (int64_t s = 0; s < d.num_states; ++s)
-        std::fprintf(f, ",%.17g", sim.state(r, s));
+        std::fprintf(f, ",%.17g", sim.getState(r, s));
       std::fprintf(f, "\n");
     }
     std::fclose(f);
@@ -616,6 +703,10 @@ int main(int argc, char **argv) {
   long threads = cl.integer("threads", errors);
   long device = cl.integer("device", errors);
   long maxWaveSteps = cl.integer("max-wave-steps", errors);
+  double lbThreshold = cl.number("lb-threshold", errors);
+  double lbMinWindow = cl.number("lb-min-window", errors);
+  long dimWindow = cl.integer("dim-window", errors);
+  double dimTolerance = cl.number("dim-tolerance", errors);
   double duration = cl.has("duration") ? cl.number("duration", errors) : 0;
   double saveIniTime =
       cl.has("save-ini-time") ? cl.number("save-ini-time", errors) : 0;
@@ -641,6 +732,32 @@ int main(int argc, char **argv) {
       errors.push_back("--duration must be >= 0, got " + cl.get("duration"));
     if (startOut < 0)
       errors.push_back("--start-out must be >= 0, got " + cl.get("start-out"));
+    if (!(lbThreshold >= 0))
+      errors.push_back("--lb-threshold must be >= 0, got " +
+                       cl.get("lb-threshold"));
+    if (!(lbMinWindow >= 0))
+      errors.push_back("--lb-min-window must be >= 0, got " +
+                       cl.get("lb-min-window"));
+    if (dimWindow < 1)
+      errors.push_back("--dim-window must be at least 1, got " +
+                       cl.get("dim-window"));
+    if (!(dimTolerance >= 0 && dimTolerance < 1))
+      errors.push_back("--dim-tolerance must be in [0, 1), got " +
+                       cl.get("dim-tolerance"));
+  }
+  std::vector<double> shares;
+  if (cl.has("lb-shares")) {
+    std::stringstream ss(cl.get("lb-shares"));
+    for (std::string item; std::getline(ss, item, ',');) {
+      char *end = nullptr;
+      double v = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end || !(v >= 0)) {
+        errors.push_back("--lb-shares: bad share '" + item + "' in '" +
+                         cl.get("lb-shares") + "'");
+        break;
+      }
+      shares.push_back(v);
+    }
   }
   if (!errors.empty()) {
     for (auto &e : errors)
@@ -680,20 +797,58 @@ int main(int argc, char **argv) {
                      cl.get("imp-par"), dt, cl.get("pointwise-write"),
                      cl.get("pointwise-step"));
 
-  rt::Simulation sim(*model, num, cl.get("variant"), static_cast<int>(device));
+  // The devices: --devices, or (as before it) one device from --variant.
+  rt::SimulationOptions options;
+  {
+    std::string variant = cl.get("variant");
+    const easyml_variant *v = model->variant(variant);
+    bool gpuVariant = v && v->device != EASYML_DEVICE_CPU;
+    if (cl.has("devices")) {
+      if (gpuVariant)
+        fail("--variant " + variant +
+             " names a GPU variant: with --devices the GPUs are chosen "
+             "there (--devices " +
+             variant + ":" + cl.get("device") +
+             "), and --variant is the CPU pool's");
+      options.devices = cl.get("devices");
+      options.cpuVariant = variant;
+    } else if (gpuVariant) {
+      options.devices = variant + ":" + std::to_string(device);
+    } else {
+      options.devices = "cpu";
+      options.cpuVariant = variant;
+    }
+  }
+  options.threads = static_cast<int>(threads);
+  options.maxWaveSteps = maxWaveSteps;
+  options.balance.threshold = lbThreshold;
+  options.balance.minWindowSeconds = lbMinWindow / 1e3;
+  options.balance.fixed = cl.has("no-lb");
+  options.shares = shares;
+  if (cl.has("lb-memory"))
+    options.speeds = readSpeeds(cl.get("lb-memory"), d.name);
+  options.dimension.windowSteps = dimWindow;
+  options.dimension.tolerance = dimTolerance;
+  rt::Simulation sim(*model, num, options);
   if (!sim.valid(error))
     fail(error);
-  // A GPU that fails mid-run: say what failed on which device, leave no
+  // A device that fails mid-run: say what failed on which device, leave no
   // partial output behind.
   std::vector<std::string> written;
+  FILE *table = nullptr;
+  auto removeOutputs = [&] {
+    if (table && table != stdout)
+      std::fclose(table);
+    table = nullptr;
+    for (auto &w : written)
+      std::remove(w.c_str());
+  };
   auto checkDevice = [&] {
     if (sim.failure().empty())
       return;
-    for (auto &w : written)
-      std::remove(w.c_str());
+    removeOutputs();
     fail(sim.failure());
   };
-  sim.setThreads(threads);
   if (!quiet)
     std::fprintf(stderr, "Ionic model: %s\n", d.name);
   std::vector<std::string> log;
@@ -711,16 +866,6 @@ int main(int argc, char **argv) {
             : static_cast<float>(stimStart + bcl * (numstim - 1) + pastStim);
   const long nLast = std::lround(duration / dt);
   const long stimLen = std::max(1L, std::lround(stimDur / dt));
-  std::vector<long> stimStarts;
-  for (long k = 0; k < numstim; ++k)
-    stimStarts.push_back(std::lround(stimStart / dt) +
-                         k * std::lround(bcl / dt));
-  auto stimOn = [&](long step) {
-    for (long s : stimStarts)
-      if (step >= s && step < s + stimLen)
-        return true;
-    return false;
-  };
   const long outFirst = std::lround(startOut / dt);
   const long outEvery = std::max(1L, std::lround(dtOut / dt));
   const long saveStep =
@@ -733,6 +878,16 @@ int main(int argc, char **argv) {
   if (cl.has("read-ini-file")) {
     readStateFile(cl.get("read-ini-file"), sim);
     sim.evaluate(0);
+    checkDevice();
+  }
+  if (numstim > 0) {
+    rt::Stimulus stim;
+    stim.start = std::lround(stimStart / dt);
+    stim.duration = stimLen;
+    stim.strength = stimCurr;
+    stim.period = std::lround(bcl / dt);
+    stim.count = numstim;
+    sim.addStimulus(stim);
   }
 
   // Outputs.
@@ -740,7 +895,6 @@ int main(int argc, char **argv) {
   bool haveFout = cl.has("fout") || validate;
   std::string fout = cl.get("fout");
   bool binary = validate || (cl.has("bin") && haveFout);
-  FILE *table = nullptr;
   std::string tableTmp;
   BinaryWriter tBin, vmBin, iionBin;
   std::vector<BinaryWriter> svBin;
@@ -790,75 +944,97 @@ int main(int argc, char **argv) {
     written.insert(written.end(), {p, h});
   }
 
-  double *vm = sim.vm(), *iion = sim.iion();
-  auto output = [&](long step) {
+  // Cell 0's outputs are recorded inside the waves, at the output steps.
+  std::vector<std::string> recorded;
+  int vmSlot = -1, iionSlot = -1, stateSlot = -1, traceSlot = -1;
+  if (d.vm_index >= 0) {
+    vmSlot = static_cast<int>(recorded.size());
+    recorded.push_back(d.external_names[d.vm_index]);
+  }
+  if (d.iion_index >= 0) {
+    iionSlot = static_cast<int>(recorded.size());
+    recorded.push_back(d.external_names[d.iion_index]);
+  }
+  if (!svBin.empty()) {
+    stateSlot = static_cast<int>(recorded.size());
+    for (int64_t s = 0; s < d.num_states; ++s)
+      recorded.push_back(d.state_names[s]);
+  }
+  if (trace) {
+    traceSlot = static_cast<int>(recorded.size());
+    for (int64_t k = 0; k < d.num_traces; ++k)
+      recorded.push_back(d.trace_names[k]);
+  }
+  double outputSeconds = 0;
+  auto output = [&](int64_t step, const double *values) {
+    double o0 = now();
     double t = step * dt;
-    double v = vm ? vm[0] : 0, i = iion ? iion[0] : 0;
+    double v = vmSlot >= 0 ? values[vmSlot] : 0;
+    double i = iionSlot >= 0 ? values[iionSlot] : 0;
     if (table)
       std::fprintf(table, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v, i);
     if (binary) {
       tBin.write(t);
       vmBin.write(v);
       iionBin.write(i);
-      for (int64_t s = 0; s < (int64_t)svBin.size(); ++s)
-        svBin[s].write(sim.state(0, s));
+      for (size_t s = 0; s < svBin.size(); ++s)
+        svBin[s].write(values[stateSlot + s]);
     }
     if (trace) {
-      sim.evaluate(step);
       std::fprintf(trace, "%4.12f\t", t);
       for (int64_t k = 0; k < d.num_traces; ++k)
-        std::fprintf(trace, "%4.12f\t", sim.trace(0, k));
+        std::fprintf(trace, "%4.12f\t", values[traceSlot + k]);
       std::fprintf(trace, "\n");
     }
+    outputSeconds += now() - o0;
   };
+  if (!recorded.empty()) {
+    if (!sim.record(recorded, rt::CellRange{0, 1}, outFirst, outEvery, output,
+                    error))
+      fail(error);
+  } else {
+    // Nothing to record (no Vm, Iion or states): the output steps still
+    // print their (zero) lines.
+    sim.addEvent(
+        outFirst,
+        [&](rt::Simulation &, int64_t step) {
+          output(step, nullptr);
+          return true;
+        },
+        outEvery);
+  }
+  if (saveStep >= 0)
+    sim.addEvent(saveStep, [&](rt::Simulation &s, int64_t) {
+      double o0 = now();
+      writeStateFile(cl.get("save-ini-file"), s);
+      outputSeconds += now() - o0;
+      return true;
+    });
 
-  // Waves: runs of steps with no event (output, save, stimulus edge).
   bool progress =
       cl.has("progress") || (!cl.has("no-progress") && isatty(2) &&
                              static_cast<double>(nLast) * num > 5e7);
-  double outputSeconds = 0, wallStart = now();
-  long waves = 0, lastPct = -1;
-  long step = 0;
-  while (step <= nLast) {
-    double o0 = now();
-    if (step >= outFirst && (step - outFirst) % outEvery == 0)
-      output(step);
-    if (step == saveStep)
-      writeStateFile(cl.get("save-ini-file"), sim);
-    outputSeconds += now() - o0;
-    bool on = stimOn(step);
-    long end = step + 1;
-    while (end <= nLast && stimOn(end) == on && end != saveStep &&
-           !(end >= outFirst && (end - outFirst) % outEvery == 0) &&
-           (maxWaveSteps <= 0 || end - step < maxWaveSteps))
-      ++end;
-    sim.advance(step, end - step, on ? stimCurr : 0.0, true);
-    if (!sim.failure().empty() && table && table != stdout)
-      std::fclose(table);
-    checkDevice();
-    ++waves;
-    rt::NonFinite bad;
-    if (!sim.checkFinite(bad)) {
-      std::string msg =
-          "simulation produced a non-finite value: " + bad.message();
-      if (table && table != stdout)
-        std::fclose(table);
-      for (auto &w : written)
-        std::remove(w.c_str());
-      fail(msg, 3);
-    }
-    step = end;
-    if (progress) {
+  long lastPct = -1;
+  if (progress)
+    sim.onProgress([&](int64_t step) {
       long pct = static_cast<long>(100.0 * step / (nLast + 1));
       if (pct != lastPct) {
         lastPct = pct;
         std::fprintf(stderr, "\r[%-40s] %3ld%%  t = %.1f ms",
                      std::string(pct * 40 / 100, '#').c_str(), pct, step * dt);
       }
-    }
-  }
+    });
+  double wallStart = now();
+  bool ok = sim.run(nLast + 1);
   if (progress)
     std::fprintf(stderr, "\n");
+  checkDevice();
+  if (!ok && sim.nonFinite()) {
+    std::string msg =
+        "simulation produced a non-finite value: " + sim.nonFinite()->message();
+    removeOutputs();
+    fail(msg, 3);
+  }
   double wall = now() - wallStart;
   if (table && table != stdout)
     std::fclose(table);
@@ -890,19 +1066,25 @@ int main(int argc, char **argv) {
                    d.counter_names[i], static_cast<long long>(counters[i]));
 
   std::fflush(stdout);
+  const rt::RunReport &report = sim.report();
   double cellSteps = static_cast<double>(nLast + 1) * num;
   double rate = sim.computeSeconds > 0 ? cellSteps / sim.computeSeconds : 0;
   // GPU: the compute kernels' own time, without transfers at events.
-  double kernelRate =
-      sim.gpuKernelMs > 0 ? cellSteps / (sim.gpuKernelMs / 1e3) : 0;
+  double kernelMs = sim.gpuKernelMs();
+  double kernelRate = kernelMs > 0 ? cellSteps / (kernelMs / 1e3) : 0;
+  std::vector<std::string> active = sim.activeDevices();
+  bool cpuOnly = active.size() == 1 && active[0] == "cpu";
   if (!quiet) {
     std::fprintf(stderr,
-                 "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %ld "
+                 "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %lld "
                  "waves)\n%-22s %d\n",
                  "model", d.name, "variant", sim.variant().name, "cells", num,
-                 "steps", nLast + 1, dt, waves, "threads", sim.threads());
-    if (sim.variant().device != EASYML_DEVICE_CPU)
-      std::fprintf(stderr, "%-22s %s\n", "device",
+                 "steps", nLast + 1, dt,
+                 static_cast<long long>(report.totalWaves), "threads",
+                 sim.threads());
+    if (!cpuOnly)
+      std::fprintf(stderr, "%-22s %s\n",
+                   active.size() > 1 ? "devices" : "device",
                    sim.deviceDescription().c_str());
     auto row = [](const char *name, double s) {
       std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
@@ -915,13 +1097,16 @@ int main(int argc, char **argv) {
     row("compute", sim.computeSeconds);
     row("output", outputSeconds);
     row("total", wall + loadSeconds + compileSeconds);
-    if (sim.variant().device != EASYML_DEVICE_CPU)
-      row("kernels (events)", sim.gpuKernelMs / 1e3);
-    std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "throughput", rate);
-    if (sim.gpuKernelMs > 0)
+    // One GPU: its kernels' own time (several: per device below).
+    if (kernelMs > 0 && active.size() == 1) {
+      row("kernels (events)", kernelMs / 1e3);
       std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "kernel throughput",
                    kernelRate);
+    }
+    report.print(stderr);
   }
+  if (cl.has("lb-memory"))
+    writeSpeeds(cl.get("lb-memory"), d.name, sim.speeds());
   if (cl.has("report-json")) {
     std::string p = cl.get("report-json");
     FILE *f = std::fopen(p.c_str(), "w");
@@ -931,17 +1116,19 @@ int main(int argc, char **argv) {
         f,
         "{\n  \"model\": \"%s\",\n  \"variant\": \"%s\",\n  "
         "\"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
-        "\"threads\": %d,\n  \"waves\": %ld,\n  \"seconds\": {\"compile\": "
+        "\"threads\": %d,\n  \"waves\": %lld,\n  \"seconds\": {\"compile\": "
         "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
         "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
         "\"cell_steps_per_second\": %.6e,\n  "
         "\"kernel_cell_steps_per_second\": %.6e,\n  \"device\": \"%s\",\n  "
+        "\"devices\": \"%s\",\n  "
         "\"max_wave_steps\": %ld,\n  \"compile_cached\": %s,\n"
         "  \"warnings\": {",
-        d.name, sim.variant().name, num, nLast + 1, dt, sim.threads(), waves,
-        compileSeconds, loadSeconds, sim.tablesSeconds, sim.initSeconds,
-        sim.computeSeconds, outputSeconds, wall + loadSeconds + compileSeconds,
-        rate, kernelRate, sim.deviceDescription().c_str(), maxWaveSteps,
+        d.name, sim.variant().name, num, nLast + 1, dt, sim.threads(),
+        static_cast<long long>(report.totalWaves), compileSeconds, loadSeconds,
+        sim.tablesSeconds, sim.initSeconds, sim.computeSeconds, outputSeconds,
+        wall + loadSeconds + compileSeconds, rate, kernelRate,
+        sim.deviceDescription().c_str(), options.devices.c_str(), maxWaveSteps,
         cached ? "true" : "false");
     bool first = true;
     for (int64_t i = 0; i < d.num_counters; ++i)
@@ -950,7 +1137,7 @@ int main(int argc, char **argv) {
                      static_cast<long long>(counters[i]));
         first = false;
       }
-    std::fprintf(f, "}\n}\n");
+    std::fprintf(f, "},\n  \"runtime\": %s\n}\n", report.json(2).c_str());
     std::fclose(f);
   }
   return 0;

@@ -33,6 +33,8 @@ struct GpuImage {
   std::string chip;   // "sm_90", "gfx90a"
   std::string format; // "fatbin", "hsaco"
   std::string data;
+  /// How the compute kernel is launched and what it uses (0: unknown).
+  int64_t blockSize = 0, registers = 0, spillBytes = 0;
 };
 
 /// Whether `variant` runs on a GPU (its kernels are embedded code objects).

@@ -6,12 +6,14 @@
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Conversion/Passes.h"
+#include "easyml/Runtime/ABI.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <cstddef>
 #include <limits>
 
 namespace easyml {
@@ -39,8 +41,57 @@ enum ArgField {
   kParams,
   kTables,
   kCounters,
-  kOut
+  kOut,
+  kParamRows,
+  kRec,
+  kRecSlot,
+  kRecNum,
+  kRecBegin,
+  kRecEnd,
+  kRecStride,
+  kRecFirst,
+  kRecEvery,
+  kRecSamples,
+  kRecTraces,
+  kBio,
+  kBioCa,
+  kNumArgFields
 };
+
+// The field numbers above are the ABI's field order (every field 8 bytes).
+#define EASYML_CHECK_FIELD(field, number)                                      \
+  static_assert(offsetof(easyml_kernel_args, field) == 8 * (number),           \
+                "ArgField " #number " is not easyml_kernel_args::" #field)
+EASYML_CHECK_FIELD(begin, kBegin);
+EASYML_CHECK_FIELD(end, kEnd);
+EASYML_CHECK_FIELD(nsteps, kNSteps);
+EASYML_CHECK_FIELD(step0, kStep0);
+EASYML_CHECK_FIELD(dt, kDt);
+EASYML_CHECK_FIELD(stim, kStim);
+EASYML_CHECK_FIELD(integrate_vm, kIntegrateVm);
+EASYML_CHECK_FIELD(stride, kStride);
+EASYML_CHECK_FIELD(sv, kSv);
+EASYML_CHECK_FIELD(ext, kExt);
+EASYML_CHECK_FIELD(params, kParams);
+EASYML_CHECK_FIELD(tables, kTables);
+EASYML_CHECK_FIELD(counters, kCounters);
+EASYML_CHECK_FIELD(out, kOut);
+EASYML_CHECK_FIELD(param_rows, kParamRows);
+EASYML_CHECK_FIELD(rec, kRec);
+EASYML_CHECK_FIELD(rec_slot, kRecSlot);
+EASYML_CHECK_FIELD(rec_num, kRecNum);
+EASYML_CHECK_FIELD(rec_begin, kRecBegin);
+EASYML_CHECK_FIELD(rec_end, kRecEnd);
+EASYML_CHECK_FIELD(rec_stride, kRecStride);
+EASYML_CHECK_FIELD(rec_first, kRecFirst);
+EASYML_CHECK_FIELD(rec_every, kRecEvery);
+EASYML_CHECK_FIELD(rec_samples, kRecSamples);
+EASYML_CHECK_FIELD(rec_traces, kRecTraces);
+EASYML_CHECK_FIELD(bio, kBio);
+EASYML_CHECK_FIELD(bio_ca, kBioCa);
+static_assert(sizeof(easyml_kernel_args) == 8 * kNumArgFields,
+              "easyml_kernel_args has fields ArgField does not know");
+#undef EASYML_CHECK_FIELD
 
 /// The address space of device memory in both GPU targets' LLVM back ends
 /// (NVPTX and AMDGPU).
@@ -266,17 +317,19 @@ private:
     });
   }
 
-  /// NaN detection on the device: a GPU compute kernel adds each cell
+  /// NaN detection where the cells are: a compute kernel adds each cell
   /// whose new state or externals hold a NaN or an infinity to the slot
   /// after the model's counters, so the host learns of a blow-up without
-  /// copying the states back.
+  /// scanning (or, on a GPU, copying back) the states.
   void countNonFinite(ValueRange values) {
     Value inf = cF64(std::numeric_limits<double>::infinity());
     Value bad;
     for (Value v : values) {
       // |v| >= inf, or unordered (NaN).
-      Value notFinite = b.create<arith::CmpFOp>(
-          loc, arith::CmpFPredicate::UGE, b.create<math::AbsFOp>(loc, v), inf);
+      v = perCell(v);
+      Value notFinite =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGE,
+                                  b.create<math::AbsFOp>(loc, v), perCell(inf));
       bad = bad ? b.create<arith::OrIOp>(loc, bad, notFinite) : notFinite;
     }
     if (bad)
@@ -328,24 +381,94 @@ private:
       b.create<func::ReturnOp>(loc);
   }
 
-  /// Loads every parameter and flag once.
-  void loadParams(Value args) {
+  /// Loads every parameter and flag's shared value once, and the rows of
+  /// per-cell parameters (ABI 3 `param_rows`; null where shared).
+  void loadParams(Value args, bool withRows = true) {
     Value params = pointerField(args, kParams);
     paramValues.clear();
+    paramRows.clear();
     size_t n = layout.params.size() + layout.flags.size();
     for (size_t i = 0; i < n; ++i)
       paramValues.push_back(load(f64, gep(params, f64, i)));
+    if (!withRows || n == 0)
+      return;
+    Value rows = field(args, kParamRows, ptrTy);
+    Value null = b.create<LLVM::ZeroOp>(loc, ptrTy);
+    Value given =
+        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, rows, null);
+    SmallVector<Type> types(n, ptrTy);
+    auto ifOp = b.create<scf::IfOp>(loc, types, given, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value table = hostGiven(rows);
+      SmallVector<Value> loaded;
+      for (size_t i = 0; i < n; ++i)
+        loaded.push_back(load(ptrTy, gep(table, ptrTy, i)));
+      b.create<scf::YieldOp>(loc, loaded);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, SmallVector<Value>(n, null));
+    }
+    for (Value row : ifOp.getResults())
+      paramRows.push_back(row);
+  }
+
+  /// The parameters and flags (params indices) that `region` reads, nodal
+  /// parameters excepted (those are per-cell storage already).
+  SmallVector<bool> paramsReadBy(Region &region) {
+    SmallVector<bool> used(layout.params.size() + layout.flags.size(), false);
+    region.walk([&](GetOp get) {
+      int idx = layout.paramIndex(get.getVar());
+      if (idx < 0)
+        return;
+      if (idx < static_cast<int>(layout.params.size()) &&
+          layout.params[idx].nodal)
+        return;
+      used[idx] = true;
+    });
+    return used;
+  }
+
+  /// Each parameter in `used` for the cells at `cell`: the cell's value
+  /// from its row where the simulation gave one, else the shared value
+  /// (broadcast). Sets `cellParams`.
+  void loadCellParams(Value cell, ArrayRef<bool> used) {
+    cellParams.assign(paramValues.size(), Value());
+    for (auto [i, isUsed] : llvm::enumerate(used)) {
+      if (!isUsed || paramRows.empty())
+        continue;
+      Value row = paramRows[i];
+      Value has = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, row,
+                                         b.create<LLVM::ZeroOp>(loc, ptrTy));
+      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{cellType(f64)}, has,
+                                      /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      b.create<scf::YieldOp>(loc, loadCells(gep(hostGiven(row), f64, cell)));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, perCell(paramValues[i]));
+      cellParams[i] = ifOp.getResult(0);
+    }
   }
 
   Value paramValue(StringRef name) {
     int idx = layout.paramIndex(name);
     return idx < 0 ? Value() : paramValues[idx];
   }
+  /// The value of parameter `name` for the current cells.
+  Value cellParamValue(StringRef name) {
+    int idx = layout.paramIndex(name);
+    if (idx < 0)
+      return Value();
+    if (idx < static_cast<int>(cellParams.size()) && cellParams[idx])
+      return cellParams[idx];
+    return paramValues[idx];
+  }
 
   //===--- Tables -----------------------------------------------------===//
   void buildTables() {
     Value args = startFunction("tables");
-    loadParams(args);
+    loadParams(args, /*withRows=*/false);
     Value dt = field(args, kDt, f64);
     Value tables = pointerField(args, kTables);
     for (Operation &op : model.getBody().front()) {
@@ -391,7 +514,7 @@ private:
   Value svAddress(Value sv, Value cell, int64_t idx) {
     if (soa)
       return gep(sv, f64, addI(mulI(cI64(idx), stride), cell));
-    Value base = gep(sv, f64, mulI(cell, cI64(layout.svSize)));
+    Value base = gep(sv, f64, mulI(cell, cI64(layout.svRows)));
     return gep(base, f64, idx);
   }
   /// Address of traced value `k` of `cell` in the eval output.
@@ -458,14 +581,21 @@ private:
     SmallVector<Value> extPtrs;
     for (size_t j = 0; j < layout.externals.size(); ++j)
       extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
-    Value cell = openCellLoop(begin, end);
+    SmallVector<bool> used = paramsReadBy(model.getInitOp().getBody());
+    // Nodal parameters start from their (per-cell) parameter value.
     for (const ModelLayout::Param &p : layout.params)
       if (p.nodal)
-        storeCells(paramValue(p.name), svAddress(sv, cell, p.svIndex));
+        used[layout.paramIndex(p.name)] = true;
+    Value cell = openCellLoop(begin, end);
+    loadCellParams(cell, used);
+    for (const ModelLayout::Param &p : layout.params)
+      if (p.nodal)
+        storeCells(perCell(cellParamValue(p.name)),
+                   svAddress(sv, cell, p.svIndex));
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getInitOp().getBody().front()) {
       if (auto get = dyn_cast<GetOp>(op)) {
-        mapping.map(get.getResult(), paramValue(get.getVar()));
+        mapping.map(get.getResult(), cellParamValue(get.getVar()));
       } else if (auto iv = dyn_cast<InitValueOp>(op)) {
         Value v = mapping.lookup(iv.getValue());
         int s = layout.stateIndex(iv.getVar());
@@ -558,7 +688,7 @@ private:
         else if (int p = layout.paramIndex(n); p >= 0)
           v = (p < (int)layout.params.size() && layout.params[p].nodal)
                   ? nodalVals[p]
-                  : paramValues[p];
+                  : cellParamValue(n);
         mapping.map(get.getResult(), v);
       } else if (isa<TimeOp>(op)) {
         mapping.map(op.getResult(0), t);
@@ -596,6 +726,119 @@ private:
     return r;
   }
 
+  /// Stores `v` at `ptr` for the lanes in `mask` (vector variants).
+  void storeCellsMasked(Value v, Value ptr, Value mask) {
+    b.create<LLVM::MaskedStoreOp>(loc, perCell(v), ptr, mask, 8);
+  }
+
+  /// Loads the recording fields of the kernel arguments (before the cell
+  /// loop: they are the same for every cell).
+  void loadRecording(Value args) {
+    Recording &r = recording;
+    r.rec = pointerField(args, kRec);
+    r.slots = pointerField(args, kRecSlot);
+    r.num = field(args, kRecNum, i64);
+    r.begin = field(args, kRecBegin, i64);
+    r.end = field(args, kRecEnd, i64);
+    r.stride = field(args, kRecStride, i64);
+    r.first = field(args, kRecFirst, i64);
+    // A zero interval would divide by zero (a trap on x86).
+    r.every =
+        b.create<arith::MaxSIOp>(loc, field(args, kRecEvery, i64), cI64(1));
+    r.samples = field(args, kRecSamples, i64);
+    r.traces = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                       field(args, kRecTraces, i64), cI64(0));
+  }
+
+  /// At the start of global step `s`: when `s` is a sample step of this
+  /// wave, records the selected values of the cells at `cell` (those in
+  /// [rec_begin, rec_end)) into sample `(s - rec_first) / rec_every`.
+  /// Traces are evaluated from the same values, as the eval entry does.
+  LogicalResult emitRecord(Value s, Value cell, ArrayRef<Value> states,
+                           ArrayRef<Value> nodal, ArrayRef<Value> exts,
+                           Value dt) {
+    Recording &r = recording;
+    Value rel = b.create<arith::SubIOp>(loc, s, r.first);
+    Value k = b.create<arith::DivSIOp>(loc, rel, r.every);
+    Value isSample = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::AndIOp>(
+            loc,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, rel,
+                                    cI64(0)),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                    mulI(k, r.every), rel)),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k, r.samples));
+    auto sampleIf = b.create<scf::IfOp>(loc, isSample, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(sampleIf.thenBlock());
+    // The lanes (or the cell) inside the recorded range.
+    Value mask;
+    if (vectorized()) {
+      SmallVector<int64_t> iota;
+      for (int64_t i = 0; i < width; ++i)
+        iota.push_back(i);
+      Value lanes =
+          addI(perCell(cell),
+               b.create<arith::ConstantOp>(
+                   loc, DenseIntElementsAttr::get(
+                            cast<ShapedType>(cellType(i64)), ArrayRef(iota))));
+      mask = b.create<arith::AndIOp>(
+          loc, laneMask,
+          b.create<arith::AndIOp>(
+              loc,
+              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, lanes,
+                                      perCell(r.begin)),
+              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lanes,
+                                      perCell(r.end))));
+    } else {
+      Value inside = b.create<arith::AndIOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, cell,
+                                  r.begin),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cell, r.end));
+      auto cellIf = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
+      b.setInsertionPointToStart(cellIf.thenBlock());
+    }
+    Value sampleBase = mulI(k, r.num);
+    Value offset = b.create<arith::SubIOp>(loc, cell, r.begin);
+    auto put = [&](int64_t v, Value value) {
+      Value slot = load(i64, gep(r.slots, i64, v));
+      Value wanted = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                             slot, cI64(0));
+      auto ifOp = b.create<scf::IfOp>(loc, wanted, /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value index = addI(mulI(addI(sampleBase, slot), r.stride), offset);
+      Value ptr = gep(r.rec, f64, index);
+      if (vectorized())
+        storeCellsMasked(value, ptr, mask);
+      else
+        store(value, ptr);
+    };
+    for (size_t i = 0; i < states.size(); ++i)
+      put(i, states[i]);
+    for (auto [i, p] : llvm::enumerate(layout.params))
+      if (p.nodal)
+        put(p.svIndex, nodal[i]);
+    for (size_t j = 0; j < exts.size(); ++j)
+      put(layout.svRows + j, exts[j]);
+    if (!layout.traces.empty()) {
+      auto tracesIf = b.create<scf::IfOp>(loc, r.traces, /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(tracesIf.thenBlock());
+      Value t = b.create<arith::MulFOp>(
+          loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+      auto eval = emitStep(states, nodal, exts, t, dt, /*advance=*/false);
+      if (failed(eval))
+        return failure();
+      int64_t base = layout.svRows + static_cast<int64_t>(exts.size());
+      for (auto [k2, v] : llvm::enumerate(eval->traces))
+        put(base + k2, v);
+    }
+    return success();
+  }
+
   LogicalResult buildStep(bool advance) {
     Value args = startFunction(advance ? "compute" : "eval");
     loadParams(args);
@@ -609,13 +852,17 @@ private:
     tablesPtr = pointerField(args, kTables);
     counters = pointerField(args, kCounters);
     Value out = pointerField(args, kOut);
+    if (advance)
+      loadRecording(args);
     SmallVector<Value> extPtrs;
     for (size_t j = 0; j < layout.externals.size(); ++j)
       extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
     size_t ns = layout.states.size(), ne = layout.externals.size();
     int vm = layout.vmIndex, iion = layout.iionIndex;
+    SmallVector<bool> used = paramsReadBy(model.getComputeOp().getBody());
 
     Value cell = openCellLoop(begin, end);
+    loadCellParams(cell, used);
     SmallVector<Value> x, nodal(layout.params.size()), e;
     for (size_t i = 0; i < ns; ++i)
       x.push_back(loadCells(svAddress(sv, cell, i)));
@@ -645,8 +892,14 @@ private:
       auto carried = stepLoop.getRegionIterArgs();
       SmallVector<Value> xs(carried.begin(), carried.begin() + ns);
       SmallVector<Value> es(carried.begin() + ns, carried.end());
+      Value s = addI(step0, k);
+      // Samples inside the wave: the state at the start of step s (Vm
+      // before the stimulus, Iion of the step before), as a simulator that
+      // stopped here would see it.
+      if (failed(emitRecord(s, cell, xs, nodal, es, dt)))
+        return failure();
       Value t = b.create<arith::MulFOp>(
-          loc, b.create<arith::SIToFPOp>(loc, f64, addI(step0, k)), dt);
+          loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
       if (vm >= 0) {
         Value stimulated = b.create<arith::AddFOp>(
             loc, es[vm], perCell(b.create<arith::MulFOp>(loc, stim, dt)));
@@ -673,8 +926,9 @@ private:
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
           storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
-      if (gpu)
-        countNonFinite(stepLoop.getResults());
+      // Every variant counts the cells it leaves non-finite, so the
+      // runtime learns of a blow-up without scanning the states.
+      countNonFinite(stepLoop.getResults());
     }
     finishFunction();
     return success();
@@ -694,7 +948,14 @@ private:
   Location loc;
   Type ptrTy, f64, i64;
   SmallVector<Value> paramValues;
+  /// Rows of per-cell parameters (null where shared), and the parameters'
+  /// values for the current cells.
+  SmallVector<Value> paramRows, cellParams;
   Value tablesPtr, counters, stride;
+  /// The recording fields (ABI 3), loaded once per compute call.
+  struct Recording {
+    Value rec, slots, num, begin, end, stride, first, every, samples, traces;
+  } recording;
   /// Lanes of the current vector inside [begin, end).
   Value laneMask;
   IRMapping modelConstants;

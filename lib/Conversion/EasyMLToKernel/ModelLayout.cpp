@@ -88,6 +88,12 @@ ModelLayout ModelLayout::get(ModelOp model) {
     if (auto names = t.getNames())
       for (Attribute a : *names)
         tab.columnNames.push_back(cast<StringAttr>(a).str());
+    t.getBody().walk([&](GetOp get) {
+      int idx = l.paramIndex(get.getVar());
+      if (idx >= 0 && !llvm::is_contained(tab.paramsRead, idx))
+        tab.paramsRead.push_back(idx);
+    });
+    llvm::sort(tab.paramsRead);
     tab.counter = l.counters.size();
     l.counters.push_back("lookup table " + tab.variable + " out of range [" +
                          formatBound(tab.lo) + ", " + formatBound(tab.hi) +
@@ -107,6 +113,7 @@ ModelLayout ModelLayout::get(ModelOp model) {
   }
   if (ComputeOp compute = model.getComputeOp())
     compute.walk([&](TraceOp t) { l.traces.push_back(t.getLabel().str()); });
+  l.svRows = l.svSize + static_cast<int64_t>(l.hidden.size());
   return l;
 }
 

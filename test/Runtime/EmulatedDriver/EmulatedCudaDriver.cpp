@@ -50,11 +50,16 @@ int cuGetErrorString(int code, const char **text) {
   *text = statusText(code);
   return *text ? kSuccess : kInvalidValue;
 }
+// A context is its device's ordinal plus one.
 int cuDevicePrimaryCtxRetain(void **ctx, int device) {
   *ctx = reinterpret_cast<void *>(static_cast<uintptr_t>(device + 1));
   return kSuccess;
 }
-int cuCtxSetCurrent(void *) { return kSuccess; }
+int cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
+int cuCtxSetCurrent(void *ctx) {
+  return setCurrentDevice(static_cast<int>(reinterpret_cast<uintptr_t>(ctx)) -
+                          1);
+}
 
 int cuModuleLoadData(void **module, const void *image) {
   // The runtime must hand over a fatbin (magic 0xBA55ED50).
@@ -68,6 +73,9 @@ int cuModuleGetFunction(void **fn, void *module, const char *name) {
   return getFunction(fn, module, name);
 }
 
+int cuMemGetInfo_v2(size_t *free, size_t *total) {
+  return memoryInfo(free, total);
+}
 int cuMemAlloc_v2(uint64_t *p, size_t bytes) {
   void *mem = nullptr;
   int rc = allocate(&mem, bytes);
@@ -75,29 +83,32 @@ int cuMemAlloc_v2(uint64_t *p, size_t bytes) {
   return rc;
 }
 int cuMemFree_v2(uint64_t p) { return release(reinterpret_cast<void *>(p)); }
-int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
-  std::memcpy(reinterpret_cast<void *>(dst), src, n);
-  return kSuccess;
+int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n,
+                         void *stream) {
+  return copy(reinterpret_cast<void *>(dst), src, n, stream);
 }
-int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
-  std::memcpy(dst, reinterpret_cast<const void *>(src), n);
-  return kSuccess;
+int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
+  return copy(dst, reinterpret_cast<const void *>(src), n, stream);
 }
-int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n) {
-  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), n);
-  return kSuccess;
+int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream) {
+  return copy(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), n,
+              stream);
 }
+int cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
+int cuMemHostUnregister(void *) { return kSuccess; }
 
 int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   unsigned, unsigned, void *, void **params, void **) {
-  return launch(fn, params);
+                   unsigned, unsigned, void *stream, void **params, void **) {
+  return launch(fn, params, stream);
 }
 int cuStreamCreate(void **stream, unsigned) { return createStream(stream); }
-int cuStreamSynchronize(void *) { return kSuccess; }
+int cuStreamSynchronize(void *stream) { return synchronizeStream(stream); }
 int cuStreamDestroy_v2(void *stream) { return destroyStream(stream); }
 int cuEventCreate(void **event, unsigned) { return createEvent(event); }
-int cuEventRecord(void *event, void *) { return recordEvent(event); }
-int cuEventSynchronize(void *) { return kSuccess; }
+int cuEventRecord(void *event, void *stream) {
+  return recordEvent(event, stream);
+}
+int cuEventSynchronize(void *event) { return synchronizeEvent(event); }
 int cuEventElapsedTime(float *ms, void *start, void *stop) {
   return elapsedMs(ms, start, stop);
 }

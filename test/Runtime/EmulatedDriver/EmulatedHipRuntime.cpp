@@ -69,10 +69,7 @@ const char *hipGetErrorString(int code) {
   const char *text = statusText(code);
   return text ? text : "unknown error";
 }
-int hipSetDevice(int ordinal) {
-  int handle = 0;
-  return deviceGet(&handle, ordinal);
-}
+int hipSetDevice(int ordinal) { return setCurrentDevice(ordinal); }
 
 int hipModuleLoadData(void **module, const void *image) {
   // An AMDGPU code object: ELF, OS ABI AMDGPU_HSA (64), machine EM_AMDGPU
@@ -98,32 +95,38 @@ int hipModuleGetFunction(void **fn, void *module, const char *name) {
   return getFunction(fn, module, name);
 }
 
+int hipMemGetInfo(size_t *free, size_t *total) {
+  return memoryInfo(free, total);
+}
 int hipMalloc(void **p, size_t bytes) { return allocate(p, bytes); }
 int hipFree(void *p) { return release(p); }
-int hipMemcpyHtoD(void *dst, const void *src, size_t n) {
-  std::memcpy(dst, src, n);
-  return kSuccess;
+int hipMemcpyHtoDAsync(void *dst, void *src, size_t n, void *stream) {
+  return copy(dst, src, n, stream);
 }
-int hipMemcpyDtoH(void *dst, void *src, size_t n) {
-  std::memcpy(dst, src, n);
-  return kSuccess;
+int hipMemcpyDtoHAsync(void *dst, void *src, size_t n, void *stream) {
+  return copy(dst, src, n, stream);
 }
-int hipMemcpyDtoD(void *dst, void *src, size_t n) {
-  std::memcpy(dst, src, n);
-  return kSuccess;
+int hipMemcpyDtoDAsync(void *dst, void *src, size_t n, void *stream) {
+  return copy(dst, src, n, stream);
 }
+int hipHostRegister(void *, size_t, unsigned) { return kSuccess; }
+int hipHostUnregister(void *) { return kSuccess; }
 
 int hipModuleLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned,
-                          unsigned, unsigned, unsigned, void *, void **params,
-                          void **) {
-  return launch(fn, params);
+                          unsigned, unsigned, unsigned, void *stream,
+                          void **params, void **) {
+  return launch(fn, params, stream);
 }
 int hipStreamCreate(void **stream) { return createStream(stream); }
-int hipStreamSynchronize(void *) { return kSuccess; }
+int hipStreamSynchronize(void *stream) { return synchronizeStream(stream); }
 int hipStreamDestroy(void *stream) { return destroyStream(stream); }
-int hipEventCreate(void **event) { return createEvent(event); }
-int hipEventRecord(void *event, void *) { return recordEvent(event); }
-int hipEventSynchronize(void *) { return kSuccess; }
+int hipEventCreateWithFlags(void **event, unsigned) {
+  return createEvent(event);
+}
+int hipEventRecord(void *event, void *stream) {
+  return recordEvent(event, stream);
+}
+int hipEventSynchronize(void *event) { return synchronizeEvent(event); }
 int hipEventElapsedTime(float *ms, void *start, void *stop) {
   return elapsedMs(ms, start, stop);
 }

@@ -1,4 +1,4 @@
-//===- Emulator.cpp - a GPU over host memory for tests --------------------===//
+//===- Emulator.cpp - GPUs over host memory for tests ---------------------===//
 //
 // Part of the EasyML toolchain.
 //
@@ -9,12 +9,17 @@
 #include "easyml/Runtime/ABI.h"
 
 #include <chrono>
-#include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <dlfcn.h>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace easyml::emulated;
 
@@ -30,8 +35,97 @@ struct Function {
   bool compute;
 };
 
-size_t allocated = 0;
-std::map<uintptr_t, size_t> blocks;
+double hostSeconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+double envNumber(const char *name, double fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::strtod(v, nullptr) : fallback;
+}
+
+/// The modelled speed of `device` (cell-steps per second), or 0: host
+/// time.
+double modelledRate(int device) {
+  const char *spec = std::getenv("EASYML_EMULATED_RATE");
+  if (!spec || !*spec)
+    return 0;
+  std::vector<double> rates;
+  for (const char *p = spec; *p;) {
+    char *end = nullptr;
+    rates.push_back(std::strtod(p, &end));
+    p = *end == ',' ? end + 1 : end + std::strlen(end);
+  }
+  if (rates.empty())
+    return 0;
+  return rates[std::min<size_t>(device, rates.size() - 1)];
+}
+
+/// A stream: a thread that runs its queue in order, with a clock.
+struct Stream {
+  int device;
+  double rate;
+  std::mutex mutex;
+  std::condition_variable wake, idle;
+  std::deque<std::function<void(Stream &)>> queue;
+  bool busy = false, quit = false;
+  /// Modelled seconds of work done (rate > 0).
+  double clock = 0;
+  std::thread thread;
+
+  explicit Stream(int device) : device(device), rate(modelledRate(device)) {
+    thread = std::thread([this] { loop(); });
+  }
+  ~Stream() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      quit = true;
+    }
+    wake.notify_all();
+    thread.join();
+  }
+  double now() const { return rate > 0 ? clock : hostSeconds(); }
+  void post(std::function<void(Stream &)> op) {
+    std::lock_guard<std::mutex> lock(mutex);
+    queue.push_back(std::move(op));
+    wake.notify_all();
+  }
+  void synchronize() {
+    std::unique_lock<std::mutex> lock(mutex);
+    idle.wait(lock, [this] { return queue.empty() && !busy; });
+  }
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      wake.wait(lock, [this] { return quit || !queue.empty(); });
+      if (queue.empty() && quit)
+        return;
+      auto op = std::move(queue.front());
+      queue.pop_front();
+      busy = true;
+      lock.unlock();
+      op(*this);
+      lock.lock();
+      busy = false;
+      if (queue.empty())
+        idle.notify_all();
+    }
+  }
+};
+
+struct Event {
+  std::mutex mutex;
+  std::condition_variable done;
+  uint64_t recorded = 0, completed = 0;
+  double stamp = 0;
+};
+
+std::mutex memoryMutex;
+std::map<int, size_t> allocated;
+std::map<uintptr_t, std::pair<size_t, int>> blocks;
+std::map<int, long> launches;
+thread_local int current = 0;
 
 /// The model and CPU variant standing in for the GPU's kernels: from the
 /// library named, or (spec "<variant>" alone) the library holding `image`.
@@ -71,9 +165,14 @@ bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-double seconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
+/// Whether launch number `n` (from 1) on `device` is to fail.
+bool injectedFailure(int device, long n) {
+  const char *spec = std::getenv("EASYML_EMULATED_FAIL");
+  if (!spec)
+    return false;
+  int d = -1;
+  long k = -1;
+  return std::sscanf(spec, "%d:%ld", &d, &k) == 2 && d == device && k == n;
 }
 } // namespace
 
@@ -89,6 +188,10 @@ const char *easyml::emulated::statusText(int code) {
     return "named symbol not found";
   case kInvalidDevice:
     return "invalid device ordinal";
+  case kInvalidValue:
+    return "invalid argument";
+  case kLaunchFailed:
+    return "unspecified launch failure";
   default:
     return nullptr;
   }
@@ -110,6 +213,15 @@ size_t easyml::emulated::memoryPerDevice() {
   const char *m = std::getenv("EASYML_EMULATED_MEMORY");
   return m ? std::strtoull(m, nullptr, 10) : (size_t(1) << 30);
 }
+
+int easyml::emulated::setCurrentDevice(int ordinal) {
+  if (ordinal < 0 || ordinal >= numDevices())
+    return kInvalidDevice;
+  current = ordinal;
+  return kSuccess;
+}
+
+int easyml::emulated::currentDevice() { return current; }
 
 int easyml::emulated::loadModule(void **module, const void *image) {
   auto *m = new Module{};
@@ -142,75 +254,126 @@ int easyml::emulated::getFunction(void **function, void *module,
 }
 
 int easyml::emulated::allocate(void **pointer, size_t bytes) {
-  if (allocated + bytes > memoryPerDevice())
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  if (allocated[current] + bytes > memoryPerDevice())
     return kOutOfMemory;
   void *mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (!mem)
     return kOutOfMemory;
-  allocated += bytes;
-  blocks[reinterpret_cast<uintptr_t>(mem)] = bytes;
+  allocated[current] += bytes;
+  blocks[reinterpret_cast<uintptr_t>(mem)] = {bytes, current};
   *pointer = mem;
   return kSuccess;
 }
 
 int easyml::emulated::release(void *pointer) {
+  std::lock_guard<std::mutex> lock(memoryMutex);
   auto it = blocks.find(reinterpret_cast<uintptr_t>(pointer));
   if (it == blocks.end())
     return kInvalidValue;
-  allocated -= it->second;
+  allocated[it->second.second] -= it->second.first;
   blocks.erase(it);
   std::free(pointer);
   return kSuccess;
 }
 
-int easyml::emulated::launch(void *function, void **params) {
-  auto *f = static_cast<Function *>(function);
-  const auto *args = *static_cast<easyml_kernel_args **>(params[0]);
-  f->fn(args);
-  if (f->compute) {
-    // As the GPU compute kernels: count cells left non-finite.
-    const easyml_model_desc &d = *f->desc;
-    int64_t bad = 0;
-    for (int64_t c = args->begin; c < args->end; ++c) {
-      bool finite = true;
-      for (int64_t v = 0; v < d.num_states; ++v)
-        finite &= std::isfinite(args->sv[v * args->stride + c]);
-      for (int64_t e = 0; e < d.num_externals; ++e)
-        finite &= std::isfinite(args->ext[e][c]);
-      bad += !finite;
-    }
-    args->counters[d.num_counters] += bad;
+int easyml::emulated::memoryInfo(size_t *free, size_t *total) {
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  *total = memoryPerDevice();
+  *free = *total - allocated[current];
+  return kSuccess;
+}
+
+int easyml::emulated::copy(void *dst, const void *src, size_t bytes,
+                           void *stream) {
+  if (!stream) {
+    std::memcpy(dst, src, bytes);
+    return kSuccess;
   }
+  double bandwidth = envNumber("EASYML_EMULATED_BANDWIDTH", 2.5e10);
+  static_cast<Stream *>(stream)->post([=](Stream &s) {
+    std::memcpy(dst, src, bytes);
+    if (s.rate > 0)
+      s.clock += bytes / bandwidth;
+  });
+  return kSuccess;
+}
+
+int easyml::emulated::launch(void *function, void **params, void *stream) {
+  auto *f = static_cast<Function *>(function);
+  auto *s = static_cast<Stream *>(stream);
+  long n;
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex);
+    n = ++launches[s->device];
+  }
+  if (injectedFailure(s->device, n))
+    return kLaunchFailed;
+  // The argument is the device pointer of the kernel arguments, read when
+  // the kernel runs (after the copies queued before it).
+  auto *args = *static_cast<easyml_kernel_args **>(params[0]);
+  double latency = envNumber("EASYML_EMULATED_LATENCY", 5e-6);
+  s->post([f, args, latency](Stream &st) {
+    f->fn(args);
+    if (st.rate > 0) {
+      double cellSteps = static_cast<double>(args->end - args->begin) *
+                         (f->compute ? args->nsteps : 1);
+      st.clock += latency + cellSteps / st.rate;
+    }
+  });
   return kSuccess;
 }
 
 int easyml::emulated::createStream(void **stream) {
-  *stream = new int(0);
+  *stream = new Stream(current);
+  return kSuccess;
+}
+
+int easyml::emulated::synchronizeStream(void *stream) {
+  static_cast<Stream *>(stream)->synchronize();
   return kSuccess;
 }
 
 int easyml::emulated::destroyStream(void *stream) {
-  delete static_cast<int *>(stream);
+  delete static_cast<Stream *>(stream);
   return kSuccess;
 }
 
 int easyml::emulated::createEvent(void **event) {
-  *event = new double(0);
+  *event = new Event;
   return kSuccess;
 }
 
-int easyml::emulated::recordEvent(void *event) {
-  *static_cast<double *>(event) = seconds();
+int easyml::emulated::recordEvent(void *event, void *stream) {
+  auto *e = static_cast<Event *>(event);
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    generation = ++e->recorded;
+  }
+  static_cast<Stream *>(stream)->post([e, generation](Stream &s) {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    e->stamp = s.now();
+    e->completed = generation;
+    e->done.notify_all();
+  });
+  return kSuccess;
+}
+
+int easyml::emulated::synchronizeEvent(void *event) {
+  auto *e = static_cast<Event *>(event);
+  std::unique_lock<std::mutex> lock(e->mutex);
+  e->done.wait(lock, [e] { return e->completed == e->recorded; });
   return kSuccess;
 }
 
 int easyml::emulated::elapsedMs(float *ms, void *start, void *stop) {
-  *ms = static_cast<float>(
-      (*static_cast<double *>(stop) - *static_cast<double *>(start)) * 1e3);
+  auto *a = static_cast<Event *>(start), *b = static_cast<Event *>(stop);
+  *ms = static_cast<float>((b->stamp - a->stamp) * 1e3);
   return kSuccess;
 }
 
 int easyml::emulated::destroyEvent(void *event) {
-  delete static_cast<double *>(event);
+  delete static_cast<Event *>(event);
   return kSuccess;
 }

@@ -1,4 +1,4 @@
-//===- Emulator.h - a GPU over host memory for tests ------------*- C++ -*-===//
+//===- Emulator.h - GPUs over host memory for tests -------------*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //
@@ -6,14 +6,27 @@
 //
 // The vendor-neutral core of the emulated GPU drivers (the CUDA driver
 // libcuda.so.1 and the HIP runtime libamdhip64.so): "device" pointers are
-// host pointers, and a launched kernel runs the same entry point of a CPU
-// variant with the GPU's storage layout (SoA, vector width 1) from the
-// model library named by EASYML_EMULATED_KERNELS=<library.so>:<variant>
-// (or =<variant>: the library holding the code object). After a compute
-// kernel it counts the cells left non-finite, as the GPU kernels do.
+// host pointers; every stream is a thread that runs its queue in order
+// (copies, kernels, event records), so emulated devices work concurrently
+// with the host as real ones do. A launched kernel runs the same entry
+// point of a CPU variant with the GPU's storage layout (SoA, vector width
+// 1) from the model library named by EASYML_EMULATED_KERNELS=
+// <library.so>:<variant> (or =<variant>: the library holding the code
+// object).
 //
-// Environment: EASYML_EMULATED_DEVICES (default 1), EASYML_EMULATED_MEMORY
-// (bytes per device; allocations beyond fail with out-of-memory).
+// Environment:
+//   EASYML_EMULATED_DEVICES    devices (default 1)
+//   EASYML_EMULATED_MEMORY     bytes per device (allocations beyond fail)
+//   EASYML_EMULATED_RATE       modelled speed in cell-steps per second,
+//                              one per device ("1e9,3e8"; the last repeats).
+//                              Events then carry modelled times: a kernel
+//                              takes latency + cells*steps/rate, a copy
+//                              bytes/bandwidth. Unset: events carry host
+//                              time.
+//   EASYML_EMULATED_LATENCY    modelled seconds per launch (default 5e-6)
+//   EASYML_EMULATED_BANDWIDTH  modelled bytes per second (default 2.5e10)
+//   EASYML_EMULATED_FAIL       "<device>:<n>": the n-th kernel launch on
+//                              that device fails (tests of mid-run errors)
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +47,7 @@ enum Status : int {
   kInvalidImage = 200,
   kNoBinaryForGpu = 209,
   kNotFound = 500,
+  kLaunchFailed = 719,
 };
 
 /// The text of a status code, or null for codes the emulator never returns.
@@ -42,6 +56,9 @@ const char *statusText(int code);
 int numDevices();
 int deviceGet(int *handle, int ordinal);
 size_t memoryPerDevice();
+/// The device the calling thread works on.
+int setCurrentDevice(int ordinal);
+int currentDevice();
 
 /// Loads a code object whose format the vendor front end has checked:
 /// finds the CPU variant standing in for its kernels.
@@ -50,15 +67,20 @@ int getFunction(void **function, void *module, const char *name);
 
 int allocate(void **pointer, size_t bytes);
 int release(void *pointer);
+int memoryInfo(size_t *free, size_t *total);
 
-/// Runs a kernel: params[0] points at the device pointer of its
+/// Queues work on `stream` (null: a synchronous copy).
+int copy(void *dst, const void *src, size_t bytes, void *stream);
+/// Queues a kernel: params[0] points at the device pointer of its
 /// easyml_kernel_args.
-int launch(void *function, void **params);
+int launch(void *function, void **params, void *stream);
 
 int createStream(void **stream);
+int synchronizeStream(void *stream);
 int destroyStream(void *stream);
 int createEvent(void **event);
-int recordEvent(void *event);
+int recordEvent(void *event, void *stream);
+int synchronizeEvent(void *event);
 int elapsedMs(float *ms, void *start, void *stop);
 int destroyEvent(void *event);
 

@@ -50,6 +50,8 @@ struct ModelLayout {
     int64_t rows, columns, offset;
     std::vector<std::string> columnNames;
     int counter;
+    /// Parameters and flags its columns read (params indices).
+    std::vector<int64_t> paramsRead;
   };
 
   std::string name;   // C identifier
@@ -61,7 +63,11 @@ struct ModelLayout {
   std::vector<Table> tables;
   std::vector<std::string> traces;
   std::vector<std::string> counters;
-  int64_t svSize = 0;
+  /// Per-cell values kept between steps that are not model states, stored
+  /// after the nodal parameters.
+  std::vector<std::string> hidden;
+  int64_t svSize = 0; // states + nodal parameters
+  int64_t svRows = 0; // svSize + hidden: the per-cell record
   int64_t tableSize = 0;
   int vmIndex = -1, iionIndex = -1;
 
@@ -73,6 +79,11 @@ struct ModelLayout {
   int paramIndex(llvm::StringRef n) const; // params then flags
   int externalIndex(llvm::StringRef n) const;
   int tableIndex(llvm::StringRef variable) const;
+  /// Values a kernel can record (kernel args rec_slot): sv rows, then
+  /// externals, then traces.
+  int64_t numRecordable() const {
+    return svRows + static_cast<int64_t>(externals.size() + traces.size());
+  }
   std::string symbol(llvm::StringRef variant, llvm::StringRef entry) const {
     return "easyml_" + name + "_" + variantIdentifier(variant) + "_" +
            entry.str();

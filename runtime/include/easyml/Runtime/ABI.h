@@ -19,10 +19,17 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 2
+#define EASYML_ABI_VERSION 3
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
- * without changing function types. Field order is part of the ABI. */
+ * without changing function types. Field order is part of the ABI; every
+ * field is 8 bytes wide.
+ *
+ * Per-cell storage is indexed in the kernel's own cell space: a device that
+ * holds a window of the simulation's cells passes pointers to its window and
+ * cell indices relative to it. Rows of `stride` cells (SoA variants, and
+ * every per-cell array whatever the variant: externals, parameter rows,
+ * biomarkers) hold cell `c` at `row[c]`. */
 typedef struct easyml_kernel_args {
   int64_t begin;        /* first cell */
   int64_t end;          /* one past the last cell */
@@ -31,14 +38,74 @@ typedef struct easyml_kernel_args {
   double dt;            /* time step (ms) */
   double stim;          /* stimulus current added to Vm (Vm += stim*dt) */
   int64_t integrate_vm; /* 1: the kernel integrates Vm (bench, task waves) */
-  int64_t stride;       /* cells per state row (SoA variants) */
-  double *sv;           /* state storage (layout per variant) */
+  int64_t stride;       /* cells per row (SoA variants, per-cell arrays) */
+  double *sv;           /* state storage (layout per variant), sv_rows per
+                           cell: states, nodal parameters, hidden states */
   double **ext;         /* one per-cell array per external, descriptor order */
   const double *params; /* parameters then flags */
   double *tables;       /* all lookup tables (written by build_tables) */
   int64_t *counters;    /* warning counters (see counter_names) */
-  double *out;          /* eval: traced values, [cell][num_traces] */
+  double *out;          /* eval: traced values, [cell][num_traces] (AoS) or
+                           [trace][stride] (SoA) */
+
+  /* --- ABI 3: per-cell parameters (EASYML_FEATURE_PARAM_ROWS) --------- */
+  /* NULL, or one pointer per parameter and flag (params order): NULL where
+   * the value is params[i] for every cell, else a row holding each cell's
+   * value. Read by init, compute and eval; tables never read them. */
+  const double *const *param_rows;
+
+  /* --- ABI 3: samples recorded inside a wave (EASYML_FEATURE_RECORD) --- */
+  /* compute records, at the start of every global step s in [step0,
+   * step0 + nsteps) with s = rec_first + k*rec_every, 0 <= k < rec_samples,
+   * the values selected by rec_slot for the cells in [rec_begin, rec_end):
+   *   rec[(k*rec_num + rec_slot[v])*rec_stride + (cell - rec_begin)].
+   * A value v is numbered in the descriptor's recordable space: sv rows,
+   * then externals, then traces (traces are evaluated at the sample as eval
+   * does). rec_slot[v] < 0: not recorded. rec_samples = 0: nothing. */
+  double *rec;
+  const int64_t *rec_slot; /* num_recordable entries */
+  int64_t rec_num;         /* slots per sample */
+  int64_t rec_begin, rec_end;
+  int64_t rec_stride;
+  int64_t rec_first; /* global step of sample 0 */
+  int64_t rec_every; /* >= 1 */
+  int64_t rec_samples;
+  int64_t rec_traces; /* non-zero when a trace has a slot */
+
+  /* --- ABI 3: biomarker accumulators (EASYML_FEATURE_BIOMARKERS) ------- */
+  /* NULL, or EASYML_BIO_NUM_ROWS rows of `stride` cells that compute
+   * updates after every step (see enum easyml_bio_row); the runtime
+   * resets them at each beat. bio_ca: the sv row of the intracellular
+   * calcium state, or -1. */
+  double *bio;
+  int64_t bio_ca;
 } easyml_kernel_args;
+
+/* Capabilities of a compiled model's kernels (easyml_model_desc.features). */
+enum easyml_feature {
+  EASYML_FEATURE_PARAM_ROWS = 1, /* honours param_rows */
+  EASYML_FEATURE_RECORD = 2,     /* records samples inside a wave */
+  EASYML_FEATURE_BIOMARKERS = 4  /* updates bio */
+};
+
+/* Rows of the biomarker accumulators, per cell, for the current beat
+ * (times in ms; NaN until set). */
+enum easyml_bio_row {
+  EASYML_BIO_V_REST = 0, /* Vm at the first step of the beat */
+  EASYML_BIO_V_PEAK,     /* highest Vm */
+  EASYML_BIO_T_PEAK,     /* its time */
+  EASYML_BIO_DVDT_MAX,   /* largest (Vm(t+dt) - Vm(t))/dt */
+  EASYML_BIO_T_UPSTROKE, /* its time */
+  EASYML_BIO_T_REPOL30,  /* first time after the peak below 30%, */
+  EASYML_BIO_T_REPOL50,  /* 50% and 90% repolarisation (linearly */
+  EASYML_BIO_T_REPOL90,  /* interpolated between steps) */
+  EASYML_BIO_V_TROUGH,   /* lowest Vm since the peak */
+  EASYML_BIO_EAD,        /* 1 when Vm rose again before 90% repol. */
+  EASYML_BIO_CA_MIN,     /* lowest and highest calcium, time of the */
+  EASYML_BIO_CA_MAX,     /* highest */
+  EASYML_BIO_T_CA_PEAK,
+  EASYML_BIO_NUM_ROWS
+};
 
 typedef void (*easyml_kernel_fn)(const easyml_kernel_args *);
 
@@ -65,15 +132,20 @@ typedef struct easyml_gpu_image {
   const char *format; /* "fatbin", "hsaco" */
   const void *data;
   int64_t size; /* bytes */
+  /* ABI 3: how to launch the compute kernel, as chosen at build time (0:
+   * unknown, the runtime picks). */
+  int64_t block_size;  /* threads per block it was built for */
+  int64_t registers;   /* per thread */
+  int64_t spill_bytes; /* local-memory spill stores per thread */
 } easyml_gpu_image;
 
 /* One compiled variant of the model. CPU variants point at host functions;
  * GPU variants carry code objects whose kernels (named in *_kernel) take
  * one argument: a device pointer to an easyml_kernel_args whose pointers
- * are device pointers, one thread per cell of [begin, end). Their compute
- * kernel also adds the number of cells left with a non-finite state or
+ * are device pointers, one thread per cell of [begin, end). Every compute
+ * entry also adds the number of cells it leaves with a non-finite state or
  * external to counters[num_counters], a slot the host allocates after the
- * model's counters (NaN detection on the device). */
+ * model's counters (NaN detection where the cells are). */
 typedef struct easyml_variant {
   const char *name;         /* "baseline", "cpu-simd", "cuda", "rocm" */
   int64_t layout;           /* enum easyml_layout */
@@ -92,6 +164,9 @@ typedef struct easyml_table_desc {
   double lo, hi, step;
   int64_t num_rows, num_columns, offset; /* offset in doubles */
   const char *const *column_names;
+  /* ABI 3: the parameters and flags (params indices) its columns read. */
+  int64_t num_params_read;
+  const int64_t *params_read;
 } easyml_table_desc;
 
 typedef struct easyml_model_desc {
@@ -110,6 +185,12 @@ typedef struct easyml_model_desc {
   int64_t num_nodal;                /* nodal parameters, stored per cell */
   const int64_t *nodal_param_index; /* their index in params */
   int64_t sv_size;                  /* num_states + num_nodal */
+  /* ABI 3: per-cell values the kernels keep between steps that are not
+   * model states (an integrator's step size), stored after the sv_size
+   * values: sv_rows = sv_size + num_hidden per cell. */
+  int64_t num_hidden;
+  const char *const *hidden_names;
+  int64_t sv_rows;
 
   /* Parameters then flags share the params array. */
   int64_t num_params;
@@ -135,6 +216,9 @@ typedef struct easyml_model_desc {
 
   int64_t num_traces;
   const char *const *trace_names;
+  /* ABI 3: sv_rows + num_externals + num_traces (kernel args rec_slot). */
+  int64_t num_recordable;
+  int64_t features; /* enum easyml_feature bits */
   int64_t num_counters;
   const char *const *counter_names; /* "Cai < 1e-09", "table V out of range" */
 

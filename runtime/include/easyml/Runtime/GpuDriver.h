@@ -7,7 +7,12 @@
 // The CUDA driver (libcuda.so.1) and HIP (libamdhip64.so) opened with
 // dlopen, so one build of the runtime runs on machines with and without
 // GPUs and can say what it found. No CUDA or ROCm headers are needed: the
-// few types and entry points used are declared here.
+// few types and entry points used are declared in GpuDriver.cpp.
+//
+// A GpuDriver is the vendor's library (one per vendor and process); a
+// GpuContext is one device of it with the stream its work is queued on.
+// Every GpuContext call makes its device current on the calling thread
+// first, so one host thread can drive several GPUs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +23,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,11 +44,13 @@ struct GpuDeviceInfo {
   size_t memoryBytes = 0;
 };
 
-class GpuDriver {
+class GpuContext;
+
+class GpuDriver : public std::enable_shared_from_this<GpuDriver> {
 public:
-  /// Opens the vendor's driver library and initialises it; null with
-  /// `error` saying what is missing when it cannot.
-  static std::unique_ptr<GpuDriver> open(GpuVendor vendor, std::string &error);
+  /// The vendor's driver library, opened and initialised once per process;
+  /// null with `error` saying what is missing when it cannot be.
+  static std::shared_ptr<GpuDriver> open(GpuVendor vendor, std::string &error);
   ~GpuDriver();
 
   GpuVendor vendor() const { return vendor_; }
@@ -58,37 +67,88 @@ public:
                                       const GpuDeviceInfo &device,
                                       std::string &error) const;
 
-  //===--- Running kernels (on the device chosen by setDevice) ---------===//
-  /// Makes device `index` current for this thread (CUDA: its primary
-  /// context) and creates the stream kernels are launched on.
-  bool setDevice(int index, std::string &error);
+  /// Device `index` with a stream of its own; null with `error`.
+  std::unique_ptr<GpuContext> context(int index, std::string &error);
+
+  /// Page-locks host memory so asynchronous copies overlap with other
+  /// work (reference-counted per range; false where the driver refuses,
+  /// which only costs overlap).
+  bool pin(void *pointer, size_t bytes);
+  void unpin(void *pointer);
+
+  /// The driver's text for status `code`.
+  std::string describe(int code) const;
+
+  struct Api;
+  const Api &api() const { return *api_; }
+
+private:
+  GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api);
+  static std::shared_ptr<GpuDriver> openLibrary(GpuVendor vendor,
+                                                std::string &error);
+
+  GpuVendor vendor_;
+  /// The library: never closed (drivers do not support being unloaded).
+  void *library_;
+  std::unique_ptr<Api> api_;
+  std::mutex pinMutex_;
+  std::map<void *, int> pinned_;
+};
+
+/// One GPU: its context (CUDA) or ordinal (HIP), a stream, and the work
+/// queued on it. Copies, launches and events are asynchronous on the
+/// stream; synchronize() waits for them.
+class GpuContext {
+public:
+  ~GpuContext();
+  GpuContext(const GpuContext &) = delete;
+  GpuContext &operator=(const GpuContext &) = delete;
+
+  GpuDriver &driver() const { return *driver_; }
+  int index() const { return index_; }
+
   /// Loads a code object; null with `error` if the driver refuses it.
   void *loadModule(const void *image, std::string &error);
   void *function(void *module, const char *name, std::string &error);
+
   /// Device memory; 0 with `error` when allocation fails.
   uint64_t allocate(size_t bytes, std::string &error);
   void release(uint64_t pointer);
-  bool toDevice(uint64_t dst, const void *src, size_t bytes,
-                std::string &error);
-  bool toHost(void *dst, uint64_t src, size_t bytes, std::string &error);
-  bool deviceToDevice(uint64_t dst, uint64_t src, size_t bytes,
-                      std::string &error);
-  /// Launches `fn` on `blocks` x `threads` with the argument array
-  /// `params` (pointers to each argument) and waits for it; `ms` gets the
-  /// kernel time measured with device events.
+  /// Free and total device memory (bytes); false when unknown.
+  bool memoryInfo(size_t &free, size_t &total);
+
+  bool copyToDevice(uint64_t dst, const void *src, size_t bytes,
+                    std::string &error);
+  bool copyToHost(void *dst, uint64_t src, size_t bytes, std::string &error);
+  bool copyOnDevice(uint64_t dst, uint64_t src, size_t bytes,
+                    std::string &error);
+  /// Queues `fn` on `blocks` x `threads` with the argument array `params`
+  /// (pointers to each argument).
   bool launch(void *fn, unsigned blocks, unsigned threads, void **params,
-              double &ms, std::string &error);
+              std::string &error);
+
+  /// Device events: created with blocking synchronisation, so a host
+  /// thread waiting for one sleeps instead of spinning on a core the CPU
+  /// pool needs.
+  void *createEvent(std::string &error);
+  void destroyEvent(void *event);
+  bool record(void *event, std::string &error);
+  bool waitFor(void *event, std::string &error);
+  /// Milliseconds between two recorded, completed events.
+  bool elapsedMs(void *start, void *stop, double &ms, std::string &error);
+  /// Waits for everything queued on the stream.
+  bool synchronize(std::string &error);
 
 private:
-  struct Api;
-  GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api);
-  std::string describe(int code) const;
+  friend class GpuDriver;
+  GpuContext(std::shared_ptr<GpuDriver> driver, int index);
+  /// Makes this device current for the calling thread.
+  bool bind(std::string &error);
 
-  GpuVendor vendor_;
-  void *library_;
-  /// The stream kernels run on, made by setDevice.
+  std::shared_ptr<GpuDriver> driver_;
+  int index_;
+  void *context_ = nullptr; // CUDA primary context
   void *stream_ = nullptr;
-  std::unique_ptr<Api> api_;
 };
 
 } // namespace easyml::rt

@@ -42,6 +42,18 @@ easyml_sim *easyml_sim_create(const easyml_model *model, int64_t num_cells,
  * no such device or no code object for it). */
 easyml_sim *easyml_sim_create_on(const easyml_model *model, int64_t num_cells,
                                  const char *variant, int device);
+/* `num_cells` cells on a set of devices: "cpu", "gpu:0,2", "cuda:all",
+ * "cpu+gpu:all", "auto" (resource dimensioning); `cpu_variant` NULL for the
+ * CPU default. The cells are split between the devices by measured speed
+ * and re-split when their times differ by more than the threshold. */
+easyml_sim *easyml_sim_create_devices(const easyml_model *model,
+                                      int64_t num_cells, const char *devices,
+                                      const char *cpu_variant);
+/* Options before the first wave: "lb_threshold" (fraction, default 0.1),
+ * "lb_min_window" (seconds), "lb_fixed" (1: never re-split),
+ * "max_wave_steps", "probe_steps", "dim_window" (steps), "dim_tolerance",
+ * "threads". */
+int easyml_sim_set_option(easyml_sim *sim, const char *name, double value);
 void easyml_sim_free(easyml_sim *sim);
 /* The variant it runs ("baseline", "cpu-simd", "cuda", "rocm"). */
 const char *easyml_sim_variant(const easyml_sim *sim);
@@ -56,6 +68,46 @@ int easyml_sim_initialize(easyml_sim *sim, double dt);
  * with the cell, variable, step and time in easyml_last_error(). */
 int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
                        double stim, int integrate_vm);
+/* Parameter or flag `name` for all cells / per cell (`values`: num_cells
+ * values; refused for parameters a lookup table reads). */
+int easyml_sim_set_param(easyml_sim *sim, const char *name, double value);
+int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
+                                  const double *values);
+
+/* The runtime's time loop. Stimulus trains in ms (openCARP bench
+ * rounding: steps = lround(ms/dt)), from the dt of initialize. */
+int easyml_sim_add_stimulus(easyml_sim *sim, double start_ms,
+                            double duration_ms, double strength,
+                            double period_ms, int64_t count);
+/* Records `variables` (comma-separated state, external or trace names) of
+ * cells [cell_begin, cell_end) at steps first_step + k*every: `fn` gets
+ * each sample (values[slot*cells + c]) after the wave that took it. */
+typedef void (*easyml_sample_fn)(int64_t step, const double *values,
+                                 void *user);
+int easyml_sim_record(easyml_sim *sim, const char *variables,
+                      int64_t cell_begin, int64_t cell_end, int64_t first_step,
+                      int64_t every, easyml_sample_fn fn, void *user);
+/* Calls `fn` when the simulation reaches `step` (then every `every` steps
+ * when every > 0), before the wave that starts there; a non-zero return
+ * stops the run. Returns the event's id (> 0). */
+typedef int (*easyml_event_fn)(easyml_sim *sim, int64_t step, void *user);
+int easyml_sim_add_event(easyml_sim *sim, int64_t step, int64_t every,
+                         easyml_event_fn fn, void *user);
+/* Runs to step `until_step` (to time until_ms). Non-zero when a device
+ * failed, a value became non-finite (cell, variable, step in
+ * easyml_last_error()) or an event stopped the run. */
+int easyml_sim_run(easyml_sim *sim, int64_t until_step);
+int easyml_sim_run_until(easyml_sim *sim, double until_ms);
+int64_t easyml_sim_step(const easyml_sim *sim);
+/* What the simulation did (throughput per device, waves, repartitions,
+ * dimensioning) as JSON; valid until the next call on `sim`. */
+const char *easyml_sim_report_json(easyml_sim *sim);
+/* Row `var` (a state or nodal parameter) of every cell out of / into the
+ * simulation, wherever the cells live. */
+int easyml_sim_get_state_row(easyml_sim *sim, int64_t var, double *values);
+int easyml_sim_set_state_row(easyml_sim *sim, int64_t var,
+                             const double *values);
+
 /* Per-cell arrays owned by the simulation (valid until it is freed). */
 double *easyml_sim_vm(easyml_sim *sim);
 double *easyml_sim_iion(easyml_sim *sim);

@@ -4,10 +4,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Loads compiled models (linked in, or from a shared library), allocates and
-// initialises cell states, applies openCARP-style parameter modifiers, builds
-// lookup tables, advances cells on the CPU (one task per wave) and detects
-// NaN/Inf. No LLVM or MLIR dependency: models are known only through the
+// Loads compiled models (linked in, or from a shared library) and runs N
+// cells of one model on a set of devices: the CPU pool and any number of
+// GPUs. The runtime owns the time loop: the steps between two events
+// (stimulus edges, state saves, user events) form one task wave that every
+// device runs on its share of the cells at once; samples at output steps
+// are recorded inside the wave. Shares follow the devices' measured speeds
+// (adaptive partitioning) and, with devices "auto", the runtime chooses how
+// many GPUs to use and whether the CPU helps (resource dimensioning).
+// No LLVM or MLIR dependency: models are known only through the
 // descriptor of ABI.h.
 //
 //===----------------------------------------------------------------------===//
@@ -16,10 +21,15 @@
 #define EASYML_RUNTIME_SIMULATION_H
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/Dimensioner.h"
+#include "easyml/Runtime/Report.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -41,7 +51,7 @@ public:
 
   const easyml_model_desc &desc() const { return *desc_; }
   /// The variant called `name`, or null. An empty name picks the CPU's
-  /// default: `cpu-simd` when compiled, else the first variant.
+  /// default: `cpu-simd` when compiled, else the first CPU variant.
   const easyml_variant *variant(const std::string &name) const;
 
 private:
@@ -57,165 +67,190 @@ bool applyParamMods(const easyml_model_desc &desc, const std::string &mods,
                     std::vector<double> &params, std::string &error,
                     std::vector<std::string> *log = nullptr);
 
-/// Where a simulation first produced a non-finite value.
-struct NonFinite {
-  int64_t cell = -1;
-  std::string variable;
-  int64_t step = -1;
-  double time = 0;
-  double value = 0;
-  /// "cell 0, variable x = inf at step 113 (t = 1.1300 ms)"
-  std::string message() const;
+/// How a simulation uses the machine.
+struct SimulationOptions {
+  /// The devices: "cpu"; "gpu:0,2", "gpu:all" or "gpu" (GPUs the model has
+  /// a variant for, CUDA ones first); "cuda:1", "rocm:all"; combinations
+  /// with '+' ("cpu+gpu:all"); "auto" (resource dimensioning over the CPU
+  /// and every GPU).
+  std::string devices = "cpu";
+  /// The CPU pool's variant: "" (cpu-simd when compiled, else the first CPU
+  /// variant), "cpu-simd", "baseline".
+  std::string cpuVariant;
+  /// CPU threads (0: the OpenMP default).
+  int threads = 0;
+  BalanceOptions balance;
+  /// Initial shares of the cells per device, in device order; empty: from
+  /// `speeds`, else an even split until measured.
+  std::vector<double> shares;
+  /// Device speeds remembered from an earlier run (cell-steps/s by device
+  /// id, see Simulation::speeds()): the first split follows them.
+  std::map<std::string, double> speeds;
+  /// With several devices, waves are at most this many steps until the
+  /// first balancing decision (so a bad first split costs little).
+  int64_t probeSteps = 20;
+  DimensionOptions dimension;
+  /// At most this many steps per wave (0: waves end only at events).
+  int64_t maxWaveSteps = 0;
+  /// Recorded samples held per wave (the buffer is cut into more waves
+  /// when a wave would produce more).
+  int64_t maxSamplesPerWave = 4096;
 };
 
-/// An allocator of storage aligned to 64 bytes (a cache line, an AVX-512
-/// vector).
-template <typename T> struct AlignedAllocator {
-  using value_type = T;
-  AlignedAllocator() = default;
-  template <typename U> AlignedAllocator(const AlignedAllocator<U> &) {}
-  T *allocate(size_t n) {
-    size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
-    return static_cast<T *>(::operator new(bytes, std::align_val_t(64)));
-  }
-  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
-  bool operator==(const AlignedAllocator &) const { return true; }
-  bool operator!=(const AlignedAllocator &) const { return false; }
+/// A stimulus train in steps: strength (uA/cm^2, positive depolarises: Vm
+/// += strength*dt) on steps [start + k*period, + duration) for k < count.
+struct Stimulus {
+  int64_t start = 0, duration = 1;
+  double strength = 0;
+  int64_t period = 0;
+  int64_t count = 1;
 };
-using AlignedVector = std::vector<double, AlignedAllocator<double>>;
 
-/// Cells of one model, advanced on the CPU.
-///
-/// Storage follows the variant's layout: one record of `sv_size` values per
-/// cell (AoS, openCARP's) or one row of `stride` cells per variable (SoA,
-/// `stride` = the number of cells rounded up to the vector width, 64-byte
-/// aligned). Use state() or the AoS import/export functions rather than the
-/// raw storage.
+/// Receives one recorded sample: the values at `step` (the state at the
+/// start of that step), values[slot * cells + c] for slot in the order the
+/// variables were given and c the cell's index in the recorded range.
+using SampleFn = std::function<void(int64_t step, const double *values)>;
+/// Called when the simulation reaches `step`, before the wave that starts
+/// there; may read and write the simulation's values. Return false to stop
+/// the run.
+class Simulation;
+using EventFn = std::function<bool(Simulation &sim, int64_t step)>;
+
+class Scheduler;
+
+/// N cells of one model on a set of devices.
 class Simulation {
 public:
-  /// `variant` empty: the CPU default (cpu-simd when compiled). A GPU
-  /// variant (cuda, rocm) runs on GPU `device` of its vendor.
+  Simulation(const ModelHandle &model, int64_t numCells,
+             const SimulationOptions &options);
+  /// One device, as before the heterogeneous runtime: `variant` empty or a
+  /// CPU variant runs on the CPU pool; a GPU variant (cuda, rocm) on GPU
+  /// `device` of its vendor.
   Simulation(const ModelHandle &model, int64_t numCells,
              const std::string &variant = "", int device = 0);
   ~Simulation();
+  Simulation(const Simulation &) = delete;
+  Simulation &operator=(const Simulation &) = delete;
 
-  /// False with a message when the variant does not exist, or a GPU
-  /// variant cannot run (no driver, no device, no fitting code object).
+  /// False with a message when the devices cannot be had (no such
+  /// variant, no driver, no such GPU, no fitting code object).
   bool valid(std::string &error) const;
-  /// "CPU, 2 threads" or "cuda device 0: NVIDIA H100 80GB HBM3, sm_90".
-  std::string deviceDescription() const;
-  /// Time of the compute kernels measured on the GPU with device events
-  /// (ms).
-  double gpuKernelMs = 0;
-  /// Empty while all is well; after a GPU call failed, what failed on
+  /// Empty while all is well; after a device call failed, what failed on
   /// which device. The simulation does nothing more once it has failed.
-  const std::string &failure() const { return failure_; }
+  const std::string &failure() const;
+  /// The devices in use: "CPU, 2 threads, cpu-simd ... + cuda device 0:
+  /// ...".
+  std::string deviceDescription() const;
+  /// Identifiers of the devices that hold cells ("cpu", "cuda:0").
+  std::vector<std::string> activeDevices() const;
 
-  std::vector<double> &params() { return params_; }
-  /// Builds the lookup tables for `dt` (after parameter changes) and sets
-  /// the initial state of every cell; computes Iion once.
+  //===--- Parameters ------------------------------------------------===//
+  /// Shared values of parameters then flags (descriptor order). Changes
+  /// reach the devices at the next wave; tables are built at initialize().
+  std::vector<double> &params();
+  /// Makes parameter or flag `name` per-cell with the values `values`
+  /// (numCells() of them); false with `error` for an unknown name or a
+  /// parameter a lookup table reads (tables are built from one value).
+  bool setPerCellParam(const std::string &name, const double *values,
+                       std::string &error);
+  /// Back to one value for all cells (its shared value in params()).
+  bool setSharedParam(const std::string &name, std::string &error);
+
+  /// Builds the lookup tables for `dt` (after parameter changes), sets the
+  /// initial state of every cell and computes Iion once; step() becomes 0.
   void initialize(double dt);
-  /// Advances all cells by `nsteps` steps starting at global step `step0`.
-  /// With `integrateVm`, each step adds `stim*dt` to Vm before the model
-  /// and subtracts `Iion*dt` after it (openCARP bench).
+
+  //===--- The time loop (bench stepping: Vm integrated in the kernel) ===//
+  void addStimulus(const Stimulus &stimulus);
+  void clearStimuli();
+  /// Records `variables` (state, external and trace names; externals also
+  /// by simulator name such as "Vm") of `cells` at steps first +
+  /// k*every; `fn` receives every sample, in order, after the wave that
+  /// took it. One recording at a time. False with `error` for an unknown
+  /// variable or a bad range.
+  bool record(const std::vector<std::string> &variables, CellRange cells,
+              int64_t first, int64_t every, SampleFn fn, std::string &error);
+  void stopRecording();
+  /// Registers `fn` for step `step` (and every `every` steps after when
+  /// every > 0). Returns its id.
+  int addEvent(int64_t step, EventFn fn, int64_t every = 0);
+  void removeEvent(int id);
+  /// Called after every wave with the step reached.
+  void onProgress(std::function<void(int64_t step)> fn);
+  /// Runs from step() to `untilStep`: the state is then at untilStep.
+  /// Events at untilStep fire at the start of the next run. False when a
+  /// device failed (failure()) or a value became non-finite (nonFinite()),
+  /// or an event stopped the run.
+  bool run(int64_t untilStep);
+  /// The step the state is at.
+  int64_t step() const;
+  /// Where a value first became non-finite, or null.
+  const NonFinite *nonFinite() const;
+
+  //===--- One wave at a time (simulators that own Vm) ----------------===//
+  /// Advances all cells by `nsteps` steps from global step `step0` on
+  /// every device. With `integrateVm`, each step adds `stim*dt` to Vm
+  /// before the model and subtracts `Iion*dt` after it (openCARP bench);
+  /// without, Vm is the simulator's and the kernel computes Iion.
   void advance(int64_t step0, int64_t nsteps, double stim, bool integrateVm);
   /// Recomputes outputs (Iion) and traced values from the current state.
   void evaluate(int64_t step);
-
-  /// Checks every state and Vm (GPU variants: the count their kernels
-  /// keep on the device); on a non-finite value, re-runs the last advance
-  /// step by step for the offending cell to name the step and variable that
-  /// went bad first.
+  /// After advance(): false with the cell, variable and step when a value
+  /// became non-finite (the bad cell replayed on its device).
   bool checkFinite(NonFinite &where);
 
-  int64_t numCells() const { return numCells_; }
-  double dt() const { return dt_; }
-  /// The variant being run.
-  const easyml_variant &variant() const { return *variant_; }
-  /// Variable `var` (a state or a nodal parameter, descriptor order) of
-  /// `cell`, whatever the layout.
+  //===--- Values, wherever the cells live ----------------------------===//
+  int64_t numCells() const;
+  double dt() const;
+  const easyml_model_desc &desc() const { return model_.desc(); }
+  /// The variant of the first device in use.
+  const easyml_variant &variant() const;
+  /// Variable `var` (a state, nodal parameter or hidden value: sv row) of
+  /// `cell`. Reading brings states back from the devices; the reference
+  /// may be written (the devices get the states again before the next
+  /// wave).
   double &state(int64_t cell, int64_t var);
-  /// Copies every cell's record into `aos` (`numCells * sv_size` values,
-  /// openCARP's per-cell layout) / from it: the layout conversion for
-  /// simulators that hand over per-cell data.
-  void exportStates(double *aos) const;
+  /// The same, read only (the devices keep their states).
+  double getState(int64_t cell, int64_t var);
+  /// Row `var` of every cell (numCells() values) out of / into the
+  /// simulation.
+  void getStateRow(int64_t var, double *values);
+  void setStateRow(int64_t var, const double *values);
+  /// Copies every cell's record (`numCells * sv_size` values, openCARP's
+  /// per-cell layout) out of / into the simulation.
+  void exportStates(double *aos);
   void importStates(const double *aos);
   /// Traced value `k` of `cell` after evaluate().
   double trace(int64_t cell, int64_t k) const;
-  double *external(int64_t index) { return ext_[index].data(); }
+  /// Per-cell arrays of externals (numCells() values each). They are
+  /// current after every wave and read by the devices at the next one.
+  double *external(int64_t index);
   double *vm();
   double *iion();
   /// Warning counters (lookup range, clamps), as in desc().counter_names.
-  std::vector<int64_t> counters() const { return counters_; }
-  const easyml_model_desc &desc() const { return model_.desc(); }
+  std::vector<int64_t> counters() const;
 
-  void setThreads(int threads) { threads_ = threads; }
+  /// CPU threads (before the first wave).
+  void setThreads(int threads);
   int threads() const;
 
   /// Table entries that are NaN after initialize(): "lookup table V:
-  /// column a is NaN at V = 0 (row 100)", one line per column (first row).
+  /// column a is NaN at V = 0 (row 100)", one line per column.
   std::vector<std::string> tableWarnings;
-
-  /// Seconds spent in each phase.
+  /// Seconds spent building tables, initialising and in waves.
   double tablesSeconds = 0, initSeconds = 0, computeSeconds = 0;
+  /// Compute kernels' time on GPUs, from device events (ms).
+  double gpuKernelMs() const;
+
+  /// What the simulation did so far: per device and per wave.
+  const RunReport &report() const;
+  /// The speeds measured so far (cell-steps/s by device id), to remember
+  /// for the next run (SimulationOptions::speeds).
+  std::map<std::string, double> speeds() const;
 
 private:
-  /// The variant exists and, for a GPU, its device opened (see valid()).
-  bool runnable() const;
-  easyml_kernel_args args(int64_t begin, int64_t end);
-  void runKernel(easyml_kernel_fn fn, int64_t step0, int64_t nsteps,
-                 double stim, bool integrateVm, bool keepSnapshot = false);
-  /// Saves cells [begin, end) as the state before the wave.
-  void snapshot(int64_t begin, int64_t end);
-
-  // GPU variants: the state lives on the device; the host copies are
-  // brought up to date on demand and pushed back after host writes.
-  struct Gpu;
-  void openGpu(int device);
-  /// Runs kernel `entry` ("init", "compute", "eval") on cells
-  /// [begin, end); on failure records it (see failure()) and returns false.
-  /// `snapshot`: save the state first, for NaN diagnosis.
-  bool runGpu(const char *entry, int64_t begin, int64_t end, int64_t step0,
-              int64_t nsteps, double stim, bool integrateVm,
-              bool snapshot = false);
-  bool gpuStatesToHost() const;
-  /// Records the first failure, naming the device; returns false.
-  bool gpuFail(const std::string &what) const;
-  /// checkFinite for GPU variants: the kernels counted non-finite cells.
-  bool checkFiniteGpu(NonFinite &where);
-  /// Fills `where` when a state or external of `cell` in the host storage
-  /// is not finite after global step `step`.
-  bool reportIfBad(int64_t cell, int64_t step, NonFinite &where) const;
-  /// Fills `where` for a replay that found no bad state or external.
-  void blameWaveStart(NonFinite &where) const;
-  /// The first cell with a non-finite state or external on the host, or -1.
-  int64_t firstBadCell() const;
-  /// Device memory for the simulation's arrays, made at initialize().
-  bool allocateGpu();
-
   const ModelHandle &model_;
-  const easyml_variant *variant_;
-  std::unique_ptr<Gpu> gpu_;
-  std::string gpuError_;
-  mutable std::string failure_;
-  std::string variantName_;
-  int64_t numCells_;
-  bool soa_ = false;
-  int64_t width_ = 1, stride_ = 0;
-  int threads_ = 0;
-  double dt_ = 0.01;
-  std::vector<double> params_, tables_;
-  mutable AlignedVector sv_;
-  AlignedVector out_;
-  std::vector<AlignedVector> ext_;
-  std::vector<double *> extPtrs_;
-  std::vector<int64_t> counters_;
-  // The state at the start of the last advance, for NaN diagnosis.
-  AlignedVector lastSv_;
-  std::vector<AlignedVector> lastExt_;
-  int64_t lastStep0_ = 0, lastSteps_ = 0;
-  double lastStim_ = 0;
-  bool lastIntegrate_ = false;
+  std::unique_ptr<Scheduler> scheduler_;
 };
 
 } // namespace rt

@@ -1,0 +1,98 @@
+//===- Balancer.h - adaptive partitioning of cells ------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Adaptive partitioning (after Huchant, Counilh and Barthou): the cells are
+// split into contiguous ranges, one per device, in proportion to each
+// device's measured speed (cell-steps per second). Each wave's device times
+// are accumulated until the window is long enough to trust; then, if the
+// devices' times differ by more than the threshold (at once when by more
+// than twice the threshold, else in two windows in a row, so one noisy
+// window moves nothing), the cells are split again from the speeds
+// measured since the last split. Only policy lives here: no devices, no
+// data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_BALANCER_H
+#define EASYML_RUNTIME_BALANCER_H
+
+#include "easyml/Runtime/Device.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace easyml::rt {
+
+struct BalanceOptions {
+  /// Re-split when (slowest - fastest) / slowest device time over the
+  /// window exceeds this.
+  double threshold = 0.10;
+  /// Waves are accumulated until the slowest device has spent this long.
+  double minWindowSeconds = 0.02;
+  /// Never re-split (keep the initial shares).
+  bool fixed = false;
+};
+
+/// The relative imbalance of device times: (max - min) / max over the
+/// devices that had cells; 0 with fewer than two.
+double imbalance(const std::vector<double> &seconds,
+                 const std::vector<int64_t> &cells);
+
+/// Splits `cells` cells into contiguous ranges in device order, sizes in
+/// proportion to `speeds` (devices with speed 0 get none), every boundary
+/// a multiple of `align`. At least one device gets cells.
+std::vector<CellRange>
+splitCells(int64_t cells, const std::vector<double> &speeds, int64_t align);
+
+class Balancer {
+public:
+  Balancer(int64_t cells, int64_t align, BalanceOptions options = {});
+
+  /// Starts over with `ranges` (a new device set or an explicit split).
+  void reset(const std::vector<CellRange> &ranges);
+  const std::vector<CellRange> &ranges() const { return ranges_; }
+
+  /// What observe() concluded.
+  struct Decision {
+    /// This wave's imbalance.
+    double imbalance = 0;
+    /// The window was long enough to judge.
+    bool judged = false;
+    /// The window's imbalance, when judged.
+    double windowImbalance = 0;
+    /// New ranges (when judged and above the threshold).
+    bool repartition = false;
+    std::vector<CellRange> ranges;
+    /// Measured speeds behind the decision (cell-steps per second).
+    std::vector<double> speeds;
+  };
+  /// One wave of `steps` steps on the current ranges took `seconds` per
+  /// device.
+  Decision observe(const std::vector<double> &seconds, int64_t steps);
+  /// Takes `ranges` (after a repartition the caller carried out).
+  void adopt(const std::vector<CellRange> &ranges);
+
+  /// Device speeds measured so far (0 where never measured).
+  const std::vector<double> &speeds() const { return speeds_; }
+  /// Decisions taken (a window judged).
+  int64_t judgements() const { return judgements_; }
+  const BalanceOptions &options() const { return options_; }
+
+private:
+  int64_t cells_, align_;
+  BalanceOptions options_;
+  std::vector<CellRange> ranges_;
+  std::vector<double> windowSeconds_, windowCellSteps_, speeds_;
+  /// Measurements since the ranges last changed.
+  std::vector<double> sinceSeconds_, sinceCellSteps_;
+  /// The last window was above the threshold (and nothing moved).
+  bool above_ = false;
+  int64_t judgements_ = 0;
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_BALANCER_H

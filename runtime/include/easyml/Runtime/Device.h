@@ -1,0 +1,291 @@
+//===- Device.h - devices that run a model's kernels ----------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The heterogeneous runtime's building blocks:
+//
+// - `CellStore`: the canonical host copy of every per-cell value of a
+//   simulation (SoA rows of `stride` cells, 64-byte aligned): states,
+//   externals, traced values and per-cell parameters.
+// - `Device`: one executor of a model's kernels over a contiguous range of
+//   cells: the CPU pool (OpenMP threads running `cpu-simd` or `baseline`)
+//   or one GPU (CUDA or HIP). All offer the same operations: own a range,
+//   upload/download a cell range, launch a wave asynchronously, wait for it
+//   and report its measured time (device events on GPUs, the pool's own
+//   clock on the CPU, whose work is synchronous on its thread).
+//
+// The Scheduler (Scheduler.h) drives devices; users normally see only
+// `Simulation`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_DEVICE_H
+#define EASYML_RUNTIME_DEVICE_H
+
+#include "easyml/Runtime/ABI.h"
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+class GpuDriver;
+struct GpuDeviceInfo;
+
+/// An allocator of storage aligned to 64 bytes (a cache line, an AVX-512
+/// vector).
+template <typename T> struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <typename U> AlignedAllocator(const AlignedAllocator<U> &) {}
+  T *allocate(size_t n) {
+    size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
+    return static_cast<T *>(::operator new(bytes, std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const AlignedAllocator &) const { return true; }
+  bool operator!=(const AlignedAllocator &) const { return false; }
+};
+using AlignedVector = std::vector<double, AlignedAllocator<double>>;
+
+/// Cells [begin, end).
+struct CellRange {
+  int64_t begin = 0, end = 0;
+  int64_t size() const { return end > begin ? end - begin : 0; }
+  bool empty() const { return end <= begin; }
+  bool contains(int64_t cell) const { return cell >= begin && cell < end; }
+  bool contains(CellRange r) const {
+    return r.empty() || (r.begin >= begin && r.end <= end);
+  }
+  CellRange intersect(CellRange r) const {
+    CellRange x{begin > r.begin ? begin : r.begin, end < r.end ? end : r.end};
+    return x.empty() ? CellRange{} : x;
+  }
+  bool operator==(const CellRange &r) const {
+    return (empty() && r.empty()) || (begin == r.begin && end == r.end);
+  }
+  bool operator!=(const CellRange &r) const { return !(*this == r); }
+};
+
+/// Every device range starts on a multiple of this many cells, and host
+/// rows are padded to it: a multiple of every CPU vector width (up to 64
+/// doubles), of a warp (32) and of a wavefront (64).
+constexpr int64_t kCellAlignment = 64;
+
+/// Where a simulation first produced a non-finite value.
+struct NonFinite {
+  int64_t cell = -1;
+  std::string variable;
+  int64_t step = -1;
+  double time = 0;
+  double value = 0;
+  /// "cell 0, variable x = inf at step 113 (t = 1.1300 ms)"
+  std::string message() const;
+};
+
+/// Per-cell arrays a transfer moves.
+enum RowSet : unsigned {
+  kStateRows = 1,    // sv rows: states, nodal parameters, hidden states
+  kExternalRows = 2, // externals (Vm, Iion, ...)
+  kParamRows = 4,    // per-cell parameter rows
+  kTraceRows = 8,    // traced values written by eval
+  kAllRows = 15
+};
+
+/// The canonical host copy of a simulation's per-cell values.
+class CellStore {
+public:
+  CellStore(const easyml_model_desc &desc, int64_t cells);
+
+  const easyml_model_desc &desc() const { return *desc_; }
+  int64_t cells() const { return cells_; }
+  /// Cells per row: cells() rounded up to kCellAlignment.
+  int64_t stride() const { return stride_; }
+  int64_t svRows() const { return svRows_; }
+
+  /// Row `row` of the per-cell record (states, nodal, hidden); all rows
+  /// are one block, row r at svBase() + r*stride().
+  double *sv(int64_t row) { return sv_.data() + row * stride_; }
+  const double *sv(int64_t row) const { return sv_.data() + row * stride_; }
+  double *svBase() { return sv_.data(); }
+  size_t svBytes() const { return sv_.size() * sizeof(double); }
+  double *ext(int64_t e) { return ext_[e].data(); }
+  const double *ext(int64_t e) const { return ext_[e].data(); }
+  /// The external rows, descriptor order (kernel args `ext`).
+  double **extTable() { return extPtrs_.data(); }
+  double *trace(int64_t k) { return out_.data() + k * stride_; }
+  const double *trace(int64_t k) const { return out_.data() + k * stride_; }
+  double *traceBase() { return out_.data(); }
+
+  /// Parameters and flags (params order).
+  int64_t numParams() const { return static_cast<int64_t>(paramRows_.size()); }
+  bool perCell(int64_t p) const { return !paramRows_[p].empty(); }
+  int64_t numPerCell() const;
+  /// The row of per-cell parameter `p`, or null when it is shared.
+  double *paramRow(int64_t p) {
+    return paramRows_[p].empty() ? nullptr : paramRows_[p].data();
+  }
+  /// Makes parameter `p` per-cell (every cell starting at `fill`) and
+  /// returns its row.
+  double *makePerCell(int64_t p, double fill);
+  void makeShared(int64_t p);
+  /// The host pointers of every parameter's row (null where shared), or
+  /// null when none is per-cell (kernel args `param_rows`).
+  const double *const *paramRowTable() const;
+  /// Changes whenever a parameter becomes per-cell or shared.
+  uint64_t paramLayoutVersion() const { return paramVersion_; }
+
+  /// Bytes per cell of the rows in `rows`.
+  int64_t bytesPerCell(unsigned rows) const;
+
+private:
+  const easyml_model_desc *desc_;
+  int64_t cells_, stride_, svRows_;
+  AlignedVector sv_, out_;
+  std::vector<AlignedVector> ext_;
+  std::vector<double *> extPtrs_;
+  std::vector<AlignedVector> paramRows_;
+  std::vector<const double *> paramPtrs_;
+  uint64_t paramVersion_ = 0;
+};
+
+/// What a simulation records inside its waves: some values of some cells
+/// at sample steps. The host buffer holds `capacity` samples of `num`
+/// values of cells.size() cells: host[(k*num + slot)*cells.size() + c].
+struct RecordPlan {
+  std::vector<int64_t> slots; // per recordable value: its slot, or -1
+  int64_t num = 0;            // values per sample
+  bool traces = false;        // a trace has a slot
+  CellRange cells;            // cells recorded (simulation numbering)
+  int64_t capacity = 0;       // samples the buffer holds
+  AlignedVector host;
+  /// Changes whenever slots or cells change (devices re-upload them).
+  uint64_t version = 0;
+};
+
+enum class Entry { Init, Compute, Eval };
+
+/// One wave (or an init/eval call) for one device, on its whole range.
+struct WaveTask {
+  Entry entry = Entry::Compute;
+  int64_t step0 = 0, nsteps = 0;
+  double dt = 0.01;
+  double stim = 0;
+  bool integrateVm = true;
+  /// Samples of `record` taken in this wave: steps recFirst +
+  /// k*recEvery, k < recSamples, into host samples recOffset + k.
+  RecordPlan *record = nullptr;
+  int64_t recFirst = 0, recEvery = 1, recSamples = 0, recOffset = 0;
+  /// Keep the state before the wave, for NaN diagnosis.
+  bool snapshot = true;
+};
+
+/// What a device reports after a wave.
+struct WaveTiming {
+  /// The device's whole wave: transfers at its start and end and the
+  /// kernel (device events on GPUs; the pool's clock on the CPU).
+  double seconds = 0;
+  /// The compute kernel alone.
+  double kernelSeconds = 0;
+  /// Cells left with a non-finite state or external.
+  int64_t nonFinite = 0;
+  /// Warning counters added during the wave (descriptor order).
+  std::vector<int64_t> counters;
+  double bytesToDevice = 0, bytesToHost = 0;
+};
+
+enum class DeviceKind { Cpu, Cuda, Rocm };
+
+/// One executor of a model's kernels over a contiguous range of cells.
+/// Calls come from one thread (the scheduler's); launch() returns at once
+/// and wait() joins the work.
+class Device {
+public:
+  virtual ~Device();
+
+  virtual DeviceKind kind() const = 0;
+  bool isGpu() const { return kind() != DeviceKind::Cpu; }
+  /// "cpu", "cuda:0", "rocm:1".
+  const std::string &id() const { return id_; }
+  /// "CPU, 16 threads, cpu-simd (8 cells per vector)" or "cuda device 0:
+  /// NVIDIA H100 80GB HBM3, sm_90, code object sm_90".
+  virtual std::string description() const = 0;
+  const easyml_variant &variant() const { return *variant_; }
+  /// Its range starts on a multiple of this many cells.
+  virtual int64_t alignment() const = 0;
+  /// The device computes in the host store itself: transfers are free.
+  virtual bool sharesHostStore() const { return false; }
+
+  /// Attaches the device to the simulation's store: allocates what does
+  /// not depend on the range.
+  virtual bool bind(CellStore &store, std::string &error) = 0;
+  /// Sends the shared parameter values and the lookup tables.
+  virtual bool setUniforms(const std::vector<double> &params,
+                           const std::vector<double> &tables,
+                           std::string &error) = 0;
+  /// From now on the device computes `range`. Cells it keeps keep their
+  /// values on the device; the caller uploads the cells it gains.
+  virtual bool own(CellRange range, std::string &error) = 0;
+  CellRange range() const { return range_; }
+
+  /// Copies rows of cells `r` (inside the range) between the host store
+  /// and the device; synchronous.
+  virtual bool upload(CellRange r, unsigned rows, std::string &error) = 0;
+  virtual bool download(CellRange r, unsigned rows, std::string &error) = 0;
+
+  /// Starts `task` on the device's range and returns.
+  virtual bool launch(const WaveTask &task, std::string &error) = 0;
+  /// Waits for the last launch and reports it.
+  virtual bool wait(WaveTiming &timing, std::string &error) = 0;
+
+  /// After a compute wave that left cells non-finite: finds the first bad
+  /// cell, replays it step by step from the state before the wave and
+  /// names the first step and variable that went bad. The host store then
+  /// holds the state after the wave; the device's copy must be uploaded
+  /// again before it runs (deviceStale).
+  virtual bool diagnose(const WaveTask &task, NonFinite &where,
+                        std::string &error) = 0;
+
+  /// Kept by the scheduler: the device holds newer states than the host
+  /// store for its range, or the reverse.
+  bool hostStale = false, deviceStale = false;
+  /// Bytes moved between host and device so far.
+  double bytesToDevice = 0, bytesToHost = 0;
+
+protected:
+  Device(std::string id, const easyml_model_desc &desc,
+         const easyml_variant &variant)
+      : id_(std::move(id)), desc_(&desc), variant_(&variant) {}
+  std::string id_;
+  const easyml_model_desc *desc_;
+  const easyml_variant *variant_;
+  CellRange range_;
+};
+
+/// The CPU pool running `variant` (a CPU variant) on `threads` OpenMP
+/// threads (0: the OpenMP default).
+std::unique_ptr<Device> makeCpuDevice(const easyml_model_desc &desc,
+                                      const easyml_variant &variant,
+                                      int threads);
+/// GPU `info` of `driver` running `variant` (cuda or rocm); null with
+/// `error` when no code object of the variant loads on it.
+std::unique_ptr<Device> makeGpuDevice(const easyml_model_desc &desc,
+                                      const easyml_variant &variant,
+                                      std::shared_ptr<GpuDriver> driver,
+                                      const GpuDeviceInfo &info,
+                                      std::string &error);
+
+/// The number of threads the CPU pool uses with setting `threads`.
+int cpuThreads(int threads);
+
+/// Name of recordable value `v` of `desc` (sv rows, externals, traces).
+std::string recordableName(const easyml_model_desc &desc, int64_t v);
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_DEVICE_H

@@ -1,0 +1,102 @@
+//===- Report.h - what a simulation did, per device and wave --*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Throughput overall and per device, time per wave and per device, the
+// imbalance of every wave, repartitions and the bytes they moved, and the
+// dimensioning decision. As a short table for people and as JSON for
+// scripts (scripts/plot-report.py draws it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_REPORT_H
+#define EASYML_RUNTIME_REPORT_H
+
+#include "easyml/Runtime/Device.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+struct DeviceReport {
+  std::string id, description;
+  /// Cells it holds at the end.
+  int64_t cells = 0;
+  double cellSteps = 0;
+  /// Its waves' time (device events on GPUs) and the kernels' share.
+  double seconds = 0, kernelSeconds = 0;
+  int64_t waves = 0;
+  double bytesToDevice = 0, bytesToHost = 0;
+  double rate() const { return seconds > 0 ? cellSteps / seconds : 0; }
+};
+
+/// One wave: per device (in RunReport::devices order) its cells and time.
+struct WaveRecord {
+  int64_t step0 = 0, nsteps = 0;
+  double wallSeconds = 0;
+  std::vector<int64_t> cells;
+  std::vector<double> seconds;
+  double imbalance = 0;
+  /// The cells were re-split after this wave.
+  bool repartition = false;
+};
+
+struct RepartitionRecord {
+  int64_t step = 0;
+  double imbalance = 0;
+  /// Per device (RunReport::devices order): ranges before and after,
+  /// and the speeds (cell-steps/s) the split came from.
+  std::vector<CellRange> from, to;
+  std::vector<double> speeds;
+  double bytes = 0;
+  std::string reason;
+};
+
+struct DimensionWindow {
+  std::string config;
+  int64_t step0 = 0, steps = 0;
+  double rate = 0;
+};
+
+struct RunReport {
+  std::string model;
+  int64_t cells = 0;
+  int64_t steps = 0; // steps advanced
+  double dt = 0;
+  double threshold = 0;
+  std::vector<DeviceReport> devices;
+  /// The first `maxWaveRecords` waves.
+  std::vector<WaveRecord> waves;
+  int64_t totalWaves = 0;
+  size_t maxWaveRecords = 20000;
+  std::vector<RepartitionRecord> repartitions;
+  /// Bytes moved by repartitions and device changes.
+  double bytesMoved = 0;
+  /// Wall time of the waves (launch to join) and of the whole run.
+  double waveSeconds = 0, wallSeconds = 0;
+  struct {
+    bool enabled = false, complete = false;
+    std::vector<DimensionWindow> windows;
+    int maxWindows = 0;
+    std::string chosen, reason;
+  } dimensioning;
+
+  double cellSteps() const;
+  /// cell-steps per second over the waves' wall time.
+  double rate() const;
+  double meanImbalance() const;
+
+  /// The report as a JSON object (`indent` spaces before each line).
+  std::string json(int indent = 0) const;
+  /// The short table for people.
+  void print(FILE *out) const;
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_REPORT_H

@@ -1,0 +1,142 @@
+//===- Balancer.cpp - adaptive partitioning of cells ----------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Balancer.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace easyml::rt;
+
+double easyml::rt::imbalance(const std::vector<double> &seconds,
+                             const std::vector<int64_t> &cells) {
+  double lo = 0, hi = 0;
+  int n = 0;
+  for (size_t d = 0; d < seconds.size(); ++d) {
+    if (cells[d] <= 0)
+      continue;
+    lo = n ? std::min(lo, seconds[d]) : seconds[d];
+    hi = n ? std::max(hi, seconds[d]) : seconds[d];
+    ++n;
+  }
+  return n < 2 || hi <= 0 ? 0.0 : (hi - lo) / hi;
+}
+
+std::vector<CellRange> easyml::rt::splitCells(int64_t cells,
+                                              const std::vector<double> &speeds,
+                                              int64_t align) {
+  size_t n = speeds.size();
+  std::vector<CellRange> ranges(n);
+  if (n == 0)
+    return ranges;
+  double total = 0;
+  for (double s : speeds)
+    total += std::max(0.0, s);
+  std::vector<double> share(n);
+  if (total <= 0) {
+    // Nothing measured: an even split.
+    std::fill(share.begin(), share.end(), 1.0 / n);
+  } else {
+    for (size_t d = 0; d < n; ++d)
+      share[d] = std::max(0.0, speeds[d]) / total;
+  }
+  // Boundaries at the cumulative shares, rounded to the alignment; the
+  // last is the end.
+  double cumulative = 0;
+  int64_t begin = 0;
+  for (size_t d = 0; d < n; ++d) {
+    cumulative += share[d];
+    int64_t end =
+        d + 1 == n ? cells : std::llround(cumulative * cells / align) * align;
+    end = std::clamp<int64_t>(end, begin, cells);
+    ranges[d] = {begin, end};
+    begin = end;
+  }
+  // Rounding may leave the whole run to a device of speed 0 (only when
+  // every share rounded away): give it to the fastest.
+  bool any = false;
+  for (size_t d = 0; d < n; ++d)
+    any |= !ranges[d].empty() && (total <= 0 || speeds[d] > 0);
+  if (!any) {
+    size_t best =
+        std::max_element(speeds.begin(), speeds.end()) - speeds.begin();
+    for (size_t d = 0; d < n; ++d)
+      ranges[d] = d == best ? CellRange{0, cells} : CellRange{};
+  }
+  return ranges;
+}
+
+Balancer::Balancer(int64_t cells, int64_t align, BalanceOptions options)
+    : cells_(cells), align_(align), options_(options) {}
+
+void Balancer::reset(const std::vector<CellRange> &ranges) {
+  ranges_ = ranges;
+  windowSeconds_.assign(ranges.size(), 0.0);
+  windowCellSteps_.assign(ranges.size(), 0.0);
+  sinceSeconds_.assign(ranges.size(), 0.0);
+  sinceCellSteps_.assign(ranges.size(), 0.0);
+  if (speeds_.size() != ranges.size())
+    speeds_.assign(ranges.size(), 0.0);
+  above_ = false;
+}
+
+void Balancer::adopt(const std::vector<CellRange> &ranges) {
+  ranges_ = ranges;
+  std::fill(windowSeconds_.begin(), windowSeconds_.end(), 0.0);
+  std::fill(windowCellSteps_.begin(), windowCellSteps_.end(), 0.0);
+  std::fill(sinceSeconds_.begin(), sinceSeconds_.end(), 0.0);
+  std::fill(sinceCellSteps_.begin(), sinceCellSteps_.end(), 0.0);
+  above_ = false;
+}
+
+Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
+                                     int64_t steps) {
+  Decision decision;
+  size_t n = ranges_.size();
+  std::vector<int64_t> cells(n);
+  for (size_t d = 0; d < n; ++d)
+    cells[d] = ranges_[d].size();
+  decision.imbalance = imbalance(seconds, cells);
+  for (size_t d = 0; d < n; ++d) {
+    double cellSteps = static_cast<double>(cells[d]) * steps;
+    windowSeconds_[d] += seconds[d];
+    windowCellSteps_[d] += cellSteps;
+    sinceSeconds_[d] += seconds[d];
+    sinceCellSteps_[d] += cellSteps;
+  }
+  double longest =
+      n ? *std::max_element(windowSeconds_.begin(), windowSeconds_.end()) : 0;
+  if (n < 2 || longest < options_.minWindowSeconds)
+    return decision;
+  // Judge the window.
+  decision.judged = true;
+  ++judgements_;
+  decision.windowImbalance = imbalance(windowSeconds_, cells);
+  // Speeds from everything measured on these ranges: the longer the
+  // ranges have been kept, the less noise in them.
+  for (size_t d = 0; d < n; ++d)
+    if (sinceSeconds_[d] > 0 && sinceCellSteps_[d] > 0)
+      speeds_[d] = sinceCellSteps_[d] / sinceSeconds_[d];
+  decision.speeds = speeds_;
+  std::fill(windowSeconds_.begin(), windowSeconds_.end(), 0.0);
+  std::fill(windowCellSteps_.begin(), windowCellSteps_.end(), 0.0);
+  bool above = decision.windowImbalance > options_.threshold;
+  // One window just above the threshold may be noise: act on a large
+  // imbalance at once, on a small one when the next window confirms it.
+  bool act =
+      above && (above_ || decision.windowImbalance > 2 * options_.threshold);
+  above_ = above && !act;
+  if (options_.fixed || !act)
+    return decision;
+  // A device that had no cells has no fresh speed: keep its last one (0
+  // if never measured, so it stays without cells).
+  std::vector<CellRange> next = splitCells(cells_, speeds_, align_);
+  if (next == ranges_)
+    return decision;
+  decision.repartition = true;
+  decision.ranges = next;
+  return decision;
+}

@@ -1,0 +1,339 @@
+//===- CpuDevice.cpp - the CPU pool as a device ---------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The CPU pool: OpenMP threads running a CPU variant over static contiguous
+// chunks of the device's range (as openCARP's loop), split at multiples of
+// the vector width. It runs on a thread of its own so the scheduler can wait
+// for GPUs meanwhile; its work is synchronous there, so its clock measures
+// it. SoA variants (cpu-simd) compute in the host store itself; `baseline`
+// keeps openCARP's one record per cell and converts at transfers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Device.h"
+
+#include "Worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <omp.h>
+
+using namespace easyml::rt;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+class CpuDevice final : public Device {
+public:
+  CpuDevice(const easyml_model_desc &desc, const easyml_variant &variant,
+            int threads)
+      : Device("cpu", desc, variant), threads_(threads),
+        soa_(variant.layout == EASYML_LAYOUT_SOA),
+        width_(std::max<int64_t>(1, variant.vector_width)) {}
+
+  DeviceKind kind() const override { return DeviceKind::Cpu; }
+  std::string description() const override {
+    std::string s = "CPU, " + std::to_string(cpuThreads(threads_)) +
+                    " threads, " + variant_->name;
+    if (width_ > 1)
+      s += " (" + std::to_string(width_) + " cells per vector)";
+    return s;
+  }
+  int64_t alignment() const override { return width_; }
+  bool sharesHostStore() const override { return soa_; }
+
+  bool bind(CellStore &store, std::string &) override {
+    store_ = &store;
+    int64_t rows = store.svRows();
+    if (!soa_) {
+      aos_.assign(static_cast<size_t>(store.cells()) * rows, 0.0);
+      aosOut_.assign(static_cast<size_t>(store.cells()) * desc_->num_traces,
+                     0.0);
+      lastSv_.assign(aos_.size(), 0.0);
+    } else {
+      lastSv_.assign(static_cast<size_t>(store.stride()) * rows, 0.0);
+    }
+    lastExt_.assign(desc_->num_externals, AlignedVector(store.stride(), 0.0));
+    counters_.assign(desc_->num_counters + 1, 0);
+    return true;
+  }
+
+  bool setUniforms(const std::vector<double> &params,
+                   const std::vector<double> &tables, std::string &) override {
+    params_ = params;
+    tables_.assign(tables.begin(), tables.end());
+    if (tables_.empty())
+      tables_.push_back(0.0);
+    return true;
+  }
+
+  bool own(CellRange range, std::string &) override {
+    range_ = range;
+    return true;
+  }
+
+  bool upload(CellRange r, unsigned rows, std::string &) override {
+    if (soa_ || !(rows & kStateRows) || r.empty())
+      return true;
+    int64_t n = store_->svRows();
+    for (int64_t v = 0; v < n; ++v) {
+      const double *row = store_->sv(v);
+      for (int64_t c = r.begin; c < r.end; ++c)
+        aos_[c * n + v] = row[c];
+    }
+    return true;
+  }
+
+  bool download(CellRange r, unsigned rows, std::string &) override {
+    if (soa_ || r.empty())
+      return true;
+    if (rows & kStateRows) {
+      int64_t n = store_->svRows();
+      for (int64_t v = 0; v < n; ++v) {
+        double *row = store_->sv(v);
+        for (int64_t c = r.begin; c < r.end; ++c)
+          row[c] = aos_[c * n + v];
+      }
+    }
+    if (rows & kTraceRows) {
+      int64_t nt = desc_->num_traces;
+      for (int64_t k = 0; k < nt; ++k) {
+        double *row = store_->trace(k);
+        for (int64_t c = r.begin; c < r.end; ++c)
+          row[c] = aosOut_[c * nt + k];
+      }
+    }
+    return true;
+  }
+
+  bool launch(const WaveTask &task, std::string &) override {
+    task_ = task;
+    worker_.post([this] { run(); });
+    return true;
+  }
+
+  bool wait(WaveTiming &timing, std::string &) override {
+    worker_.join();
+    timing = timing_;
+    return true;
+  }
+
+  bool diagnose(const WaveTask &task, NonFinite &where, std::string &) override;
+
+private:
+  easyml_kernel_args args(int64_t begin, int64_t end) {
+    easyml_kernel_args a{};
+    a.begin = begin;
+    a.end = end;
+    a.dt = task_.dt;
+    a.stride = store_->stride();
+    a.sv = soa_ ? store_->svBase() : aos_.data();
+    a.ext = store_->extTable();
+    a.params = params_.data();
+    a.tables = tables_.data();
+    a.counters = counters_.data();
+    a.out = soa_ ? store_->traceBase() : aosOut_.data();
+    a.param_rows = store_->paramRowTable();
+    a.rec_every = 1;
+    a.bio_ca = -1;
+    return a;
+  }
+
+  /// Saves cells [begin, end) as the state before the wave.
+  void snapshot(int64_t begin, int64_t end) {
+    int64_t rows = store_->svRows();
+    if (soa_) {
+      int64_t s = store_->stride();
+      for (int64_t v = 0; v < rows; ++v)
+        std::memcpy(lastSv_.data() + v * s + begin, store_->sv(v) + begin,
+                    (end - begin) * sizeof(double));
+    } else {
+      std::memcpy(lastSv_.data() + begin * rows, aos_.data() + begin * rows,
+                  (end - begin) * rows * sizeof(double));
+    }
+    for (int64_t e = 0; e < desc_->num_externals; ++e)
+      std::memcpy(lastExt_[e].data() + begin, store_->ext(e) + begin,
+                  (end - begin) * sizeof(double));
+  }
+
+  double &svAt(AlignedVector &base, int64_t cell, int64_t v) {
+    return soa_ ? base[v * store_->stride() + cell]
+                : base[cell * store_->svRows() + v];
+  }
+  double &svNow(int64_t cell, int64_t v) {
+    return soa_ ? store_->sv(v)[cell] : aos_[cell * store_->svRows() + v];
+  }
+
+  void run();
+
+  int threads_;
+  bool soa_;
+  int64_t width_;
+  CellStore *store_ = nullptr;
+  std::vector<double> params_, tables_;
+  AlignedVector aos_, aosOut_, lastSv_;
+  std::vector<AlignedVector> lastExt_;
+  std::vector<int64_t> counters_;
+  WaveTask task_;
+  WaveTiming timing_;
+  Worker worker_;
+};
+
+void CpuDevice::run() {
+  double t0 = now();
+  std::fill(counters_.begin(), counters_.end(), 0);
+  timing_ = WaveTiming{};
+  const WaveTask &t = task_;
+  easyml_kernel_fn fn = t.entry == Entry::Init      ? variant_->init
+                        : t.entry == Entry::Compute ? variant_->compute
+                                                    : variant_->eval;
+  int64_t n = range_.size();
+  int64_t w = width_;
+  // No more threads than vectors of cells: idle OpenMP threads spin, and a
+  // single cell (validation runs) would pay for them.
+  int nthreads = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(cpuThreads(threads_), (n + w - 1) / w)));
+  RecordPlan *plan = t.entry == Entry::Compute && t.recSamples > 0 &&
+                             !t.record->cells.intersect(range_).empty()
+                         ? t.record
+                         : nullptr;
+  if (n > 0) {
+#pragma omp parallel num_threads(nthreads)
+    {
+      int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+      int64_t begin = range_.begin + n * tid / nt / w * w;
+      int64_t end = tid == nt - 1 ? range_.end
+                                  : range_.begin + n * (tid + 1) / nt / w * w;
+      if (begin < end) {
+        // Each thread saves its own cells (in parallel, and warming its
+        // cache for the kernel).
+        if (t.entry == Entry::Compute && t.snapshot)
+          snapshot(begin, end);
+        easyml_kernel_args a = args(begin, end);
+        a.step0 = t.step0;
+        a.nsteps = t.entry == Entry::Compute ? t.nsteps : 0;
+        a.stim = t.stim;
+        a.integrate_vm = t.integrateVm;
+        if (plan) {
+          int64_t ncells = plan->cells.size();
+          a.rec = plan->host.data() + t.recOffset * plan->num * ncells;
+          a.rec_slot = plan->slots.data();
+          a.rec_num = plan->num;
+          a.rec_begin = plan->cells.begin;
+          a.rec_end = plan->cells.end;
+          a.rec_stride = ncells;
+          a.rec_first = t.recFirst;
+          a.rec_every = t.recEvery;
+          a.rec_samples = t.recSamples;
+          a.rec_traces = plan->traces;
+        }
+        fn(&a);
+        if (t.entry == Entry::Eval && !soa_) {
+          // Traced values into the host store's rows.
+          int64_t ntr = desc_->num_traces;
+          for (int64_t k = 0; k < ntr; ++k) {
+            double *row = store_->trace(k);
+            for (int64_t c = begin; c < end; ++c)
+              row[c] = aosOut_[c * ntr + k];
+          }
+        }
+      }
+    }
+  }
+  timing_.seconds = now() - t0;
+  timing_.kernelSeconds = timing_.seconds;
+  timing_.counters.assign(counters_.begin(), counters_.end() - 1);
+  timing_.nonFinite = t.entry == Entry::Compute ? counters_.back() : 0;
+}
+
+bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
+                         std::string &) {
+  const easyml_model_desc &d = *desc_;
+  int64_t rows = store_->svRows();
+  auto badValue = [&](int64_t c, std::string &name, double &value) {
+    for (int64_t v = 0; v < d.num_states; ++v)
+      if (!std::isfinite(svNow(c, v))) {
+        name = d.state_names[v];
+        value = svNow(c, v);
+        return true;
+      }
+    for (int64_t e = 0; e < d.num_externals; ++e)
+      if (!std::isfinite(store_->ext(e)[c])) {
+        name = std::string(d.external_names[e]) + " (" +
+               d.external_sim_names[e] + ")";
+        value = store_->ext(e)[c];
+        return true;
+      }
+    return false;
+  };
+  std::string name;
+  double value = 0;
+  int64_t bad = -1;
+  for (int64_t c = range_.begin; c < range_.end && bad < 0; ++c)
+    if (badValue(c, name, value))
+      bad = c;
+  where.cell = bad < 0 ? range_.begin : bad;
+  int64_t c = where.cell;
+  // Replay that cell alone, one step at a time, from the saved state; then
+  // put its state after the wave back.
+  std::vector<double> after(rows), afterExt(d.num_externals);
+  for (int64_t v = 0; v < rows; ++v) {
+    after[v] = svNow(c, v);
+    svNow(c, v) = svAt(lastSv_, c, v);
+  }
+  for (int64_t e = 0; e < d.num_externals; ++e) {
+    afterExt[e] = store_->ext(e)[c];
+    store_->ext(e)[c] = lastExt_[e][c];
+  }
+  std::vector<int64_t> saved = counters_;
+  task_ = task;
+  for (int64_t k = 0; k < task.nsteps; ++k) {
+    easyml_kernel_args a = args(c, c + 1);
+    a.step0 = task.step0 + k;
+    a.nsteps = 1;
+    a.stim = task.stim;
+    a.integrate_vm = task.integrateVm;
+    variant_->compute(&a);
+    if (badValue(c, name, value)) {
+      where.variable = name;
+      where.value = value;
+      where.step = task.step0 + k;
+      where.time = where.step * task.dt;
+      break;
+    }
+  }
+  if (where.step < 0) {
+    // No state or external went bad in the replay: the bad value came with
+    // the cell (a nodal parameter).
+    where.variable = "(a nodal parameter)";
+    where.step = task.step0;
+    where.time = task.step0 * task.dt;
+  }
+  counters_ = saved;
+  for (int64_t v = 0; v < rows; ++v)
+    svNow(c, v) = after[v];
+  for (int64_t e = 0; e < d.num_externals; ++e)
+    store_->ext(e)[c] = afterExt[e];
+  return true;
+}
+
+} // namespace
+
+int easyml::rt::cpuThreads(int threads) {
+  return threads > 0 ? threads : omp_get_max_threads();
+}
+
+std::unique_ptr<Device> easyml::rt::makeCpuDevice(const easyml_model_desc &desc,
+                                                  const easyml_variant &variant,
+                                                  int threads) {
+  return std::make_unique<CpuDevice>(desc, variant, threads);
+}

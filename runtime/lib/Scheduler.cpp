@@ -1,0 +1,905 @@
+//===- Scheduler.cpp - waves over a set of devices ------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scheduler.h"
+
+#include "easyml/Runtime/GpuDriver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+using namespace easyml::rt;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// `a` minus `b`: up to two ranges.
+std::vector<CellRange> minus(CellRange a, CellRange b) {
+  std::vector<CellRange> out;
+  if (a.empty())
+    return out;
+  CellRange x = a.intersect(b);
+  if (x.empty()) {
+    out.push_back(a);
+    return out;
+  }
+  if (a.begin < x.begin)
+    out.push_back({a.begin, x.begin});
+  if (x.end < a.end)
+    out.push_back({x.end, a.end});
+  return out;
+}
+
+std::string variantList(const easyml_model_desc &d) {
+  std::string names;
+  for (int64_t i = 0; i < d.num_variants; ++i)
+    names += (i ? ", " : "") + std::string(d.variants[i].name);
+  return names.empty() ? "none" : names;
+}
+
+/// A GPU the model can run on.
+struct GpuCandidate {
+  GpuVendor vendor;
+  std::shared_ptr<GpuDriver> driver;
+  GpuDeviceInfo info;
+  const easyml_variant *variant;
+  std::string id() const {
+    return std::string(vendorName(vendor)) + ":" + std::to_string(info.index);
+  }
+};
+
+/// One item of a device list: "cpu", "auto", "gpu[:sel]", "cuda[:sel]",
+/// "rocm[:sel]" with sel = "all" or indices separated by ','.
+struct Item {
+  std::string kind;
+  bool all = true;
+  std::vector<int> indices;
+};
+
+bool parseDevices(const std::string &spec, std::vector<Item> &items,
+                  std::string &error) {
+  std::string s = spec;
+  s.erase(std::remove_if(s.begin(), s.end(), ::isspace), s.end());
+  if (s.empty()) {
+    error = "empty device list (expected cpu, gpu:0,1, cuda:all, "
+            "cpu+gpu:all or auto)";
+    return false;
+  }
+  std::stringstream parts(s);
+  for (std::string part; std::getline(parts, part, '+');) {
+    Item item;
+    size_t colon = part.find(':');
+    item.kind = part.substr(0, colon);
+    if (item.kind != "cpu" && item.kind != "auto" && item.kind != "gpu" &&
+        item.kind != "cuda" && item.kind != "rocm") {
+      error = "unknown device '" + part + "' in '" + spec +
+              "' (expected cpu, gpu[:N,...|all], cuda[:...], rocm[:...] "
+              "or auto)";
+      return false;
+    }
+    if (colon != std::string::npos) {
+      std::string sel = part.substr(colon + 1);
+      if ((item.kind == "cpu" || item.kind == "auto")) {
+        error =
+            "'" + item.kind + "' takes no device numbers (in '" + spec + "')";
+        return false;
+      }
+      if (sel != "all") {
+        item.all = false;
+        std::stringstream nums(sel);
+        for (std::string n; std::getline(nums, n, ',');) {
+          char *end = nullptr;
+          long v = std::strtol(n.c_str(), &end, 10);
+          if (n.empty() || *end || v < 0) {
+            error = "bad device number '" + n + "' in '" + spec + "'";
+            return false;
+          }
+          item.indices.push_back(static_cast<int>(v));
+        }
+      }
+    }
+    items.push_back(item);
+  }
+  return true;
+}
+
+} // namespace
+
+bool easyml::rt::selectDevices(const ModelHandle &model,
+                               const SimulationOptions &options, DeviceSet &set,
+                               std::string &error) {
+  const easyml_model_desc &d = model.desc();
+  std::vector<Item> items;
+  if (!parseDevices(options.devices, items, error))
+    return false;
+  bool wantCpu = false, automatic = false, wantGpu = false;
+  for (const Item &item : items) {
+    wantCpu |= item.kind == "cpu";
+    automatic |= item.kind == "auto";
+    wantGpu |= item.kind != "cpu" && item.kind != "auto";
+  }
+  if (automatic && items.size() > 1) {
+    error = "'auto' chooses the devices itself: give it alone (not '" +
+            options.devices + "')";
+    return false;
+  }
+  set.automatic = automatic;
+
+  // The CPU pool.
+  const easyml_variant *cpuVariant = model.variant(options.cpuVariant);
+  if (cpuVariant && cpuVariant->device != EASYML_DEVICE_CPU) {
+    error = "variant '" + options.cpuVariant + "' of model " + d.name +
+            " runs on a GPU, not on the CPU (give the GPU in the device "
+            "list, e.g. " +
+            (cpuVariant->device == EASYML_DEVICE_CUDA ? "cuda:0" : "rocm:0") +
+            ")";
+    return false;
+  }
+  if (wantCpu && !cpuVariant) {
+    error =
+        options.cpuVariant.empty()
+            ? "model " + std::string(d.name) +
+                  " has no CPU variant (compiled variants: " + variantList(d) +
+                  ")"
+            : "model " + std::string(d.name) + " has no variant '" +
+                  options.cpuVariant +
+                  "' (compiled variants: " + variantList(d) + ")";
+    return false;
+  }
+  if ((wantCpu || automatic) && cpuVariant) {
+    set.cpu = static_cast<int>(set.devices.size());
+    set.devices.push_back(makeCpuDevice(d, *cpuVariant, options.threads));
+    if (wantCpu)
+      set.initial.push_back(set.cpu);
+  }
+  if (!wantGpu && !automatic)
+    return true;
+
+  // The GPUs the model has code for, CUDA first.
+  std::vector<GpuCandidate> candidates;
+  std::string why[2];
+  for (GpuVendor vendor : {GpuVendor::Cuda, GpuVendor::Rocm}) {
+    int slot = vendor == GpuVendor::Cuda ? 0 : 1;
+    const easyml_variant *v = nullptr;
+    for (int64_t i = 0; i < d.num_variants; ++i)
+      if (d.variants[i].device ==
+          (vendor == GpuVendor::Cuda ? EASYML_DEVICE_CUDA : EASYML_DEVICE_ROCM))
+        v = &d.variants[i];
+    if (!v) {
+      why[slot] = "model " + std::string(d.name) + " has no " +
+                  vendorName(vendor) +
+                  " variant (compiled variants: " + variantList(d) +
+                  "; recompile with --variant=...," + vendorName(vendor) + ")";
+      continue;
+    }
+    std::string err;
+    auto driver = GpuDriver::open(vendor, err);
+    if (!driver) {
+      why[slot] = err;
+      continue;
+    }
+    auto infos = driver->devices(err);
+    if (infos.empty())
+      why[slot] = std::string("the ") + vendorName(vendor) +
+                  " driver reports no device" + (err.empty() ? "" : ": " + err);
+    for (const GpuDeviceInfo &info : infos)
+      candidates.push_back({vendor, driver, info, v});
+  }
+  auto describeAll = [&] {
+    std::string s;
+    for (size_t i = 0; i < candidates.size(); ++i)
+      s += (i ? ", " : "") + std::string("gpu:") + std::to_string(i) + " = " +
+           candidates[i].id() + " " + candidates[i].info.name;
+    return s;
+  };
+  auto noGpuReason = [&](int slot) {
+    return why[slot].empty() ? std::string("none found") : why[slot];
+  };
+
+  std::vector<size_t> chosen;
+  auto add = [&](size_t c) {
+    if (std::find(chosen.begin(), chosen.end(), c) == chosen.end())
+      chosen.push_back(c);
+  };
+  for (const Item &item : items) {
+    if (item.kind == "cpu")
+      continue;
+    if (item.kind == "auto" || item.kind == "gpu") {
+      if (candidates.empty()) {
+        if (item.kind == "auto")
+          break; // the CPU alone
+        error = "no GPU can run model " + std::string(d.name) +
+                " (cuda: " + noGpuReason(0) + "; rocm: " + noGpuReason(1) + ")";
+        return false;
+      }
+      if (item.all) {
+        for (size_t c = 0; c < candidates.size(); ++c)
+          add(c);
+        continue;
+      }
+      for (int i : item.indices) {
+        if (i >= static_cast<int>(candidates.size())) {
+          error = "no GPU " + std::to_string(i) + ": " +
+                  std::to_string(candidates.size()) + " GPU" +
+                  (candidates.size() == 1 ? "" : "s") + " can run model " +
+                  d.name + " (" + describeAll() + ")";
+          return false;
+        }
+        add(i);
+      }
+      continue;
+    }
+    GpuVendor vendor = item.kind == "cuda" ? GpuVendor::Cuda : GpuVendor::Rocm;
+    int slot = vendor == GpuVendor::Cuda ? 0 : 1;
+    std::vector<size_t> ofVendor;
+    for (size_t c = 0; c < candidates.size(); ++c)
+      if (candidates[c].vendor == vendor)
+        ofVendor.push_back(c);
+    if (ofVendor.empty()) {
+      error = "no " + item.kind + " device: " + noGpuReason(slot);
+      return false;
+    }
+    if (item.all) {
+      for (size_t c : ofVendor)
+        add(c);
+      continue;
+    }
+    for (int i : item.indices) {
+      auto it = std::find_if(ofVendor.begin(), ofVendor.end(), [&](size_t c) {
+        return candidates[c].info.index == i;
+      });
+      if (it == ofVendor.end()) {
+        std::string found;
+        for (size_t c : ofVendor)
+          found += (found.empty() ? "" : ", ") + candidates[c].id() + " " +
+                   candidates[c].info.name;
+        error = "no " + item.kind + " device " + std::to_string(i) + ": " +
+                std::to_string(ofVendor.size()) + " found (" + found + ")";
+        return false;
+      }
+      add(*it);
+    }
+  }
+  for (size_t c : chosen) {
+    const GpuCandidate &g = candidates[c];
+    std::string err;
+    auto device = makeGpuDevice(d, *g.variant, g.driver, g.info, err);
+    if (!device) {
+      error = g.id() + " (" + g.info.name + "): " + err;
+      return false;
+    }
+    int index = static_cast<int>(set.devices.size());
+    set.devices.push_back(std::move(device));
+    set.gpus.push_back(index);
+    if (!automatic)
+      set.initial.push_back(index);
+  }
+  if (set.devices.empty()) {
+    error = "no device can run model " + std::string(d.name) +
+            " (compiled variants: " + variantList(d) + ")";
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduler
+//===----------------------------------------------------------------------===//
+
+Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
+                     const SimulationOptions &options)
+    : desc_(model.desc()), options_(options) {
+  const easyml_model_desc &d = desc_;
+  params_.assign(d.param_defaults, d.param_defaults + d.num_params);
+  for (int64_t f = 0; f < d.num_flags; ++f)
+    params_.push_back(d.flag_defaults[f]);
+  counters.assign(d.num_counters, 0);
+  store_ = std::make_unique<CellStore>(d, cells);
+  if (!selectDevices(model, options, set_, setupError_))
+    return;
+  ranges_.assign(set_.devices.size(), {});
+  speeds_.assign(set_.devices.size(), 0.0);
+  for (auto &device : set_.devices) {
+    std::string err;
+    if (!device->bind(*store_, err)) {
+      setupError_ = device->description() + ": " + err;
+      return;
+    }
+  }
+  report.model = d.name;
+  report.cells = cells;
+  report.threshold = options.balance.threshold;
+  for (auto &device : set_.devices)
+    report.devices.push_back({device->id(), device->description()});
+  BalanceOptions balance = options.balance;
+  balancer_ = std::make_unique<Balancer>(cells, kCellAlignment, balance);
+  std::vector<int> initial = set_.initial;
+  if (set_.automatic) {
+    dimensioner_ = std::make_unique<Dimensioner>(
+        static_cast<int>(set_.gpus.size()), set_.cpu >= 0, options.dimension);
+    report.dimensioning.enabled = true;
+    report.dimensioning.maxWindows = dimensioner_->maxWindows();
+    DeviceConfig c = dimensioner_->next();
+    initial.clear();
+    if (c.cpu)
+      initial.push_back(set_.cpu);
+    for (int g = 0; g < c.gpus; ++g)
+      initial.push_back(set_.gpus[g]);
+    if (dimensioner_->done()) {
+      report.dimensioning.complete = true;
+      report.dimensioning.chosen = c.str();
+      report.dimensioning.reason = dimensioner_->reason();
+    }
+  }
+  // Initial shares: given, else from remembered speeds, else even until
+  // measured.
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    auto it = options.speeds.find(set_.devices[i]->id());
+    if (it != options.speeds.end() && it->second > 0)
+      speeds_[i] = it->second;
+  }
+  std::vector<CellRange> r;
+  if (options.shares.size() == initial.size()) {
+    r = splitCells(cells, options.shares, kCellAlignment);
+  } else if (!options.shares.empty()) {
+    setupError_ = std::to_string(options.shares.size()) + " shares given for " +
+                  std::to_string(initial.size()) + " devices";
+    return;
+  } else {
+    r = splitFor(initial);
+  }
+  for (size_t i = 0; i < initial.size(); ++i)
+    ranges_[initial[i]] = r[i];
+  balanced_ = initial;
+  balancer_->reset(r);
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    std::string err;
+    if (!set_.devices[i]->own(ranges_[i], err)) {
+      setupError_ = set_.devices[i]->description() + ": " + err;
+      return;
+    }
+  }
+}
+
+Scheduler::~Scheduler() = default;
+
+std::vector<int> Scheduler::active() const {
+  std::vector<int> a;
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (!ranges_[i].empty())
+      a.push_back(static_cast<int>(i));
+  return a;
+}
+
+Device *Scheduler::firstActive() const {
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (!ranges_[i].empty())
+      return set_.devices[i].get();
+  return set_.devices.empty() ? nullptr : set_.devices.front().get();
+}
+
+void Scheduler::setThreads(int threads) {
+  options_.threads = threads;
+  if (set_.cpu < 0)
+    return;
+  // The CPU pool is re-made with the new thread count (before any wave).
+  Device &old = *set_.devices[set_.cpu];
+  auto fresh = makeCpuDevice(desc_, old.variant(), threads);
+  std::string err;
+  fresh->bind(*store_, err);
+  fresh->own(ranges_[set_.cpu], err);
+  set_.devices[set_.cpu] = std::move(fresh);
+  report.devices[set_.cpu].description = set_.devices[set_.cpu]->description();
+}
+
+int Scheduler::threads() const { return cpuThreads(options_.threads); }
+
+bool Scheduler::fail(const Device &device, const std::string &what) {
+  if (failure_.empty())
+    failure_ = device.description() + ": " + what;
+  return false;
+}
+
+bool Scheduler::syncStates() {
+  if (!usable())
+    return false;
+  for (auto &device : set_.devices) {
+    if (!device->hostStale)
+      continue;
+    std::string err;
+    if (!device->download(device->range(), kStateRows, err))
+      return fail(*device, err);
+    device->hostStale = false;
+  }
+  return true;
+}
+
+void Scheduler::statesWritten() {
+  for (auto &device : set_.devices)
+    if (!device->sharesHostStore())
+      device->deviceStale = true;
+}
+
+void Scheduler::paramValuesWritten() { paramValuesStale_ = true; }
+
+bool Scheduler::initialize(double dt, Simulation &sim) {
+  if (!usable())
+    return false;
+  dt_ = dt;
+  const easyml_model_desc &d = desc_;
+  double t0 = now();
+  tables_.assign(std::max<int64_t>(1, d.table_size), 0.0);
+  tableWarnings.clear();
+  if (d.build_tables && d.table_size) {
+    easyml_kernel_args a{};
+    a.dt = dt;
+    a.params = params_.data();
+    a.tables = tables_.data();
+    d.build_tables(&a);
+    // openCARP's check_LUT: report NaN entries with the grid value.
+    for (int64_t t = 0; t < d.num_tables; ++t) {
+      const easyml_table_desc &tab = d.tables[t];
+      for (int64_t c = 0; c < tab.num_columns; ++c) {
+        int64_t count = 0, first = -1;
+        for (int64_t r = 0; r < tab.num_rows; ++r)
+          if (std::isnan(tables_[tab.offset + r * tab.num_columns + c])) {
+            if (first < 0)
+              first = r;
+            ++count;
+          }
+        if (count) {
+          char buf[512];
+          std::snprintf(buf, sizeof buf,
+                        "lookup table %s: column %s is NaN at %s = %.10g "
+                        "(row %lld; %lld NaN rows)",
+                        tab.variable, tab.column_names[c], tab.variable,
+                        tab.lo + first * tab.step,
+                        static_cast<long long>(first),
+                        static_cast<long long>(count));
+          tableWarnings.push_back(buf);
+        }
+      }
+    }
+  }
+  tablesSeconds += now() - t0;
+  t0 = now();
+  for (auto &device : set_.devices) {
+    std::string err;
+    if (!device->setUniforms(params_, tables_, err))
+      return fail(*device, err);
+    if (!device->range().empty() &&
+        !device->upload(device->range(), kParamRows, err))
+      return fail(*device, err);
+  }
+  uploadedParams_ = params_;
+  paramValuesStale_ = false;
+  WaveTask task;
+  task.dt = dt;
+  task.entry = Entry::Init;
+  bool ok = runWave(task);
+  task.entry = Entry::Eval;
+  ok = ok && runWave(task);
+  initSeconds += now() - t0;
+  step_ = 0;
+  initialized_ = ok;
+  bad_.reset();
+  (void)sim;
+  return ok;
+}
+
+bool Scheduler::runWave(const WaveTask &task) {
+  if (!usable() || bad_)
+    return false;
+  std::vector<int> act = active();
+  std::string err;
+  // Parameters changed on the host since the last wave.
+  if (params_ != uploadedParams_) {
+    for (auto &device : set_.devices)
+      if (!device->setUniforms(params_, tables_, err))
+        return fail(*device, err);
+    uploadedParams_ = params_;
+  }
+  for (int i : act) {
+    Device &device = *set_.devices[i];
+    if (device.deviceStale) {
+      if (!device.upload(device.range(), kStateRows, err))
+        return fail(device, err);
+      device.deviceStale = false;
+    }
+    if (paramValuesStale_ && !device.upload(device.range(), kParamRows, err))
+      return fail(device, err);
+  }
+  paramValuesStale_ = false;
+  double t0 = now();
+  for (int i : act)
+    if (!set_.devices[i]->launch(task, err))
+      return fail(*set_.devices[i], err);
+  std::vector<WaveTiming> timing(set_.devices.size());
+  bool ok = true;
+  for (int i : act)
+    if (!set_.devices[i]->wait(timing[i], err) && ok)
+      ok = fail(*set_.devices[i], err);
+  if (!ok)
+    return false;
+  double wall = now() - t0;
+  for (int i : act) {
+    Device &device = *set_.devices[i];
+    if (task.entry != Entry::Eval && !device.sharesHostStore())
+      device.hostStale = true;
+    for (size_t c = 0; c < counters.size(); ++c)
+      counters[c] += timing[i].counters[c];
+    if (device.isGpu() && task.entry == Entry::Compute)
+      gpuKernelMs += timing[i].kernelSeconds * 1e3;
+  }
+  if (task.entry != Entry::Compute)
+    return true;
+  computeSeconds += wall;
+  report.waveSeconds += wall;
+  report.steps += task.nsteps;
+  for (int i : act) {
+    DeviceReport &r = report.devices[i];
+    r.cellSteps += static_cast<double>(ranges_[i].size()) * task.nsteps;
+    r.seconds += timing[i].seconds;
+    r.kernelSeconds += timing[i].kernelSeconds;
+    r.waves += 1;
+  }
+  // A blow-up: the device that counted it replays its first bad cell.
+  for (int i : act) {
+    if (timing[i].nonFinite == 0)
+      continue;
+    Device &device = *set_.devices[i];
+    auto where = std::make_unique<NonFinite>();
+    if (!device.diagnose(task, *where, err))
+      return fail(device, err);
+    bad_ = std::move(where);
+    return false;
+  }
+  // The wave's record and the balancer's view of it.
+  WaveRecord w;
+  w.step0 = task.step0;
+  w.nsteps = task.nsteps;
+  w.wallSeconds = wall;
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    w.cells.push_back(ranges_[i].size());
+    w.seconds.push_back(timing[i].seconds);
+  }
+  w.imbalance = imbalance(w.seconds, w.cells);
+  ++report.totalWaves;
+  bool logged = report.waves.size() < report.maxWaveRecords;
+  if (logged)
+    report.waves.push_back(w);
+  endWave(task, timing);
+  if (logged && !report.repartitions.empty() &&
+      report.repartitions.back().step == task.step0 + task.nsteps)
+    report.waves.back().repartition = true;
+  return usable();
+}
+
+void Scheduler::endWave(const WaveTask &task,
+                        const std::vector<WaveTiming> &timing) {
+  // Dimensioning windows measure the wave time of the slowest device.
+  if (window_.open) {
+    double slowest = 0;
+    for (int i : active())
+      slowest = std::max(slowest, timing[i].seconds);
+    // The window's first wave settles the split; the rest are measured
+    // (or the first, when it is all there is).
+    double cellSteps = static_cast<double>(store_->cells()) * task.nsteps;
+    if (window_.waves++ == 0) {
+      window_.firstCellSteps = cellSteps;
+      window_.firstSeconds = slowest;
+    } else {
+      window_.cellSteps += cellSteps;
+      window_.seconds += slowest;
+    }
+  }
+  if (balanced_.size() < 2)
+    return;
+  std::vector<double> seconds;
+  for (int i : balanced_)
+    seconds.push_back(timing[i].seconds);
+  Balancer::Decision decision = balancer_->observe(seconds, task.nsteps);
+  if (decision.judged)
+    for (size_t k = 0; k < balanced_.size(); ++k)
+      if (decision.speeds[k] > 0)
+        speeds_[balanced_[k]] = decision.speeds[k];
+  if (!decision.repartition)
+    return;
+  std::vector<CellRange> next(set_.devices.size());
+  for (size_t k = 0; k < balanced_.size(); ++k)
+    next[balanced_[k]] = decision.ranges[k];
+  char why[96];
+  std::snprintf(why, sizeof why, "imbalance %.1f%% > %.1f%%",
+                100 * decision.windowImbalance,
+                100 * balancer_->options().threshold);
+  if (migrate(next, why, decision.windowImbalance))
+    balancer_->adopt(decision.ranges);
+}
+
+void Scheduler::resetBalancer(const BalanceOptions &options) {
+  *balancer_ = Balancer(store_->cells(), kCellAlignment, options);
+  std::vector<CellRange> r;
+  for (int i : balanced_)
+    r.push_back(ranges_[i]);
+  balancer_->reset(r);
+}
+
+std::map<std::string, double> Scheduler::speeds() const {
+  std::map<std::string, double> m;
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (speeds_[i] > 0)
+      m[set_.devices[i]->id()] = speeds_[i];
+  return m;
+}
+
+void Scheduler::updateReport() {
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    DeviceReport &r = report.devices[i];
+    r.cells = ranges_[i].size();
+    r.bytesToDevice = set_.devices[i]->bytesToDevice;
+    r.bytesToHost = set_.devices[i]->bytesToHost;
+  }
+  report.dt = dt_;
+}
+
+bool Scheduler::migrate(const std::vector<CellRange> &next,
+                        const std::string &why, double imbalance) {
+  double before = 0;
+  for (auto &device : set_.devices)
+    before += device->bytesToDevice + device->bytesToHost;
+  std::string err;
+  // Cells leaving a device come to the host first (if it holds them newer).
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    Device &device = *set_.devices[i];
+    if (!device.hostStale)
+      continue;
+    for (CellRange r : minus(ranges_[i], next[i]))
+      if (!device.download(r, kStateRows, err))
+        return fail(device, err);
+    if (next[i].empty())
+      device.hostStale = false;
+  }
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    Device &device = *set_.devices[i];
+    if (!device.own(next[i], err))
+      return fail(device, err);
+    if (device.deviceStale)
+      continue; // its whole range goes up before the next wave
+    for (CellRange r : minus(next[i], ranges_[i]))
+      if (!device.upload(r, kStateRows | kParamRows, err))
+        return fail(device, err);
+  }
+  double after = 0;
+  for (auto &device : set_.devices)
+    after += device->bytesToDevice + device->bytesToHost;
+  RepartitionRecord rec;
+  rec.step = step_;
+  rec.imbalance = imbalance;
+  rec.from = ranges_;
+  rec.to = next;
+  rec.speeds = speeds_;
+  rec.bytes = after - before;
+  rec.reason = why;
+  report.repartitions.push_back(rec);
+  report.bytesMoved += rec.bytes;
+  ranges_ = next;
+  return true;
+}
+
+std::vector<CellRange> Scheduler::splitFor(const std::vector<int> &act) const {
+  // Measured speeds; an unmeasured device is assumed as fast as the mean
+  // of the measured ones (an even split when none is).
+  double known = 0;
+  int n = 0;
+  for (int i : act)
+    if (speeds_[i] > 0) {
+      known += speeds_[i];
+      ++n;
+    }
+  std::vector<double> speeds;
+  for (int i : act)
+    speeds.push_back(speeds_[i] > 0 ? speeds_[i] : (n ? known / n : 1.0));
+  return splitCells(store_->cells(), speeds, kCellAlignment);
+}
+
+bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {
+  std::vector<int> act;
+  if (config.cpu && set_.cpu >= 0)
+    act.push_back(set_.cpu);
+  for (int g = 0; g < config.gpus && g < static_cast<int>(set_.gpus.size());
+       ++g)
+    act.push_back(set_.gpus[g]);
+  std::vector<CellRange> r = splitFor(act);
+  std::vector<CellRange> next(set_.devices.size());
+  for (size_t k = 0; k < act.size(); ++k)
+    next[act[k]] = r[k];
+  if (next != ranges_ && !migrate(next, why, 0))
+    return false;
+  balanced_ = act;
+  resetBalancer(balancer_->options());
+  return true;
+}
+
+double Scheduler::stimulusAt(int64_t s) const {
+  double total = 0;
+  for (const Stimulus &st : stimuli) {
+    if (st.count <= 0 || s < st.start)
+      continue;
+    int64_t period = st.period > 0 ? st.period : 0;
+    int64_t last =
+        period ? std::min<int64_t>((s - st.start) / period, st.count - 1) : 0;
+    for (int64_t k = last; k >= 0; --k) {
+      int64_t on = st.start + k * period;
+      if (s < on + st.duration) {
+        if (s >= on) {
+          total += st.strength;
+          break;
+        }
+      } else {
+        break; // earlier pulses ended earlier still
+      }
+      if (!period)
+        break;
+    }
+  }
+  return total;
+}
+
+int64_t Scheduler::nextStimulusEdge(int64_t s) const {
+  int64_t best = INT64_MAX;
+  for (const Stimulus &st : stimuli) {
+    if (st.count <= 0)
+      continue;
+    int64_t period = st.period > 0 ? st.period : 0;
+    int64_t k0 = 0;
+    if (period && s > st.start)
+      k0 = std::max<int64_t>(0, (s - st.start - st.duration) / period);
+    for (int64_t k = k0; k < st.count; ++k) {
+      int64_t on = st.start + k * period, off = on + st.duration;
+      if (on > s) {
+        best = std::min(best, on);
+        break;
+      }
+      if (off > s)
+        best = std::min(best, off);
+      if (!period)
+        break;
+    }
+  }
+  return best;
+}
+
+void Scheduler::startWindow() {
+  DeviceConfig c = dimensioner_->next();
+  char why[128];
+  std::snprintf(why, sizeof why, "dimensioning: measuring %s", c.str().c_str());
+  if (!useConfig(c, why))
+    return;
+  window_ = Window{};
+  window_.open = true;
+  window_.start = step_;
+  window_.end = step_ + std::max<int64_t>(1, options_.dimension.windowSteps);
+  // The balancer judges every wave while measuring.
+  BalanceOptions fast = options_.balance;
+  fast.minWindowSeconds = 0;
+  resetBalancer(fast);
+}
+
+bool Scheduler::run(int64_t until, Simulation &sim) {
+  if (!usable() || bad_)
+    return false;
+  if (!initialized_) {
+    failure_ = "initialize() must come before run()";
+    return false;
+  }
+  double t0 = now();
+  bool ok = true;
+  while (step_ < until && ok) {
+    // Events at this step.
+    for (size_t e = 0; e < events.size(); ++e) {
+      Event &ev = events[e];
+      if (!ev.alive || ev.step > step_)
+        continue;
+      EventFn fn = ev.fn; // the callback may add events
+      if (ev.every > 0)
+        while (ev.step <= step_)
+          ev.step += ev.every;
+      else
+        ev.alive = false;
+      if (!fn(sim, step_)) {
+        report.wallSeconds += now() - t0;
+        return false;
+      }
+      if (!usable())
+        return false;
+    }
+    if (dimensioner_ && !dimensioner_->done() && !window_.open)
+      startWindow();
+    if (!usable())
+      return false;
+    int64_t end = until;
+    end = std::min(end, nextStimulusEdge(step_));
+    for (const Event &ev : events)
+      if (ev.alive && ev.step > step_)
+        end = std::min(end, ev.step);
+    if (options_.maxWaveSteps > 0)
+      end = std::min(end, step_ + options_.maxWaveSteps);
+    if (window_.open) {
+      end = std::min(end, window_.end);
+      end = std::min(end, step_ + std::max<int64_t>(
+                                      1, options_.dimension.windowSteps / 3));
+    } else if (balanced_.size() > 1 && balancer_->judgements() == 0 &&
+               options_.probeSteps > 0) {
+      end = std::min(end, step_ + options_.probeSteps);
+    }
+    WaveTask task;
+    task.dt = dt_;
+    task.step0 = step_;
+    task.stim = stimulusAt(step_);
+    task.integrateVm = true;
+    int64_t first = 0, count = 0;
+    if (recording.on) {
+      Recording &r = recording;
+      // The first sample at or after this step.
+      first = r.first;
+      if (step_ > r.first)
+        first = r.first + (step_ - r.first + r.every - 1) / r.every * r.every;
+      if (first < end)
+        count = (end - 1 - first) / r.every + 1;
+      if (count > r.plan.capacity) {
+        count = r.plan.capacity;
+        end = first + count * r.every;
+      }
+      task.record = &r.plan;
+      task.recFirst = first;
+      task.recEvery = r.every;
+      task.recSamples = count;
+    }
+    task.nsteps = end - step_;
+    ok = runWave(task);
+    if (!ok)
+      break;
+    if (count > 0) {
+      int64_t stride = recording.plan.num * recording.plan.cells.size();
+      for (int64_t k = 0; k < count; ++k)
+        recording.fn(first + k * recording.every,
+                     recording.plan.host.data() + k * stride);
+    }
+    step_ = end;
+    if (window_.open && step_ >= window_.end) {
+      double rate = window_.seconds > 0 ? window_.cellSteps / window_.seconds
+                    : window_.firstSeconds > 0
+                        ? window_.firstCellSteps / window_.firstSeconds
+                        : 0;
+      DeviceConfig measured = dimensioner_->next();
+      dimensioner_->observe(rate);
+      report.dimensioning.windows.push_back(
+          {measured.str(), window_.start, window_.end - window_.start, rate});
+      window_.open = false;
+      resetBalancer(options_.balance);
+      if (dimensioner_->done()) {
+        DeviceConfig c = dimensioner_->chosen();
+        report.dimensioning.complete = true;
+        report.dimensioning.chosen = c.str();
+        report.dimensioning.reason = dimensioner_->reason();
+        ok = useConfig(c, "dimensioning chose " + c.str());
+      }
+    }
+    if (progress)
+      progress(step_);
+  }
+  report.wallSeconds += now() - t0;
+  if (!ok && !usable())
+    return false;
+  return ok;
+}

@@ -1,0 +1,151 @@
+//===- Scheduler.h - waves over a set of devices ---------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The engine behind Simulation: it owns the devices, the host cell store,
+// the event schedule and the time loop. A wave runs on every active device
+// at once (launch all, then join); after it the scheduler checks for
+// non-finite values, feeds the balancer and moves the cells that change
+// owner, and during dimensioning measures candidate device sets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_LIB_SCHEDULER_H
+#define EASYML_RUNTIME_LIB_SCHEDULER_H
+
+#include "easyml/Runtime/Simulation.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+/// The devices a simulation may use, opened.
+struct DeviceSet {
+  /// CPU pool first (when any), then GPUs in request order.
+  std::vector<std::unique_ptr<Device>> devices;
+  int cpu = -1;
+  std::vector<int> gpus;
+  /// Devices in use at the start (all requested; auto: decided later).
+  std::vector<int> initial;
+  bool automatic = false;
+};
+
+/// Opens the devices `options.devices` names for `model`; false with
+/// `error` naming what is missing.
+bool selectDevices(const ModelHandle &model, const SimulationOptions &options,
+                   DeviceSet &set, std::string &error);
+
+class Scheduler {
+public:
+  Scheduler(const ModelHandle &model, int64_t cells,
+            const SimulationOptions &options);
+  ~Scheduler();
+
+  const SimulationOptions &options() const { return options_; }
+  const std::string &setupError() const { return setupError_; }
+  const std::string &failure() const { return failure_; }
+  bool usable() const { return setupError_.empty() && failure_.empty(); }
+
+  CellStore &store() { return *store_; }
+  std::vector<double> &params() { return params_; }
+  const easyml_model_desc &desc() const { return desc_; }
+  const std::vector<std::unique_ptr<Device>> &devices() const {
+    return set_.devices;
+  }
+  std::vector<int> active() const;
+  Device *firstActive() const;
+
+  bool initialize(double dt, Simulation &sim);
+  double dt() const { return dt_; }
+  int64_t step() const { return step_; }
+
+  /// One wave (or init/eval) on every active device.
+  bool runWave(const WaveTask &task);
+  bool run(int64_t until, Simulation &sim);
+
+  /// The host store holds every device's newest states afterwards.
+  bool syncStates();
+  /// The host store's states were written: devices reload them.
+  void statesWritten();
+  /// Per-cell parameter values changed on the host.
+  void paramValuesWritten();
+
+  // Protocol.
+  std::vector<Stimulus> stimuli;
+  struct Recording {
+    bool on = false;
+    RecordPlan plan;
+    int64_t first = 0, every = 1;
+    SampleFn fn;
+  } recording;
+  struct Event {
+    int id;
+    int64_t step, every;
+    EventFn fn;
+    bool alive;
+  };
+  std::vector<Event> events;
+  int nextEventId = 1;
+  std::function<void(int64_t)> progress;
+
+  const NonFinite *nonFinite() const { return bad_.get(); }
+  void setThreads(int threads);
+  int threads() const;
+  std::vector<int64_t> counters;
+  double gpuKernelMs = 0;
+  double computeSeconds = 0;
+  RunReport report;
+  std::vector<std::string> tableWarnings;
+  double tablesSeconds = 0, initSeconds = 0;
+  /// Brings the report's per-device figures up to date.
+  void updateReport();
+  /// Measured speeds by device id.
+  std::map<std::string, double> speeds() const;
+
+private:
+  bool fail(const Device &device, const std::string &what);
+  /// Moves cells so device d holds ranges[d] (empty: not in use).
+  bool migrate(const std::vector<CellRange> &ranges, const std::string &why,
+               double imbalance);
+  /// Ranges over `active` devices from the speeds known so far.
+  std::vector<CellRange> splitFor(const std::vector<int> &active) const;
+  bool useConfig(const DeviceConfig &config, const std::string &why);
+  double stimulusAt(int64_t step) const;
+  int64_t nextStimulusEdge(int64_t step) const;
+  void startWindow();
+  /// A fresh balancer over the current ranges of the balanced devices.
+  void resetBalancer(const BalanceOptions &options);
+  void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);
+
+  const easyml_model_desc &desc_;
+  SimulationOptions options_;
+  std::string setupError_, failure_;
+  std::unique_ptr<CellStore> store_;
+  DeviceSet set_;
+  std::vector<CellRange> ranges_; // per device
+  std::vector<double> speeds_;    // per device, measured (0: unknown)
+  std::unique_ptr<Balancer> balancer_;
+  std::vector<int> balanced_; // devices the balancer's ranges refer to
+  std::unique_ptr<Dimensioner> dimensioner_;
+  struct Window {
+    bool open = false;
+    int64_t start = 0, end = 0;
+    int waves = 0;
+    double firstCellSteps = 0, firstSeconds = 0;
+    double cellSteps = 0, seconds = 0;
+  } window_;
+  std::vector<double> params_, uploadedParams_, tables_;
+  bool paramValuesStale_ = false;
+  double dt_ = 0.01;
+  int64_t step_ = 0;
+  bool initialized_ = false;
+  std::unique_ptr<NonFinite> bad_;
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_LIB_SCHEDULER_H

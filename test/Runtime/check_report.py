@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Checks the invariants of a runtime report (easyml-bench --report-json)
+and, optionally, what a test expects of it.
+
+    check_report.py report.json [--ratio A B R TOL] [--cells ID N]
+        [--max-repartitions N] [--min-repartitions N] [--last-imbalance X]
+        [--chosen CONFIG]
+
+Invariants: every wave's cells add up to the simulation's; every
+repartition maps contiguous, aligned ranges covering all cells to others;
+the devices' cell-steps add up to cells x steps.
+"""
+import argparse
+import json
+import sys
+
+
+def fail(msg):
+    print("check_report.py: " + msg)
+    sys.exit(1)
+
+
+def check_ranges(ranges, cells, what):
+    nonempty = sorted((b, e) for b, e in ranges if e > b)
+    at = 0
+    for b, e in nonempty:
+        if b != at:
+            fail(f"{what}: ranges {ranges} leave a gap or overlap at {at}")
+        if b % 32:
+            fail(f"{what}: range [{b}, {e}) does not start aligned")
+        at = e
+    if at != cells:
+        fail(f"{what}: ranges {ranges} do not cover {cells} cells")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("report")
+    p.add_argument("--ratio", nargs=4, metavar=("A", "B", "R", "TOL"))
+    p.add_argument("--cells", nargs=2, action="append", default=[],
+                   metavar=("ID", "N"))
+    p.add_argument("--max-repartitions", type=int)
+    p.add_argument("--min-repartitions", type=int)
+    p.add_argument("--last-imbalance", type=float)
+    p.add_argument("--chosen")
+    a = p.parse_args()
+    with open(a.report) as f:
+        r = json.load(f)
+    r = r.get("runtime", r)
+    cells = r["cells"]
+    ids = [d["id"] for d in r["devices"]]
+    for i, w in enumerate(r["wave_log"]):
+        if sum(w["cells"]) != cells:
+            fail(f"wave {i} holds {sum(w['cells'])} cells, not {cells}")
+        if len(w["seconds"]) != len(ids):
+            fail(f"wave {i} has {len(w['seconds'])} device times")
+    for k, rep in enumerate(r["repartition_log"]):
+        check_ranges(rep["from"], cells, f"repartition {k} (from)")
+        check_ranges(rep["to"], cells, f"repartition {k} (to)")
+    total = sum(d["cell_steps"] for d in r["devices"])
+    if abs(total - cells * r["steps"]) > 0.5:
+        fail(f"devices did {total} cell-steps, not {cells} x {r['steps']}")
+    final = {d["id"]: d["cells"] for d in r["devices"]}
+    if sum(final.values()) != cells:
+        fail(f"final cells {final} do not add up to {cells}")
+    if a.ratio:
+        x, y, want, tol = a.ratio[0], a.ratio[1], float(a.ratio[2]), float(a.ratio[3])
+        got = final[y] / max(1, final[x])
+        if abs(got - want) > tol * want:
+            fail(f"{y}/{x} holds {got:.3f} times the cells, expected {want}"
+                 f" within {tol:.0%} (final {final})")
+    for dev, n in a.cells:
+        if final.get(dev) != int(n):
+            fail(f"{dev} holds {final.get(dev)} cells, expected {n}")
+    n = len(r["repartition_log"])
+    if a.max_repartitions is not None and n > a.max_repartitions:
+        fail(f"{n} repartitions, expected at most {a.max_repartitions}")
+    if a.min_repartitions is not None and n < a.min_repartitions:
+        fail(f"{n} repartitions, expected at least {a.min_repartitions}")
+    if a.last_imbalance is not None:
+        last = r["wave_log"][-1]["imbalance"]
+        if last > a.last_imbalance:
+            fail(f"last wave's imbalance {last:.3f} > {a.last_imbalance}")
+    if a.chosen is not None:
+        got = r["dimensioning"]["chosen"]
+        if got != a.chosen:
+            fail(f"dimensioning chose '{got}', expected '{a.chosen}' "
+                 f"({r['dimensioning']['reason']})")
+        if len(r["dimensioning"]["windows"]) > r["dimensioning"]["max_windows"]:
+            fail("dimensioning spent more windows than its bound")
+    print(f"report ok: {len(r['wave_log'])} waves, {n} repartitions, "
+          f"final {final}")
+
+
+if __name__ == "__main__":
+    main()
