@@ -7,7 +7,9 @@
 # a GPU machine without LLVM, make the pack elsewhere and bring it along.
 # Runs: the devices found; the corpus validation bars on the GPU
 # (scripts/validate.py --variants cuda); fused vs one-step and GPU vs CPU
-# (scripts/gpu-equivalence.py); the benchmark (benchmarks/gpu.py). Writes
+# (scripts/gpu-equivalence.py); the benchmark (benchmarks/gpu.py); the
+# heterogeneous runtime on cpu, gpu:all, cpu+gpu:all and auto
+# (benchmarks/runtime.py). Writes
 # Markdown and JSON reports to --out; exits non-zero if a check failed.
 # --quick: three models and a short benchmark (a smoke test); --cells N:
 # benchmark size (default 2^20, and 2^24 for tentusscher-2006).
@@ -60,5 +62,10 @@ if [ -n "$QUICK" ]; then BARGS=(--seconds 0.5 --big-cells 4194304); else BARGS=(
 [ -n "$CELLS" ] && BARGS+=(--cells "$CELLS" --big-cells "$CELLS")
 python3 "$ROOT/benchmarks/gpu.py" --pack "$PACK" --variant "$VARIANT" "${MODELS[@]}" \
   "${BARGS[@]}" --json "$OUT/benchmarks-gpu.json" --markdown "$OUT/benchmarks-gpu.md" || status=1
+echo "== heterogeneous runtime (cpu, gpu:all, cpu+gpu:all, auto)"
+if [ -n "$QUICK" ]; then RARGS=(--cells 262144 --duration 50); else RARGS=(--cells 1048576 --duration 200); fi
+python3 "$ROOT/benchmarks/runtime.py" --pack "$PACK" \
+  --models tentusscher-2006 hodgkin-1952 ohara-2011 "${RARGS[@]}" \
+  --json "$OUT/benchmarks-runtime.json" --markdown "$OUT/benchmarks-runtime.md" || status=1
 echo "reports in $OUT; exit $status"
 exit $status

@@ -6,6 +6,10 @@
 # corpus files the checks read (reference traces, protocols, meta), packed.
 #
 #   scripts/gpu-pack.sh [--out build/gpu-pack] [--cuda-chips sm_90] [--rocm]
+#                       [--cpu x86-64-v4]
+#
+# The cpu-simd part is compiled for --cpu (default x86-64-v4: AVX-512 that
+# every AVX-512 Xeon has; the build machine's own CPU may have more).
 #
 # Then, on the GPU machine: scripts/gpu-check.sh --pack build/gpu-pack
 set -euo pipefail
@@ -13,6 +17,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/build/gpu-pack"
 CHIPS="sm_80,sm_90"
 VARIANTS="cpu-simd,cuda"
+CPU="x86-64-v4"
 CORPUS="${EASYML_CORPUS:-$ROOT/../shared/corpus}"
 EXTRA=""
 while [ $# -gt 0 ]; do
@@ -20,11 +25,12 @@ while [ $# -gt 0 ]; do
     --out) OUT="$2"; shift 2 ;;
     --cuda-chips) CHIPS="$2"; shift 2 ;;
     --rocm) VARIANTS="$VARIANTS,rocm"; shift ;;
+    --cpu) CPU="$2"; shift 2 ;;
     # Width 1: cpu-simd in the GPU's layout, for dry runs of gpu-check.sh
     # on the emulated driver (test/Runtime/EmulatedDriver).
     --vector-width) EXTRA="--vector-width=$2"; shift 2 ;;
     --corpus) CORPUS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -41,8 +47,8 @@ n=$(echo "$models" | wc -w)
 echo "compiling $n corpus models for $VARIANTS ($CHIPS)..."
 echo "$models" | xargs -P "$(nproc)" -I{} sh -c \
   '"$0" "$1/models/{}/model.model" --model-name "{}" --variant="$2" \
-     --cuda-chips="$3" --emit=shared -o "$4/models/{}.so" -w $5 || echo "FAILED {}"' \
-  "$BIN/easyml-compile" "$CORPUS" "$VARIANTS" "$CHIPS" "$OUT.tmp" "$EXTRA" | tee "$OUT.tmp/compile.log"
+     --cuda-chips="$3" --cpu="$6" --emit=shared -o "$4/models/{}.so" -w $5 || echo "FAILED {}"' \
+  "$BIN/easyml-compile" "$CORPUS" "$VARIANTS" "$CHIPS" "$OUT.tmp" "$EXTRA" "$CPU" | tee "$OUT.tmp/compile.log"
 if grep -q FAILED "$OUT.tmp/compile.log"; then
   echo "gpu-pack.sh: error: some models did not compile" >&2; exit 1
 fi

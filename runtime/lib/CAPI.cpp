@@ -210,17 +210,11 @@ int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
 
 int easyml_sim_add_stimulus(easyml_sim *sim, double startMs, double durationMs,
                             double strength, double periodMs, int64_t count) {
-  double dt = sim->sim->dt();
   if (!(durationMs >= 0) || !(periodMs >= 0) || count < 0)
     return failWith("easyml_sim_add_stimulus: negative duration, period or "
                     "count");
-  Stimulus s;
-  s.start = std::lround(startMs / dt);
-  s.duration = std::max<long>(1, std::lround(durationMs / dt));
-  s.strength = strength;
-  s.period = std::lround(periodMs / dt);
-  s.count = count;
-  sim->sim->addStimulus(s);
+  sim->sim->addStimulus(Stimulus::fromMs(sim->sim->dt(), startMs, durationMs,
+                                         strength, periodMs, count));
   return 0;
 }
 
@@ -263,7 +257,7 @@ int easyml_sim_run(easyml_sim *sim, int64_t untilStep) {
 }
 
 int easyml_sim_run_until(easyml_sim *sim, double untilMs) {
-  return easyml_sim_run(sim, std::lround(untilMs / sim->sim->dt()));
+  return easyml_sim_run(sim, std::llround(untilMs / sim->sim->dt()));
 }
 
 int64_t easyml_sim_step(const easyml_sim *sim) { return sim->sim->step(); }

@@ -9,6 +9,7 @@
 #include "Scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace easyml::rt;
@@ -226,6 +227,21 @@ bool Simulation::run(int64_t untilStep) {
   bool ok = scheduler_->run(untilStep, *this);
   computeSeconds = scheduler_->computeSeconds;
   return ok;
+}
+
+bool Simulation::runUntil(double ms) {
+  return run(std::llround(ms / scheduler_->dt()));
+}
+
+Stimulus Stimulus::fromMs(double dt, double startMs, double durationMs,
+                          double strength, double periodMs, int64_t count) {
+  Stimulus s;
+  s.start = std::llround(startMs / dt);
+  s.duration = std::max<int64_t>(1, std::llround(durationMs / dt));
+  s.strength = strength;
+  s.period = std::llround(periodMs / dt);
+  s.count = count;
+  return s;
 }
 
 int64_t Simulation::step() const { return scheduler_->step(); }

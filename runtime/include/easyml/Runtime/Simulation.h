@@ -104,6 +104,11 @@ struct Stimulus {
   double strength = 0;
   int64_t period = 0;
   int64_t count = 1;
+  /// The same train given in ms, rounded to steps of `dt` as openCARP's
+  /// bench does (the duration is at least one step).
+  static Stimulus fromMs(double dt, double startMs, double durationMs,
+                         double strength, double periodMs = 0,
+                         int64_t count = 1);
 };
 
 /// Receives one recorded sample: the values at `step` (the state at the
@@ -182,6 +187,8 @@ public:
   /// device failed (failure()) or a value became non-finite (nonFinite()),
   /// or an event stopped the run.
   bool run(int64_t untilStep);
+  /// The same to time `ms` (rounded to a step of the initialize() dt).
+  bool runUntil(double ms);
   /// The step the state is at.
   int64_t step() const;
   /// Where a value first became non-finite, or null.
