@@ -48,6 +48,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json")
     args = ap.parse_args()
+    args.a, args.b = os.path.abspath(args.a), os.path.abspath(args.b)
 
     tmp = tempfile.mkdtemp(prefix="easyml-compare-")
     results = {}

@@ -90,6 +90,7 @@ std::string RunReport::json(int indent) const {
   field("wall_seconds", num(wallSeconds));
   field("cell_steps_per_second", num(rate()));
   field("lb_threshold", num(threshold));
+  field("alignment", std::to_string(alignment));
   field("waves", std::to_string(totalWaves));
   field("waves_recorded", std::to_string(waves.size()));
   field("repartitions", std::to_string(repartitions.size()));

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 using namespace easyml::rt;
 
@@ -58,12 +59,18 @@ struct GpuCandidate {
   }
 };
 
-/// One item of a device list: "cpu", "auto", "gpu[:sel]", "cuda[:sel]",
-/// "rocm[:sel]" with sel = "all" or indices separated by ','.
+/// One item of a device list: "cpu[:variant][@threads]", "auto",
+/// "gpu[:sel]", "cuda[:sel]", "rocm[:sel]" with sel = "all" or indices
+/// separated by ','.
 struct Item {
   std::string kind;
+  std::string text;
   bool all = true;
   std::vector<int> indices;
+  /// cpu: the variant ("" = the options' cpuVariant) and threads (0 = the
+  /// options' threads).
+  std::string variant;
+  int threads = 0;
 };
 
 bool parseDevices(const std::string &spec, std::vector<Item> &items,
@@ -78,20 +85,50 @@ bool parseDevices(const std::string &spec, std::vector<Item> &items,
   std::stringstream parts(s);
   for (std::string part; std::getline(parts, part, '+');) {
     Item item;
+    item.text = part;
     size_t colon = part.find(':');
     item.kind = part.substr(0, colon);
+    if (item.kind.rfind("cpu@", 0) == 0)
+      item.kind = "cpu";
     if (item.kind != "cpu" && item.kind != "auto" && item.kind != "gpu" &&
         item.kind != "cuda" && item.kind != "rocm") {
       error = "unknown device '" + part + "' in '" + spec +
-              "' (expected cpu, gpu[:N,...|all], cuda[:...], rocm[:...] "
-              "or auto)";
+              "' (expected cpu[:VARIANT][@THREADS], gpu[:N,...|all], "
+              "cuda[:...], rocm[:...] or auto)";
       return false;
+    }
+    if (item.kind == "cpu") {
+      // cpu[:variant][@threads]
+      std::string rest = part.substr(3);
+      size_t at = rest.find('@');
+      if (at != std::string::npos) {
+        std::string n = rest.substr(at + 1);
+        char *end = nullptr;
+        long v = std::strtol(n.c_str(), &end, 10);
+        if (n.empty() || *end || v <= 0 || v > 4096) {
+          error = "bad thread count '" + n + "' in '" + spec +
+                  "' (expected cpu@N with N > 0)";
+          return false;
+        }
+        item.threads = static_cast<int>(v);
+        rest = rest.substr(0, at);
+      }
+      if (!rest.empty()) {
+        item.variant = rest.substr(1);
+        if (rest[0] != ':' || item.variant.empty()) {
+          error = "bad CPU device '" + part + "' in '" + spec +
+                  "' (expected cpu, cpu:VARIANT, cpu@THREADS or "
+                  "cpu:VARIANT@THREADS)";
+          return false;
+        }
+      }
+      items.push_back(item);
+      continue;
     }
     if (colon != std::string::npos) {
       std::string sel = part.substr(colon + 1);
-      if ((item.kind == "cpu" || item.kind == "auto")) {
-        error =
-            "'" + item.kind + "' takes no device numbers (in '" + spec + "')";
+      if (item.kind == "auto") {
+        error = "'auto' takes no device numbers (in '" + spec + "')";
         return false;
       }
       if (sel != "all") {
@@ -122,9 +159,8 @@ bool easyml::rt::selectDevices(const ModelHandle &model,
   std::vector<Item> items;
   if (!parseDevices(options.devices, items, error))
     return false;
-  bool wantCpu = false, automatic = false, wantGpu = false;
+  bool automatic = false, wantGpu = false;
   for (const Item &item : items) {
-    wantCpu |= item.kind == "cpu";
     automatic |= item.kind == "auto";
     wantGpu |= item.kind != "cpu" && item.kind != "auto";
   }
@@ -135,33 +171,69 @@ bool easyml::rt::selectDevices(const ModelHandle &model,
   }
   set.automatic = automatic;
 
-  // The CPU pool.
-  const easyml_variant *cpuVariant = model.variant(options.cpuVariant);
-  if (cpuVariant && cpuVariant->device != EASYML_DEVICE_CPU) {
-    error = "variant '" + options.cpuVariant + "' of model " + d.name +
-            " runs on a GPU, not on the CPU (give the GPU in the device "
-            "list, e.g. " +
-            (cpuVariant->device == EASYML_DEVICE_CUDA ? "cuda:0" : "rocm:0") +
-            ")";
-    return false;
+  // The CPU pools: one per cpu item (or one for auto).
+  auto cpuVariantOf = [&](const std::string &name,
+                          const easyml_variant *&v) -> bool {
+    v = model.variant(name);
+    if (v && v->device != EASYML_DEVICE_CPU) {
+      error = "variant '" + name + "' of model " + d.name +
+              " runs on a GPU, not on the CPU (give the GPU in the device "
+              "list, e.g. " +
+              (v->device == EASYML_DEVICE_CUDA ? "cuda:0" : "rocm:0") + ")";
+      return false;
+    }
+    if (!v) {
+      error = name.empty() ? "model " + std::string(d.name) +
+                                 " has no CPU variant (compiled variants: " +
+                                 variantList(d) + ")"
+                           : "model " + std::string(d.name) +
+                                 " has no variant '" + name +
+                                 "' (compiled variants: " + variantList(d) +
+                                 ")";
+      return false;
+    }
+    return true;
+  };
+  std::vector<const Item *> cpuItems;
+  for (const Item &item : items)
+    if (item.kind == "cpu")
+      cpuItems.push_back(&item);
+  for (const Item *item : cpuItems) {
+    const easyml_variant *v = nullptr;
+    if (!cpuVariantOf(item->variant.empty() ? options.cpuVariant
+                                            : item->variant,
+                      v))
+      return false;
+    // A lone "cpu" keeps the id "cpu" (remembered speeds use it); several
+    // are told apart by what was written.
+    std::string id = cpuItems.size() == 1 ? "cpu" : item->text;
+    for (const auto &other : set.devices)
+      if (other->id() == id) {
+        error = "device '" + id + "' given twice in '" + options.devices +
+                "'";
+        return false;
+      }
+    int index = static_cast<int>(set.devices.size());
+    set.devices.push_back(makeCpuDevice(
+        d, *v, item->threads ? item->threads : options.threads, id));
+    set.cpus.push_back(index);
+    set.cpuThreadsGiven.push_back(item->threads != 0);
+    set.initial.push_back(index);
   }
-  if (wantCpu && !cpuVariant) {
-    error =
-        options.cpuVariant.empty()
-            ? "model " + std::string(d.name) +
-                  " has no CPU variant (compiled variants: " + variantList(d) +
-                  ")"
-            : "model " + std::string(d.name) + " has no variant '" +
-                  options.cpuVariant +
-                  "' (compiled variants: " + variantList(d) + ")";
-    return false;
+  if (automatic) {
+    const easyml_variant *v = nullptr;
+    if (cpuVariantOf(options.cpuVariant, v)) {
+      set.cpus.push_back(static_cast<int>(set.devices.size()));
+      set.devices.push_back(makeCpuDevice(d, *v, options.threads, "cpu"));
+      set.cpuThreadsGiven.push_back(false);
+    } else if (!options.cpuVariant.empty()) {
+      return false; // a CPU variant asked for that is not there
+    } else {
+      error.clear(); // no CPU variant: auto dimensions the GPUs alone
+    }
   }
-  if ((wantCpu || automatic) && cpuVariant) {
-    set.cpu = static_cast<int>(set.devices.size());
-    set.devices.push_back(makeCpuDevice(d, *cpuVariant, options.threads));
-    if (wantCpu)
-      set.initial.push_back(set.cpu);
-  }
+  if (!set.cpus.empty())
+    set.cpu = set.cpus.front();
   if (!wantGpu && !automatic)
     return true;
 
@@ -322,7 +394,14 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
   for (auto &device : set_.devices)
     report.devices.push_back({device->id(), device->description()});
   BalanceOptions balance = options.balance;
-  balancer_ = std::make_unique<Balancer>(cells, kCellAlignment, balance);
+  // Ranges start on a multiple of every device's alignment (powers of
+  // two: the largest), not of kCellAlignment: two CPU pools split at
+  // vector widths, so a slow one's small share is not coarsely quantised.
+  align_ = 1;
+  for (auto &device : set_.devices)
+    align_ = std::max(align_, device->alignment());
+  balancer_ = std::make_unique<Balancer>(cells, align_, balance);
+  report.alignment = align_;
   std::vector<int> initial = set_.initial;
   if (set_.automatic) {
     dimensioner_ = std::make_unique<Dimensioner>(
@@ -350,7 +429,7 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
   }
   std::vector<CellRange> r;
   if (options.shares.size() == initial.size()) {
-    r = splitCells(cells, options.shares, kCellAlignment);
+    r = splitCells(cells, options.shares, align_);
   } else if (!options.shares.empty()) {
     setupError_ = std::to_string(options.shares.size()) + " shares given for " +
                   std::to_string(initial.size()) + " devices";
@@ -362,6 +441,13 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
     ranges_[initial[i]] = r[i];
   balanced_ = initial;
   balancer_->reset(r);
+  // The first split is a guess unless speeds or shares were given: waves
+  // start at one step (the balancer accumulates them into a window), so a
+  // slow device given half the cells holds the others up for little.
+  bool known = !options.shares.empty();
+  for (int i : initial)
+    known = known || speeds_[i] > 0;
+  settleSteps_ = known ? std::max<int64_t>(1, options.probeSteps) : 1;
   for (size_t i = 0; i < set_.devices.size(); ++i) {
     std::string err;
     if (!set_.devices[i]->own(ranges_[i], err)) {
@@ -390,16 +476,20 @@ Device *Scheduler::firstActive() const {
 
 void Scheduler::setThreads(int threads) {
   options_.threads = threads;
-  if (set_.cpu < 0)
-    return;
-  // The CPU pool is re-made with the new thread count (before any wave).
-  Device &old = *set_.devices[set_.cpu];
-  auto fresh = makeCpuDevice(desc_, old.variant(), threads);
-  std::string err;
-  fresh->bind(*store_, err);
-  fresh->own(ranges_[set_.cpu], err);
-  set_.devices[set_.cpu] = std::move(fresh);
-  report.devices[set_.cpu].description = set_.devices[set_.cpu]->description();
+  // CPU pools without a thread count of their own are re-made with the new
+  // one (before any wave).
+  for (size_t k = 0; k < set_.cpus.size(); ++k) {
+    if (set_.cpuThreadsGiven[k])
+      continue;
+    int i = set_.cpus[k];
+    Device &old = *set_.devices[i];
+    auto fresh = makeCpuDevice(desc_, old.variant(), threads, old.id());
+    std::string err;
+    fresh->bind(*store_, err);
+    fresh->own(ranges_[i], err);
+    set_.devices[i] = std::move(fresh);
+    report.devices[i].description = set_.devices[i]->description();
+  }
 }
 
 int Scheduler::threads() const { return cpuThreads(options_.threads); }
@@ -526,9 +616,31 @@ bool Scheduler::runWave(const WaveTask &task) {
       return fail(*set_.devices[i], err);
   std::vector<WaveTiming> timing(set_.devices.size());
   bool ok = true;
+  // The host's own devices (CPU pools) compute now, while the GPUs run
+  // what was queued: the last one on this thread, any other on a thread of
+  // its own (two CPU devices side by side). Then the GPUs are joined.
+  std::vector<int> host;
   for (int i : act)
-    if (!set_.devices[i]->wait(timing[i], err) && ok)
-      ok = fail(*set_.devices[i], err);
+    if (set_.devices[i]->runsOnHost())
+      host.push_back(i);
+  std::vector<std::string> errs(set_.devices.size());
+  std::vector<char> failed(set_.devices.size(), 0);
+  auto join = [&](int i) {
+    failed[i] = !set_.devices[i]->wait(timing[i], errs[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k + 1 < host.size(); ++k)
+    threads.emplace_back(join, host[k]);
+  if (!host.empty())
+    join(host.back());
+  for (std::thread &t : threads)
+    t.join();
+  for (int i : act)
+    if (!set_.devices[i]->runsOnHost())
+      join(i);
+  for (int i : act)
+    if (failed[i] && ok)
+      ok = fail(*set_.devices[i], errs[i]);
   if (!ok)
     return false;
   double wall = now() - t0;
@@ -578,7 +690,10 @@ bool Scheduler::runWave(const WaveTask &task) {
   bool logged = report.waves.size() < report.maxWaveRecords;
   if (logged)
     report.waves.push_back(w);
+  // A repartition decided now takes effect at the step after the wave.
+  migrateStep_ = task.step0 + task.nsteps;
   endWave(task, timing);
+  migrateStep_ = -1;
   if (logged && !report.repartitions.empty() &&
       report.repartitions.back().step == task.step0 + task.nsteps)
     report.waves.back().repartition = true;
@@ -613,8 +728,32 @@ void Scheduler::endWave(const WaveTask &task,
     for (size_t k = 0; k < balanced_.size(); ++k)
       if (decision.speeds[k] > 0)
         speeds_[balanced_[k]] = decision.speeds[k];
+  // Until a judged window comes out below the threshold, waves stay short
+  // so a split still being found costs little: a window not yet long
+  // enough to judge is completed by one wave sized from the last one's
+  // time per step; after a judgement waves double from probeSteps.
+  int64_t cap = kMaxSettleFactor * std::max<int64_t>(1, options_.probeSteps);
+  double slowest = *std::max_element(seconds.begin(), seconds.end());
+  if (decision.judged) {
+    windowSeconds_ = 0;
+    if (!decision.repartition &&
+        decision.windowImbalance <= balancer_->options().threshold)
+      settling_ = false;
+    else if (settling_)
+      settleSteps_ = std::min(settleSteps_ * 2, cap);
+  } else if (settling_) {
+    windowSeconds_ += slowest;
+    double perStep = slowest / std::max<int64_t>(1, task.nsteps);
+    double left = balancer_->options().minWindowSeconds - windowSeconds_;
+    int64_t need =
+        perStep > 0 ? static_cast<int64_t>(std::ceil(1.2 * left / perStep))
+                    : settleSteps_ * 2;
+    settleSteps_ = std::clamp<int64_t>(need, 1, cap);
+  }
   if (!decision.repartition)
     return;
+  settling_ = true;
+  settleSteps_ = std::max<int64_t>(1, options_.probeSteps);
   std::vector<CellRange> next(set_.devices.size());
   for (size_t k = 0; k < balanced_.size(); ++k)
     next[balanced_[k]] = decision.ranges[k];
@@ -627,7 +766,10 @@ void Scheduler::endWave(const WaveTask &task,
 }
 
 void Scheduler::resetBalancer(const BalanceOptions &options) {
-  *balancer_ = Balancer(store_->cells(), kCellAlignment, options);
+  *balancer_ = Balancer(store_->cells(), align_, options);
+  settling_ = true;
+  windowSeconds_ = 0;
+  settleSteps_ = std::max<int64_t>(1, options_.probeSteps);
   std::vector<CellRange> r;
   for (int i : balanced_)
     r.push_back(ranges_[i]);
@@ -683,7 +825,7 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   for (auto &device : set_.devices)
     after += device->bytesToDevice + device->bytesToHost;
   RepartitionRecord rec;
-  rec.step = step_;
+  rec.step = migrateStep_ >= 0 ? migrateStep_ : step_;
   rec.imbalance = imbalance;
   rec.from = ranges_;
   rec.to = next;
@@ -709,7 +851,7 @@ std::vector<CellRange> Scheduler::splitFor(const std::vector<int> &act) const {
   std::vector<double> speeds;
   for (int i : act)
     speeds.push_back(speeds_[i] > 0 ? speeds_[i] : (n ? known / n : 1.0));
-  return splitCells(store_->cells(), speeds, kCellAlignment);
+  return splitCells(store_->cells(), speeds, align_);
 }
 
 bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {
@@ -838,9 +980,9 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       end = std::min(end, window_.end);
       end = std::min(end, step_ + std::max<int64_t>(
                                       1, options_.dimension.windowSteps / 3));
-    } else if (balanced_.size() > 1 && balancer_->judgements() == 0 &&
+    } else if (balanced_.size() > 1 && settling_ &&
                options_.probeSteps > 0) {
-      end = std::min(end, step_ + options_.probeSteps);
+      end = std::min(end, step_ + settleSteps_);
     }
     WaveTask task;
     task.dt = dt_;

@@ -25,8 +25,11 @@ namespace easyml::rt {
 
 /// The devices a simulation may use, opened.
 struct DeviceSet {
-  /// CPU pool first (when any), then GPUs in request order.
+  /// CPU pools first (when any), then GPUs in request order.
   std::vector<std::unique_ptr<Device>> devices;
+  /// The CPU pools; `cpu` is the first (the one dimensioning adds).
+  std::vector<int> cpus;
+  std::vector<bool> cpuThreadsGiven;
   int cpu = -1;
   std::vector<int> gpus;
   /// Devices in use at the start (all requested; auto: decided later).
@@ -129,6 +132,17 @@ private:
   std::vector<CellRange> ranges_; // per device
   std::vector<double> speeds_;    // per device, measured (0: unknown)
   std::unique_ptr<Balancer> balancer_;
+  /// The split is not yet known good: waves are capped at settleSteps_.
+  /// Device ranges start on multiples of this (the devices' largest
+  /// alignment()).
+  int64_t align_ = kCellAlignment;
+  bool settling_ = true;
+  /// The step a repartition takes effect at (-1: the current step).
+  int64_t migrateStep_ = -1;
+  int64_t settleSteps_ = 20;
+  /// Slowest-device seconds in the balancer's window not yet judged.
+  double windowSeconds_ = 0;
+  static constexpr int64_t kMaxSettleFactor = 64;
   std::vector<int> balanced_; // devices the balancer's ranges refer to
   std::unique_ptr<Dimensioner> dimensioner_;
   struct Window {

@@ -4,10 +4,11 @@ and, optionally, what a test expects of it.
 
     check_report.py report.json [--ratio A B R TOL] [--cells ID N]
         [--max-repartitions N] [--min-repartitions N] [--last-imbalance X]
-        [--chosen CONFIG]
+        [--chosen CONFIG] [--fewer A B F] [--converged-within N]
 
 Invariants: every wave's cells add up to the simulation's; every
-repartition maps contiguous, aligned ranges covering all cells to others;
+repartition maps contiguous ranges aligned as the report says, covering
+all cells, to others;
 the devices' cell-steps add up to cells x steps.
 """
 import argparse
@@ -20,13 +21,13 @@ def fail(msg):
     sys.exit(1)
 
 
-def check_ranges(ranges, cells, what):
+def check_ranges(ranges, cells, align, what):
     nonempty = sorted((b, e) for b, e in ranges if e > b)
     at = 0
     for b, e in nonempty:
         if b != at:
             fail(f"{what}: ranges {ranges} leave a gap or overlap at {at}")
-        if b % 32:
+        if b % align:
             fail(f"{what}: range [{b}, {e}) does not start aligned")
         at = e
     if at != cells:
@@ -43,11 +44,16 @@ def main():
     p.add_argument("--min-repartitions", type=int)
     p.add_argument("--last-imbalance", type=float)
     p.add_argument("--chosen")
+    p.add_argument("--fewer", nargs=3, metavar=("A", "B", "F"),
+                   help="device A ends with at most 1/F of B's cells")
+    p.add_argument("--converged-within", type=int, metavar="N",
+                   help="a wave among the first N is below the threshold")
     a = p.parse_args()
     with open(a.report) as f:
         r = json.load(f)
     r = r.get("runtime", r)
     cells = r["cells"]
+    align = r["alignment"]
     ids = [d["id"] for d in r["devices"]]
     for i, w in enumerate(r["wave_log"]):
         if sum(w["cells"]) != cells:
@@ -55,8 +61,8 @@ def main():
         if len(w["seconds"]) != len(ids):
             fail(f"wave {i} has {len(w['seconds'])} device times")
     for k, rep in enumerate(r["repartition_log"]):
-        check_ranges(rep["from"], cells, f"repartition {k} (from)")
-        check_ranges(rep["to"], cells, f"repartition {k} (to)")
+        check_ranges(rep["from"], cells, align, f"repartition {k} (from)")
+        check_ranges(rep["to"], cells, align, f"repartition {k} (to)")
     total = sum(d["cell_steps"] for d in r["devices"])
     if abs(total - cells * r["steps"]) > 0.5:
         fail(f"devices did {total} cell-steps, not {cells} x {r['steps']}")
@@ -81,6 +87,17 @@ def main():
         last = r["wave_log"][-1]["imbalance"]
         if last > a.last_imbalance:
             fail(f"last wave's imbalance {last:.3f} > {a.last_imbalance}")
+    if a.fewer:
+        x, y, f = a.fewer[0], a.fewer[1], float(a.fewer[2])
+        if final[x] * f > final[y]:
+            fail(f"{x} holds {final[x]} cells, {y} {final[y]}: expected "
+                 f"{x} to hold at most 1/{f:g} of {y}'s")
+    if a.converged_within is not None:
+        waves = r["wave_log"][:a.converged_within]
+        if not any(w["imbalance"] < r["lb_threshold"] for w in waves):
+            fail(f"no wave among the first {a.converged_within} below the "
+                 f"threshold: " + ", ".join(f"{w['imbalance']:.3f}"
+                                             for w in waves))
     if a.chosen is not None:
         got = r["dimensioning"]["chosen"]
         if got != a.chosen:

@@ -88,8 +88,9 @@ std::vector<OptionSpec> optionSpecs() {
       {"read-ini-file", 'R', K::Required, "start from this state file", ""},
       {"devices", 0, K::Required,
        "devices to run on: cpu, gpu:0,2, gpu:all, cuda:1, rocm:all, "
-       "cpu+gpu:all, or auto (dimensioning); cells are split by measured "
-       "speed",
+       "cpu+gpu:all, or auto (dimensioning); cpu:VARIANT@THREADS gives a "
+       "CPU pool its own variant and threads (several side by side: "
+       "cpu:baseline@1+cpu:cpu-simd@1); cells are split by measured speed",
        ""},
       {"variant", 0, K::Required,
        "compiled variant: the CPU pool's (baseline, cpu-simd; default "
@@ -1114,8 +1115,8 @@ int main(int argc, char **argv) {
       fail("cannot write '" + p + "': " + std::strerror(errno));
     std::fprintf(
         f,
-        "{\n  \"model\": \"%s\",\n  \"variant\": \"%s\",\n  "
-        "\"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
+        "{\n  \"model\": \"%s\",\n  \"num_states\": %lld,\n  "
+        "\"variant\": \"%s\",\n  \"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
         "\"threads\": %d,\n  \"waves\": %lld,\n  \"seconds\": {\"compile\": "
         "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
         "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
@@ -1124,7 +1125,8 @@ int main(int argc, char **argv) {
         "\"devices\": \"%s\",\n  "
         "\"max_wave_steps\": %ld,\n  \"compile_cached\": %s,\n"
         "  \"warnings\": {",
-        d.name, sim.variant().name, num, nLast + 1, dt, sim.threads(),
+        d.name, static_cast<long long>(d.num_states), sim.variant().name, num,
+        nLast + 1, dt, sim.threads(),
         static_cast<long long>(report.totalWaves), compileSeconds, loadSeconds,
         sim.tablesSeconds, sim.initSeconds, sim.computeSeconds, outputSeconds,
         wall + loadSeconds + compileSeconds, rate, kernelRate,

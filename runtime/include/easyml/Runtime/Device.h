@@ -202,8 +202,9 @@ struct WaveTiming {
 enum class DeviceKind { Cpu, Cuda, Rocm };
 
 /// One executor of a model's kernels over a contiguous range of cells.
-/// Calls come from one thread (the scheduler's); launch() returns at once
-/// and wait() joins the work.
+/// Calls come from one thread (the scheduler's); launch() queues the work
+/// and returns, wait() joins it (a device that runsOnHost() does its work
+/// in wait()).
 class Device {
 public:
   virtual ~Device();
@@ -220,6 +221,10 @@ public:
   virtual int64_t alignment() const = 0;
   /// The device computes in the host store itself: transfers are free.
   virtual bool sharesHostStore() const { return false; }
+  /// The device's work runs on the thread that waits for it (the CPU
+  /// pool): the scheduler waits for such devices after launching the
+  /// others, so they all compute at once.
+  virtual bool runsOnHost() const { return false; }
 
   /// Attaches the device to the simulation's store: allocates what does
   /// not depend on the range.
@@ -267,11 +272,13 @@ protected:
   CellRange range_;
 };
 
-/// The CPU pool running `variant` (a CPU variant) on `threads` OpenMP
-/// threads (0: the OpenMP default).
+/// A CPU pool running `variant` (a CPU variant) on `threads` OpenMP
+/// threads (0: the OpenMP default), named `id` ("cpu" for the usual one
+/// pool; several pools side by side get distinct ids).
 std::unique_ptr<Device> makeCpuDevice(const easyml_model_desc &desc,
                                       const easyml_variant &variant,
-                                      int threads);
+                                      int threads,
+                                      const std::string &id = "cpu");
 /// GPU `info` of `driver` running `variant` (cuda or rocm); null with
 /// `error` when no code object of the variant loads on it.
 std::unique_ptr<Device> makeGpuDevice(const easyml_model_desc &desc,

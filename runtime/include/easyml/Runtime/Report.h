@@ -69,6 +69,8 @@ struct RunReport {
   int64_t steps = 0; // steps advanced
   double dt = 0;
   double threshold = 0;
+  /// Device ranges start on multiples of this many cells.
+  int64_t alignment = 1;
   std::vector<DeviceReport> devices;
   /// The first `maxWaveRecords` waves.
   std::vector<WaveRecord> waves;

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Two genuinely different CPU devices sharing one simulation.
+
+On a 2-core machine the runtime can run one model as two CPU devices side
+by side: `baseline` (openCARP's scalar code) on one core and `cpu-simd` on
+the other, typically 5-8x apart. For each model this benchmark runs
+
+  baseline alone      --devices cpu:baseline@1
+  cpu-simd alone      --devices cpu:cpu-simd@1
+  both                --devices cpu:baseline@1+cpu:cpu-simd@1
+
+with the same protocol, and reports the hybrid throughput as a share of the
+sum of the two standalone throughputs (the efficiency), the wave at which
+the per-wave imbalance first fell below the threshold (convergence), and
+the share of the compute time after it spent in waves above the threshold.
+It also checks that the hybrid trace equals the cpu-simd one within the
+corpus equivalence bar. The last line states the lowest efficiency.
+
+  benchmarks/hybrid.py --build build --corpus ../shared/corpus \\
+      [--models tentusscher-2006 ohara-2011] [--json hybrid.json]
+
+Waves are cut every --wave-steps steps (default 500) as a tissue solver's
+output or state-save events would, so the balancer is judged over many
+waves. By default the cells rest (constant cost per cell: the split can
+settle); --paced stimulates them, and the cost of a cell then follows the
+action potential differently on the two devices (the scalar code branches,
+the vector code does not), so the balancer keeps following it. A
+benchmark, not a test: compare ratios from one run.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Corpus models with at least 15 states, one per family.
+DEFAULT_MODELS = ["tentusscher-2006", "courtemanche-1998", "grandi-2010",
+                  "ohara-2011", "shannon-2004"]
+DEVICE_SETS = [("baseline", "cpu:baseline@1"), ("cpu-simd", "cpu:cpu-simd@1"),
+               ("hybrid", "cpu:baseline@1+cpu:cpu-simd@1")]
+
+
+def source(args, name):
+    if args.corpus:
+        return os.path.join(args.corpus, "models", name, "model.model")
+    return os.path.join(ROOT, "examples", "models", name + ".model")
+
+
+def read_trace(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if parts:
+                rows.append([float(x) for x in parts])
+    return rows
+
+
+def run(args, lib, devices, tmp, tag):
+    report = os.path.join(tmp, tag + ".json")
+    cmd = [os.path.join(args.build, "bin", "easyml-bench"), "--load-module",
+           lib, "--devices", devices, "--num", str(args.cells), "--duration",
+           str(args.duration), "--dt", "0.01", "--dt-out", "1",
+           "--stim-start", "1", "--bcl", str(args.bcl), "--numstim",
+           "1000" if args.paced else "0",
+           "--max-wave-steps", str(args.wave_steps),
+           "--lb-threshold", str(args.threshold), "--no-trace", "-q",
+           "--read-ini-file", os.path.join(tmp, "settled.sv"),
+           "--fout=" + os.path.join(tmp, tag), "--report-json", report]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    if p.returncode:
+        sys.exit(f"hybrid.py: {tag}: {' '.join(cmd)}\n{p.stderr}")
+    r = json.load(open(report))
+    return r, read_trace(os.path.join(tmp, tag + ".txt"))
+
+
+def convergence(rt, threshold):
+    """(first converged wave, 1-based; share of later time above threshold)"""
+    waves = rt["wave_log"]
+    first = None
+    for k, w in enumerate(waves):
+        if w["imbalance"] < threshold:
+            first = k
+            break
+    if first is None:
+        return None, 1.0
+    total = above = 0.0
+    for w in waves[first:]:
+        total += w["wall"]
+        if w["imbalance"] >= threshold:
+            above += w["wall"]
+    return first + 1, above / total if total else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--corpus")
+    ap.add_argument("--models", nargs="+")
+    ap.add_argument("--cells", type=int, default=4096)
+    ap.add_argument("--duration", type=float, default=100)
+    ap.add_argument("--paced", action="store_true",
+                    help="pace the cells (stimulus every --bcl ms from 1 ms): "
+                         "the cost per cell then changes over the action "
+                         "potential, differently on each device")
+    ap.add_argument("--bcl", type=float, default=1000)
+    ap.add_argument("--settle", type=float, default=50,
+                    help="ms at rest before the measured runs start")
+    ap.add_argument("--wave-steps", type=int, default=500)
+    ap.add_argument("--threshold", type=float, default=0.10)
+    ap.add_argument("--trace-bar", type=float, default=1e-6,
+                    help="largest |Vm(hybrid) - Vm(cpu-simd)| in mV")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    if not args.models:
+        if not args.corpus:
+            sys.exit("hybrid.py: error: give --corpus (default models come "
+                     "from the reference corpus) or --models")
+        args.models = DEFAULT_MODELS
+    args.build = os.path.abspath(args.build)
+
+    results = {}
+    print(f"{'model':<22} {'states':>6} {'baseline':>10} {'cpu-simd':>10} "
+          f"{'hybrid':>10} {'effic.':>7} {'conv.':>6} {'above':>6} "
+          f"{'|dVm|':>8}")
+    print(f"{'':<22} {'':>6} {'cell-steps/s':>32} {'':>10} {'':>7} "
+          f"{'wave':>6} {'thr.':>6} {'mV':>8}")
+    with tempfile.TemporaryDirectory(prefix="easyml-hybrid-") as tmp:
+        for i, name in enumerate(args.models):
+            print(f"[{i + 1}/{len(args.models)}] {name} ...", end="\r",
+                  file=sys.stderr, flush=True)
+            lib = os.path.join(tmp, name + ".so")
+            cmd = [os.path.join(args.build, "bin", "easyml-compile"),
+                   source(args, name), "--emit=shared", "-o", lib, "-w",
+                   "--variant=baseline,cpu-simd"]
+            if args.corpus:
+                cmd += ["--model-name", name]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode:
+                sys.exit(f"hybrid.py: {name}: {p.stderr}")
+            # Start every run from the state after --settle ms at rest, as
+            # a simulation after its initialisation (the first steps from
+            # the model's initial values cost differently on each device).
+            pre = [os.path.join(args.build, "bin", "easyml-bench"),
+                   "--load-module", lib, "--devices", "cpu:cpu-simd",
+                   "--num", "1", "--duration", str(args.settle + 0.1),
+                   "--dt", "0.01", "--numstim", "0", "--no-trace", "-q",
+                   "--fout=" + os.path.join(tmp, "settle"),
+                   "--save-ini-time", str(args.settle),
+                   "--save-ini-file", os.path.join(tmp, "settled.sv")]
+            p = subprocess.run(pre, capture_output=True, text=True, cwd=tmp)
+            if p.returncode:
+                sys.exit(f"hybrid.py: {name}: settling: {p.stderr}")
+            runs, traces = {}, {}
+            for tag, devices in DEVICE_SETS:
+                runs[tag], traces[tag] = run(args, lib, devices, tmp, tag)
+            rate = {t: runs[t]["cell_steps_per_second"] for t in runs}
+            eff = rate["hybrid"] / (rate["baseline"] + rate["cpu-simd"])
+            conv, above = convergence(runs["hybrid"]["runtime"],
+                                      args.threshold)
+            dvm = max(abs(a[1] - b[1]) for a, b in
+                      zip(traces["hybrid"], traces["cpu-simd"]))
+            states = runs["hybrid"].get("num_states", "?")
+            results[name] = {"rates": rate, "efficiency": eff,
+                             "converged_wave": conv,
+                             "time_above_threshold": above,
+                             "max_dvm_vs_cpu_simd": dvm,
+                             "num_states": states,
+                             "shares": {d["id"]: d["cells"] / args.cells
+                                        for d in runs["hybrid"]["runtime"]
+                                        ["devices"]},
+                             "repartitions":
+                                 runs["hybrid"]["runtime"]["repartitions"]}
+            print(f"{name:<22} {states!s:>6} {rate['baseline']:10.3g} "
+                  f"{rate['cpu-simd']:10.3g} {rate['hybrid']:10.3g} "
+                  f"{100 * eff:6.1f}% {conv if conv else '-':>6} "
+                  f"{100 * above:5.1f}% {dvm:8.1e}", flush=True)
+    worst = min(results, key=lambda n: results[n]["efficiency"])
+    bad = [n for n in results if results[n]["converged_wave"] is None or
+           results[n]["converged_wave"] > 5 or
+           results[n]["max_dvm_vs_cpu_simd"] > args.trace_bar]
+    if args.json:
+        json.dump({"cells": args.cells, "paced": args.paced, "duration_ms": args.duration,
+                   "wave_steps": args.wave_steps,
+                   "threshold": args.threshold, "results": results},
+                  open(args.json, "w"), indent=1)
+    if bad:
+        print("not converged within 5 waves or trace off: " + ", ".join(bad))
+    print(f"lowest efficiency: {100 * results[worst]['efficiency']:.1f}% "
+          f"({worst})")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
