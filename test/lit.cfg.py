@@ -76,6 +76,7 @@ cuda = next((p for p in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"
              if p and os.path.exists(os.path.join(p, "bin", "ptxas"))), None)
 if cuda:
     config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", os.path.join(cuda, "bin", "ptxas")))
 rocm_bitcode = [os.path.join(p, "amdgcn", "bitcode", "ocml.bc")
                 for p in (os.environ.get("ROCM_PATH"), "/opt/rocm",
                           "/usr/lib/x86_64-linux-gnu") if p]

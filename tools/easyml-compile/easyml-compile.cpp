@@ -490,8 +490,14 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
         else if (auto rocdl = llvm::dyn_cast<mlir::ROCDL::ROCDLTargetAttr>(
                      object.getTarget()))
           chip = rocdl.getChip().str();
+        std::string data = object.getObject().getValue().str();
+        // Assembly comes back NUL-terminated from the serializer: a text
+        // file must not carry it (ptxas rejects it).
+        if (emit == Emit::GpuAsm)
+          while (!data.empty() && data.back() == '\0')
+            data.pop_back();
         images.push_back({chip, variant == "cuda" ? "fatbin" : "hsaco",
-                          object.getObject().getValue().str()});
+                          std::move(data)});
       }
     if (emit == Emit::GpuAsm)
       for (const GpuImage &image : images)

@@ -731,23 +731,31 @@ private:
     b.create<LLVM::MaskedStoreOp>(loc, perCell(v), ptr, mask, 8);
   }
 
-  /// Loads the recording fields of the kernel arguments (before the cell
-  /// loop: they are the same for every cell).
+  /// Loads what the step loop needs to recognise a sample step (before the
+  /// cell loop: the same for every cell). The other recording fields are
+  /// loaded in the sample branch itself: held across the step loop they
+  /// cost GPU kernels a dozen registers for a branch taken rarely.
   void loadRecording(Value args) {
     Recording &r = recording;
-    r.rec = pointerField(args, kRec);
-    r.slots = pointerField(args, kRecSlot);
-    r.num = field(args, kRecNum, i64);
-    r.begin = field(args, kRecBegin, i64);
-    r.end = field(args, kRecEnd, i64);
-    r.stride = field(args, kRecStride, i64);
+    r.args = args;
     r.first = field(args, kRecFirst, i64);
     // A zero interval would divide by zero (a trap on x86).
     r.every =
         b.create<arith::MaxSIOp>(loc, field(args, kRecEvery, i64), cI64(1));
     r.samples = field(args, kRecSamples, i64);
+  }
+
+  /// The rest of the recording fields, where the sample is written.
+  void loadRecordingTargets() {
+    Recording &r = recording;
+    r.rec = pointerField(r.args, kRec);
+    r.slots = pointerField(r.args, kRecSlot);
+    r.num = field(r.args, kRecNum, i64);
+    r.begin = field(r.args, kRecBegin, i64);
+    r.end = field(r.args, kRecEnd, i64);
+    r.stride = field(r.args, kRecStride, i64);
     r.traces = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
-                                       field(args, kRecTraces, i64), cI64(0));
+                                       field(r.args, kRecTraces, i64), cI64(0));
   }
 
   /// At the start of global step `s`: when `s` is a sample step of this
@@ -772,6 +780,7 @@ private:
     auto sampleIf = b.create<scf::IfOp>(loc, isSample, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sampleIf.thenBlock());
+    loadRecordingTargets();
     // The lanes (or the cell) inside the recorded range.
     Value mask;
     if (vectorized()) {
@@ -952,9 +961,11 @@ private:
   /// values for the current cells.
   SmallVector<Value> paramRows, cellParams;
   Value tablesPtr, counters, stride;
-  /// The recording fields (ABI 3), loaded once per compute call.
+  /// The recording fields (ABI 3): when to sample, loaded once per compute
+  /// call; where to write, loaded in the sample branch.
   struct Recording {
-    Value rec, slots, num, begin, end, stride, first, every, samples, traces;
+    Value args, rec, slots, num, begin, end, stride, first, every, samples,
+        traces;
   } recording;
   /// Lanes of the current vector inside [begin, end).
   Value laneMask;

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Registers, spills and occupancy of every model's CUDA kernels, no GPU
+needed.
+
+For each model: `easyml-compile --variant=cuda --emit=gpu-asm` for one
+chip, then `ptxas -v` on the PTX; prints per kernel the registers per
+thread, spill stores/loads and stack frame (bytes per thread), and the
+theoretical occupancy at the runtime's block size (128 threads) from the
+chip's register file (65,536 registers per SM, allocated per warp in units
+of 256; at most 64 warps and 32 blocks per SM on sm_80 and sm_90).
+
+  scripts/gpu-resources.py --corpus ../shared/corpus [--models ohara-2011]
+      [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
+
+--no-spill-up-to N exits non-zero when a compute kernel of a model with at
+most N states spills. Progress goes to stderr; a model whose ptxas runs
+past --timeout seconds is listed as such.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REGS_PER_SM, WARPS_PER_SM, BLOCKS_PER_SM, REG_UNIT = 65536, 64, 32, 256
+
+
+def occupancy(regs, block):
+    warps_per_block = (block + 31) // 32
+    regs_per_warp = (regs * 32 + REG_UNIT - 1) // REG_UNIT * REG_UNIT
+    warps = REGS_PER_SM // max(1, regs_per_warp)
+    blocks = min(warps // warps_per_block, BLOCKS_PER_SM,
+                 WARPS_PER_SM // warps_per_block)
+    return blocks * warps_per_block / WARPS_PER_SM
+
+
+def ptxas_path(args):
+    for p in (args.cuda, os.environ.get("CUDA_PATH"),
+              os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if p and os.path.exists(os.path.join(p, "bin", "ptxas")):
+            return os.path.join(p, "bin", "ptxas")
+    sys.exit("gpu-resources.py: error: no CUDA toolkit (bin/ptxas); give "
+             "--cuda")
+
+
+def parse(text):
+    """ptxas -v output -> {kernel: {...}}"""
+    kernels, current = {}, None
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current = kernels.setdefault(m.group(1), {})
+            continue
+        if current is None:
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                      r"(\d+) bytes spill loads", line)
+        if m:
+            current.update(stack=int(m.group(1)), spill_stores=int(m.group(2)),
+                           spill_loads=int(m.group(3)))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            current["registers"] = int(m.group(1))
+    return kernels
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--corpus")
+    ap.add_argument("--models", nargs="+")
+    ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--block", type=int, default=128)
+    ap.add_argument("--opt", type=int, default=3, help="ptxas -O level")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--cuda")
+    ap.add_argument("--json")
+    ap.add_argument("--no-spill-up-to", type=int, metavar="N")
+    args = ap.parse_args()
+    ptxas = ptxas_path(args)
+    if args.corpus:
+        base = os.path.join(args.corpus, "models")
+        models = args.models or sorted(os.listdir(base))
+        sources = {m: os.path.join(base, m, "model.model") for m in models}
+    else:
+        base = os.path.join(ROOT, "examples", "models")
+        models = args.models or sorted(f[:-6] for f in os.listdir(base)
+                                       if f.endswith(".model"))
+        sources = {m: os.path.join(base, m + ".model") for m in models}
+
+    results, offenders = {}, []
+    print(f"{'model':<44} {'states':>6} {'regs':>5} {'spill st':>9} "
+          f"{'spill ld':>9} {'stack':>6} {'occup.':>7}  (compute kernel, "
+          f"{args.chip}, {args.block} threads per block)")
+    with tempfile.TemporaryDirectory(prefix="easyml-gpu-resources-") as tmp:
+        for i, name in enumerate(models):
+            print(f"[{i + 1}/{len(models)}] {name}", file=sys.stderr,
+                  flush=True)
+            ptx = os.path.join(tmp, name + ".ptx")
+            cmd = [os.path.join(args.build, "bin", "easyml-compile"),
+                   sources[name], "--variant=cuda", "--cuda-chips=" + args.chip,
+                   "--emit=gpu-asm", "-o", ptx, "-w"]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode:
+                results[name] = {"error": p.stderr.strip()[-300:]}
+                print(f"{name:<44} compile failed")
+                continue
+            try:
+                q = subprocess.run([ptxas, "-v", f"-O{args.opt}",
+                                    "-arch=" + args.chip, ptx, "-o",
+                                    os.path.join(tmp, "k.cubin")],
+                                   capture_output=True, text=True,
+                                   timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                results[name] = {"error": f"ptxas over {args.timeout:g} s"}
+                print(f"{name:<44} ptxas over {args.timeout:g} s")
+                continue
+            if q.returncode:
+                results[name] = {"error": q.stderr.strip()[-300:]}
+                print(f"{name:<44} ptxas failed: {q.stderr.strip()[-200:]}")
+                continue
+            kernels = parse(q.stderr + q.stdout)
+            for k in kernels.values():
+                k["occupancy"] = occupancy(k.get("registers", 255), args.block)
+            info = subprocess.run(
+                [os.path.join(args.build, "bin", "easyml-compile"),
+                 sources[name], "--emit=mlir", "-w"],
+                capture_output=True, text=True).stdout
+            nstates = len(set(re.findall(r"easyml\.state\s+@(\w+)", info))) \
+                or None
+            compute = next((v for k, v in kernels.items()
+                            if k.endswith("_compute")), {})
+            results[name] = {"states": nstates, "kernels": kernels}
+            print(f"{name:<44} {nstates if nstates else '?':>6} "
+                  f"{compute.get('registers', '?'):>5} "
+                  f"{compute.get('spill_stores', '?'):>9} "
+                  f"{compute.get('spill_loads', '?'):>9} "
+                  f"{compute.get('stack', '?'):>6} "
+                  f"{100 * compute.get('occupancy', 0):6.1f}%", flush=True)
+            if (args.no_spill_up_to is not None and nstates is not None and
+                    nstates <= args.no_spill_up_to and
+                    compute.get("spill_stores", 0) > 0):
+                offenders.append(name)
+    if args.json:
+        json.dump({"chip": args.chip, "block": args.block, "opt": args.opt,
+                   "models": results}, open(args.json, "w"), indent=1)
+    ok = [r for r in results.values() if "kernels" in r]
+    spilling = [n for n, r in results.items() if "kernels" in r and any(
+        k.get("spill_stores", 0) for k in r["kernels"].values())]
+    print(f"{len(ok)} of {len(results)} models assembled; "
+          f"{len(spilling)} with spills")
+    if offenders:
+        print(f"spills with <= {args.no_spill_up_to} states: "
+              + ", ".join(offenders))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
