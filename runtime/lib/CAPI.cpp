@@ -188,6 +188,33 @@ int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
   return 0;
 }
 
+static_assert(EASYML_BIOMARKER_COLUMNS == kBioNumColumns,
+              "the C API's biomarker columns");
+
+int easyml_sim_enable_biomarkers(easyml_sim *sim, const char *ca_variable) {
+  BiomarkerOptions o;
+  o.caVariable = ca_variable ? ca_variable : "";
+  std::string error;
+  if (!sim->sim->enableBiomarkers(o, error))
+    return failWith(error);
+  return 0;
+}
+
+int easyml_sim_close_beat(easyml_sim *sim) {
+  if (!sim->sim->closeBeat())
+    return failWith(sim->sim->failure().empty()
+                        ? "easyml_sim_close_beat: biomarkers are not enabled"
+                        : sim->sim->failure());
+  return 0;
+}
+
+const double *easyml_sim_biomarkers(easyml_sim *sim, int64_t *rows) {
+  const BiomarkerTable &t = sim->sim->biomarkers();
+  if (rows)
+    *rows = t.rows();
+  return t.values.data();
+}
+
 int easyml_sim_set_threads(easyml_sim *sim, int threads) {
   if (threads < 0)
     return failWith("easyml_sim_set_threads: threads must be >= 0");

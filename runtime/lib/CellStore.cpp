@@ -6,7 +6,9 @@
 
 #include "easyml/Runtime/Device.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 using namespace easyml::rt;
 
@@ -61,7 +63,20 @@ int64_t CellStore::bytesPerCell(unsigned rows) const {
     n += numPerCell();
   if (rows & kTraceRows)
     n += desc_->num_traces;
+  if (rows & kBioRows && bioOn())
+    n += EASYML_BIO_NUM_ROWS;
   return n * static_cast<int64_t>(sizeof(double));
+}
+
+void CellStore::enableBio(int64_t caRow) {
+  bioCa_ = caRow;
+  if (bio_.empty())
+    bio_.assign(static_cast<size_t>(stride_) * EASYML_BIO_NUM_ROWS, 0.0);
+  resetBio();
+}
+
+void CellStore::resetBio() {
+  std::fill(bio_.begin(), bio_.end(), std::numeric_limits<double>::quiet_NaN());
 }
 
 std::string NonFinite::message() const {

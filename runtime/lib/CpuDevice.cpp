@@ -151,7 +151,8 @@ private:
     a.out = soa_ ? store_->traceBase() : aosOut_.data();
     a.param_rows = store_->paramRowTable();
     a.rec_every = 1;
-    a.bio_ca = -1;
+    a.bio = store_->bioBase();
+    a.bio_ca = store_->bioCa();
     return a;
   }
 

@@ -111,6 +111,10 @@ private:
   CellRange window_;
   int64_t wstride_ = 0;
   uint64_t sv_ = 0, lastSv_ = 0, ext_ = 0, lastExt_ = 0, out_ = 0;
+  /// Biomarker accumulators of the window (0 until the store enables
+  /// them).
+  uint64_t bio_ = 0;
+  bool syncBio(std::string &error);
   std::vector<uint64_t> paramRows_;
   uint64_t paramTable_ = 0;
   uint64_t paramVersion_ = ~0ull;
@@ -202,9 +206,9 @@ bool GpuDevice::setUniforms(const std::vector<double> &params,
 }
 
 void GpuDevice::releaseWindow() {
-  for (uint64_t p : {sv_, lastSv_, ext_, lastExt_, out_})
+  for (uint64_t p : {sv_, lastSv_, ext_, lastExt_, out_, bio_})
     ctx_->release(p);
-  sv_ = lastSv_ = ext_ = lastExt_ = out_ = 0;
+  sv_ = lastSv_ = ext_ = lastExt_ = out_ = bio_ = 0;
   for (uint64_t &p : paramRows_) {
     ctx_->release(p);
     p = 0;
@@ -252,9 +256,13 @@ bool GpuDevice::own(CellRange range, std::string &error) {
   CellRange keep = range_.intersect(range);
   if (!keep.empty() && hostStale && !download(keep, kStateRows, error))
     return false;
+  // The accumulators on the device are always the newest.
+  if (!keep.empty() && bio_ && !download(keep, kBioRows, error))
+    return false;
   int64_t cells = store_->cells();
   int64_t perCell = 2 * store_->svRows() + 2 * desc_->num_externals +
-                    desc_->num_traces + store_->numPerCell();
+                    desc_->num_traces + store_->numPerCell() +
+                    (store_->bioOn() ? EASYML_BIO_NUM_ROWS : 0);
   size_t free = 0, total = 0;
   size_t held = static_cast<size_t>(window_.size()) * perCell * kDouble;
   bool known = ctx_->memoryInfo(free, total);
@@ -271,8 +279,28 @@ bool GpuDevice::own(CellRange range, std::string &error) {
   if (!allocateWindow(window, error))
     return false;
   range_ = range;
-  if (!keep.empty() && !upload(keep, kStateRows | kParamRows, error))
+  if (!syncBio(error))
     return false;
+  if (!keep.empty() &&
+      !upload(keep, kStateRows | kParamRows | kBioRows, error))
+    return false;
+  return true;
+}
+
+bool GpuDevice::syncBio(std::string &error) {
+  if (bio_ || !store_->bioOn() || !window_.size())
+    return true;
+  if (!(bio_ = ctx_->allocate(EASYML_BIO_NUM_ROWS * wstride_ * kDouble,
+                              error)))
+    return fail(error, "allocating biomarker accumulators");
+  if (!range_.empty()) {
+    std::vector<double *> host;
+    for (int64_t r = 0; r < EASYML_BIO_NUM_ROWS; ++r)
+      host.push_back(store_->bio(r));
+    if (!copyRows(true, bio_, host.data(), host.size(), range_, error) ||
+        !ctx_->synchronize(error))
+      return fail(error, "uploading biomarker accumulators");
+  }
   return true;
 }
 
@@ -360,6 +388,13 @@ bool GpuDevice::upload(CellRange r, unsigned rows, std::string &error) {
       }
     }
   }
+  if (rows & kBioRows && bio_) {
+    host.clear();
+    for (int64_t k = 0; k < EASYML_BIO_NUM_ROWS; ++k)
+      host.push_back(store_->bio(k));
+    if (!copyRows(true, bio_, host.data(), host.size(), r, error))
+      return fail(error, "uploading biomarker accumulators");
+  }
   if (!ctx_->synchronize(error))
     return fail(error, "uploading cells");
   bytesToDevice += waveBytesIn_;
@@ -387,6 +422,13 @@ bool GpuDevice::download(CellRange r, unsigned rows, std::string &error) {
       host.push_back(store_->trace(k));
     if (!copyRows(false, out_, host.data(), host.size(), r, error))
       return fail(error, "downloading traced values");
+  }
+  if (rows & kBioRows && bio_) {
+    host.clear();
+    for (int64_t k = 0; k < EASYML_BIO_NUM_ROWS; ++k)
+      host.push_back(store_->bio(k));
+    if (!copyRows(false, bio_, host.data(), host.size(), r, error))
+      return fail(error, "downloading biomarker accumulators");
   }
   if (!ctx_->synchronize(error))
     return fail(error, "downloading cells");
@@ -453,7 +495,8 @@ void GpuDevice::fillArgs(easyml_kernel_args &a, const WaveTask &task,
                      ? reinterpret_cast<const double *const *>(paramTable_)
                      : nullptr;
   a.rec_every = 1;
-  a.bio_ca = -1;
+  a.bio = reinterpret_cast<double *>(bio_);
+  a.bio_ca = store_->bioCa();
 }
 
 bool GpuDevice::launch(const WaveTask &task, std::string &error) {
@@ -462,7 +505,7 @@ bool GpuDevice::launch(const WaveTask &task, std::string &error) {
   waveBytesIn_ = waveBytesOut_ = 0;
   if (range_.empty())
     return true;
-  if (!syncParamLayout(error))
+  if (!syncParamLayout(error) || !syncBio(error))
     return false;
   const easyml_model_desc &d = *desc_;
   CellRange r = range_;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -803,6 +804,11 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   // Cells leaving a device come to the host first (if it holds them newer).
   for (size_t i = 0; i < set_.devices.size(); ++i) {
     Device &device = *set_.devices[i];
+    // Biomarker accumulators are newest on the device after any wave.
+    if (bio.on && !device.sharesHostStore())
+      for (CellRange r : minus(ranges_[i], next[i]))
+        if (!device.download(r, kBioRows, err))
+          return fail(device, err);
     if (!device.hostStale)
       continue;
     for (CellRange r : minus(ranges_[i], next[i]))
@@ -821,6 +827,11 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
       if (!device.upload(r, kStateRows | kParamRows, err))
         return fail(device, err);
   }
+  if (bio.on)
+    for (size_t i = 0; i < set_.devices.size(); ++i)
+      for (CellRange r : minus(next[i], ranges_[i]))
+        if (!set_.devices[i]->upload(r, kBioRows, err))
+          return fail(*set_.devices[i], err);
   double after = 0;
   for (auto &device : set_.devices)
     after += device->bytesToDevice + device->bytesToHost;
@@ -921,6 +932,136 @@ int64_t Scheduler::nextStimulusEdge(int64_t s) const {
   return best;
 }
 
+bool Scheduler::stimulusStartsAt(int64_t s) const {
+  for (const Stimulus &st : stimuli) {
+    if (st.count <= 0 || s < st.start)
+      continue;
+    if (st.period <= 0) {
+      if (s == st.start)
+        return true;
+      continue;
+    }
+    if ((s - st.start) % st.period == 0 && (s - st.start) / st.period < st.count)
+      return true;
+  }
+  return false;
+}
+
+bool Scheduler::enableBiomarkers(const BiomarkerOptions &options,
+                                 std::string &error) {
+  const easyml_model_desc &d = desc_;
+  if (!(d.features & EASYML_FEATURE_BIOMARKERS)) {
+    error = std::string("model ") + d.name +
+            " was compiled without biomarker support (recompile it)";
+    return false;
+  }
+  if (d.vm_index < 0) {
+    error = std::string("model ") + d.name +
+            " has no Vm: biomarkers need a transmembrane potential";
+    return false;
+  }
+  int64_t ca = -1;
+  if (!options.caVariable.empty()) {
+    for (int64_t v = 0; v < d.num_states; ++v)
+      if (options.caVariable == d.state_names[v])
+        ca = v;
+    if (ca < 0) {
+      error = "unknown calcium variable '" + options.caVariable +
+              "': model " + d.name + " has no such state";
+      return false;
+    }
+  }
+  bio.on = true;
+  bio.options = options;
+  bio.beatStart = step_;
+  bio.lastApd90.assign(store_->cells(),
+                       std::numeric_limits<double>::quiet_NaN());
+  bio.lastChange = bio.lastApd90;
+  store_->enableBio(ca);
+  for (auto &device : set_.devices)
+    if (!device->sharesHostStore() && !device->range().empty() &&
+        !device->upload(device->range(), kBioRows, error))
+      return fail(*device, error);
+  return true;
+}
+
+bool Scheduler::closeBeat(bool keep) {
+  if (!bio.on || !usable())
+    return false;
+  std::string err;
+  if (step_ == bio.beatStart)
+    return true; // nothing happened since the beat started
+  if (!keep) {
+    store_->resetBio();
+    for (auto &device : set_.devices)
+      if (!device->sharesHostStore() && !device->range().empty() &&
+          !device->upload(device->range(), kBioRows, err))
+        return fail(*device, err);
+    bio.beatStart = step_;
+    return true;
+  }
+  for (auto &device : set_.devices)
+    if (!device->sharesHostStore() && !device->range().empty() &&
+        !device->download(device->range(), kBioRows, err))
+      return fail(*device, err);
+  CellStore &st = *store_;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const BiomarkerOptions &o = bio.options;
+  int64_t n = st.cells();
+  size_t base = bio.table.values.size();
+  bio.table.values.resize(base + n * kBioNumColumns, nan);
+  double start = bio.beatStart * dt_;
+  for (int64_t c = 0; c < n; ++c) {
+    auto acc = [&](int row) { return st.bio(row)[c]; };
+    double *r = bio.table.values.data() + base + c * kBioNumColumns;
+    r[kBioCell] = static_cast<double>(c);
+    r[kBioBeat] = static_cast<double>(bio.beat);
+    r[kBioStart] = start;
+    r[kBioVRest] = acc(EASYML_BIO_V_REST);
+    r[kBioVPeak] = acc(EASYML_BIO_V_PEAK);
+    r[kBioDvdtMax] = acc(EASYML_BIO_DVDT_MAX);
+    int flags = 0;
+    // NaN amplitudes (no step taken) count as not excited too.
+    bool excited = acc(EASYML_BIO_V_PEAK) - acc(EASYML_BIO_V_REST) >=
+                   o.minAmplitude;
+    double up = acc(EASYML_BIO_T_UPSTROKE);
+    if (!excited) {
+      flags |= kBioNoExcitation;
+    } else {
+      r[kBioApd30] = acc(EASYML_BIO_T_REPOL30) - up;
+      r[kBioApd50] = acc(EASYML_BIO_T_REPOL50) - up;
+      r[kBioApd90] = acc(EASYML_BIO_T_REPOL90) - up;
+      r[kBioTriangulation] = r[kBioApd90] - r[kBioApd30];
+      if (std::isnan(r[kBioApd90]))
+        flags |= kBioNoRepolarisation;
+      if (acc(EASYML_BIO_EAD) > 0.5)
+        flags |= kBioEad;
+    }
+    if (st.bioCa() >= 0) {
+      r[kBioCaAmplitude] = acc(EASYML_BIO_CA_MAX) - acc(EASYML_BIO_CA_MIN);
+      if (excited)
+        r[kBioCaTimeToPeak] = acc(EASYML_BIO_T_CA_PEAK) - up;
+    }
+    double change = r[kBioApd90] - bio.lastApd90[c];
+    r[kBioApd90Change] = change;
+    double prev = bio.lastChange[c];
+    if (std::fabs(change) > o.alternansMs && std::fabs(prev) > o.alternansMs &&
+        (change > 0) != (prev > 0))
+      flags |= kBioAlternans;
+    bio.lastApd90[c] = r[kBioApd90];
+    bio.lastChange[c] = change;
+    r[kBioFlags] = flags;
+  }
+  st.resetBio();
+  for (auto &device : set_.devices)
+    if (!device->sharesHostStore() && !device->range().empty() &&
+        !device->upload(device->range(), kBioRows, err))
+      return fail(*device, err);
+  ++bio.beat;
+  bio.beatStart = step_;
+  return true;
+}
+
 void Scheduler::startWindow() {
   DeviceConfig c = dimensioner_->next();
   char why[128];
@@ -947,6 +1088,11 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
   double t0 = now();
   bool ok = true;
   while (step_ < until && ok) {
+    // A stimulus onset starts a beat.
+    // The time before the first stimulus is not a beat.
+    if (bio.on && step_ > bio.beatStart && stimulusStartsAt(step_) &&
+        !closeBeat(bio.beat > 0 || stimulusStartsAt(bio.beatStart)))
+      return false;
     // Events at this step.
     for (size_t e = 0; e < events.size(); ++e) {
       Event &ev = events[e];

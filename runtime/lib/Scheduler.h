@@ -95,6 +95,20 @@ public:
   int nextEventId = 1;
   std::function<void(int64_t)> progress;
 
+  /// Biomarkers (enabled when `on`).
+  struct Biomarkers {
+    bool on = false;
+    BiomarkerOptions options;
+    BiomarkerTable table;
+    int64_t beat = 0, beatStart = 0;
+    /// Per cell: the last two beats' APD90 and its last change.
+    std::vector<double> lastApd90, lastChange;
+  } bio;
+  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
+  /// Closes the beat at step(): accumulators to rows (unless `keep` is
+  /// false), then reset.
+  bool closeBeat(bool keep = true);
+
   const NonFinite *nonFinite() const { return bad_.get(); }
   void setThreads(int threads);
   int threads() const;
@@ -119,6 +133,7 @@ private:
   bool useConfig(const DeviceConfig &config, const std::string &why);
   double stimulusAt(int64_t step) const;
   int64_t nextStimulusEdge(int64_t step) const;
+  bool stimulusStartsAt(int64_t step) const;
   void startWindow();
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);

@@ -366,3 +366,32 @@ const RunReport &Simulation::report() const {
 std::map<std::string, double> Simulation::speeds() const {
   return scheduler_->speeds();
 }
+
+const char *easyml::rt::biomarkerColumnName(int column) {
+  static const char *const names[kBioNumColumns] = {
+      "cell",          "beat",       "start",          "v_rest",
+      "v_peak",        "dvdt_max",   "apd30",          "apd50",
+      "apd90",         "triangulation", "ca_amplitude", "ca_time_to_peak",
+      "apd90_change",  "flags"};
+  return column >= 0 && column < kBioNumColumns ? names[column] : "?";
+}
+
+bool Simulation::enableBiomarkers(const BiomarkerOptions &options,
+                                  std::string &error) {
+  if (!scheduler_->usable()) {
+    error = scheduler_->failure().empty() ? scheduler_->setupError()
+                                          : scheduler_->failure();
+    return false;
+  }
+  return scheduler_->enableBiomarkers(options, error);
+}
+
+bool Simulation::closeBeat() { return scheduler_->closeBeat(); }
+
+const BiomarkerTable &Simulation::biomarkers() const {
+  return scheduler_->bio.table;
+}
+
+void Simulation::clearBiomarkers() {
+  BiomarkerTable().values.swap(scheduler_->bio.table.values);
+}

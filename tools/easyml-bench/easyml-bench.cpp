@@ -15,6 +15,7 @@
 #include "Options.h"
 
 #include "easyml/Runtime/GpuDriver.h"
+#include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Support/VersionInfo.h"
 
@@ -58,6 +59,25 @@ std::vector<OptionSpec> optionSpecs() {
       {"imp-par", 'p', K::Required,
        "parameter modifiers: name=v,name*v,name+10%,flags=EPI", ""},
       {"imp-info", 0, K::None, "print parameters, states, flags and exit", ""},
+      {"param-file", 0, K::Required,
+       "per-cell parameter values: CSV with a header of parameter names and "
+       "one row per cell, or a structured .npy (one float64 field per "
+       "parameter)",
+       ""},
+      {"population", 0, K::Required,
+       "sample per-cell parameters: 'GNa*lognormal(1,0.2),GKr*uniform(0.5,"
+       "1.5)' (NAME*DIST scales the value, NAME=DIST sets it; uniform(lo,hi), "
+       "normal(mean,sd), lognormal(median,sigma))",
+       ""},
+      {"seed", 0, K::Required, "random seed of --population", "1"},
+      {"biomarkers", 0, K::Required,
+       "compute per-cell, per-beat biomarkers during the run and write them "
+       "to this file (.csv or .npy); a beat starts at each stimulus",
+       ""},
+      {"ca-variable", 0, K::Required,
+       "with --biomarkers: the intracellular calcium state (Ca transient "
+       "amplitude and time to peak)",
+       ""},
       {"list-devices", 0, K::None,
        "list the GPUs the CUDA driver and HIP report (with a model: the "
        "code object each would load) and exit",
@@ -663,6 +683,77 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
   return std::isfinite(rel) ? 0 : 1;
 }
 
+/// Prints the last beat's biomarkers as percentiles (unless quiet) and
+/// returns them as JSON.
+std::string biomarkerSummary(const rt::Simulation &sim, bool quiet) {
+  const rt::BiomarkerTable &bt = sim.biomarkers();
+  int64_t n = bt.rows();
+  if (!n)
+    return "{\"beats\": 0}";
+  double lastBeat = bt.row(n - 1)[rt::kBioBeat];
+  std::vector<std::vector<double>> cols(rt::kBioNumColumns);
+  int64_t flags[4] = {0, 0, 0, 0}, cells = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const double *row = bt.row(r);
+    if (row[rt::kBioBeat] != lastBeat)
+      continue;
+    ++cells;
+    for (int c = 0; c < rt::kBioNumColumns; ++c)
+      cols[c].push_back(row[c]);
+    int f = static_cast<int>(row[rt::kBioFlags]);
+    for (int b = 0; b < 4; ++b)
+      flags[b] += (f >> b) & 1;
+  }
+  static const int shown[] = {
+      rt::kBioVRest,         rt::kBioVPeak,        rt::kBioDvdtMax,
+      rt::kBioApd30,         rt::kBioApd50,        rt::kBioApd90,
+      rt::kBioTriangulation, rt::kBioCaAmplitude,  rt::kBioCaTimeToPeak,
+      rt::kBioApd90Change};
+  static const char *flagNames[] = {"no_excitation", "no_repolarisation",
+                                    "ead", "alternans"};
+  std::string json = "{\"beats\": " +
+                     std::to_string(static_cast<long long>(lastBeat) + 1) +
+                     ", \"rows\": " + std::to_string(n) +
+                     ", \"last_beat\": {\"cells\": " +
+                     std::to_string(cells);
+  if (!quiet)
+    std::fprintf(stderr,
+                 "\nbiomarkers, beat %lld (%lld cells)\n%-16s %12s %12s "
+                 "%12s\n",
+                 static_cast<long long>(lastBeat),
+                 static_cast<long long>(cells), "", "p5", "median", "p95");
+  auto num = [](double v) {
+    char buf[64];
+    if (std::isfinite(v))
+      std::snprintf(buf, sizeof buf, "%.6g", v);
+    else
+      std::snprintf(buf, sizeof buf, "null");
+    return std::string(buf);
+  };
+  for (int c : shown) {
+    double p5 = rt::quantile(cols[c], 0.05), p50 = rt::quantile(cols[c], 0.5),
+           p95 = rt::quantile(cols[c], 0.95);
+    if (std::isnan(p50))
+      continue;
+    if (!quiet)
+      std::fprintf(stderr, "%-16s %12.4g %12.4g %12.4g\n",
+                   rt::biomarkerColumnName(c), p5, p50, p95);
+    json += std::string(", \"") + rt::biomarkerColumnName(c) +
+            "\": {\"p5\": " + num(p5) + ", \"p50\": " + num(p50) +
+            ", \"p95\": " + num(p95) + "}";
+  }
+  json += ", \"flags\": {";
+  for (int b = 0; b < 4; ++b) {
+    if (!quiet)
+      std::fprintf(stderr, "%-16s %12lld cells\n", flagNames[b],
+                   static_cast<long long>(flags[b]));
+    json += std::string(b ? ", " : "") + "\"" + flagNames[b] +
+            "\": " + std::to_string(flags[b]);
+  }
+  json += "}}}";
+  return json;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -707,6 +798,7 @@ int main(int argc, char **argv) {
   double lbThreshold = cl.number("lb-threshold", errors);
   double lbMinWindow = cl.number("lb-min-window", errors);
   long dimWindow = cl.integer("dim-window", errors);
+  long seed = cl.integer("seed", errors);
   double dimTolerance = cl.number("dim-tolerance", errors);
   double duration = cl.has("duration") ? cl.number("duration", errors) : 0;
   double saveIniTime =
@@ -859,6 +951,37 @@ int main(int argc, char **argv) {
     for (auto &l : log)
       std::fprintf(stderr, "%s\n", l.c_str());
 
+  // Per-cell parameters: a file, or sampled.
+  if (cl.has("param-file") && cl.has("population"))
+    fail("give one of --param-file and --population");
+  rt::Columns perCell;
+  if (cl.has("param-file")) {
+    std::string path = cl.get("param-file");
+    if (!rt::readParamTable(path, num, perCell, error) ||
+        !rt::checkParamNames(perCell, d, path, error))
+      fail(error);
+  } else if (cl.has("population")) {
+    if (!rt::samplePopulation(cl.get("population"),
+                              static_cast<uint64_t>(seed), d, sim.params(),
+                              num, perCell, error))
+      fail(error);
+  }
+  for (size_t c = 0; c < perCell.names.size(); ++c)
+    if (!sim.setPerCellParam(perCell.names[c], perCell.values[c].data(),
+                             error))
+      fail((cl.has("param-file") ? cl.get("param-file") + ": column " +
+                                       std::to_string(c + 1) + ": "
+                                 : std::string("--population: ")) +
+           error);
+  if (!quiet && !perCell.names.empty()) {
+    std::string names;
+    for (auto &n : perCell.names)
+      names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "Per-cell parameters: %s\n", names.c_str());
+  }
+  if (cl.has("ca-variable") && !cl.has("biomarkers"))
+    fail("--ca-variable applies to --biomarkers");
+
   // Time stepping in integer steps, as bench does.
   if (!cl.has("duration"))
     duration =
@@ -880,6 +1003,12 @@ int main(int argc, char **argv) {
     readStateFile(cl.get("read-ini-file"), sim);
     sim.evaluate(0);
     checkDevice();
+  }
+  if (cl.has("biomarkers")) {
+    rt::BiomarkerOptions bo;
+    bo.caVariable = cl.get("ca-variable");
+    if (!sim.enableBiomarkers(bo, error))
+      fail(error);
   }
   if (numstim > 0) {
     rt::Stimulus stim;
@@ -1036,7 +1165,39 @@ int main(int argc, char **argv) {
     removeOutputs();
     fail(msg, 3);
   }
+  if (cl.has("biomarkers") && !sim.closeBeat()) {
+    checkDevice();
+    fail("closing the last beat failed");
+  }
   double wall = now() - wallStart;
+  std::string bioJson;
+  if (cl.has("biomarkers")) {
+    const rt::BiomarkerTable &bt = sim.biomarkers();
+    std::vector<std::string> names;
+    for (int c = 0; c < rt::kBioNumColumns; ++c)
+      names.push_back(rt::biomarkerColumnName(c));
+    std::vector<double> rows = bt.values;
+    if (!perCell.names.empty()) {
+      // The per-cell parameters next to each row.
+      size_t k0 = rt::kBioNumColumns, k = k0 + perCell.names.size();
+      std::vector<double> wide(bt.rows() * k);
+      for (int64_t r = 0; r < bt.rows(); ++r) {
+        std::copy(bt.row(r), bt.row(r) + k0, wide.begin() + r * k);
+        int64_t cell = static_cast<int64_t>(bt.row(r)[rt::kBioCell]);
+        for (size_t p = 0; p < perCell.names.size(); ++p)
+          wide[r * k + k0 + p] = perCell.values[p][cell];
+      }
+      rows.swap(wide);
+      names.insert(names.end(), perCell.names.begin(), perCell.names.end());
+    }
+    std::string path = cl.get("biomarkers");
+    if (!rt::writeTable(path, names, rows, error)) {
+      removeOutputs();
+      fail(error);
+    }
+    written.push_back(path);
+    bioJson = biomarkerSummary(sim, quiet);
+  }
   if (table && table != stdout)
     std::fclose(table);
   if (trace)
@@ -1139,7 +1300,11 @@ int main(int argc, char **argv) {
                      static_cast<long long>(counters[i]));
         first = false;
       }
-    std::fprintf(f, "},\n  \"runtime\": %s\n}\n", report.json(2).c_str());
+    if (!bioJson.empty())
+      std::fprintf(f, "},\n  \"biomarkers\": %s", bioJson.c_str());
+    else
+      std::fprintf(f, "}");
+    std::fprintf(f, ",\n  \"runtime\": %s\n}\n", report.json(2).c_str());
     std::fclose(f);
   }
   return 0;

@@ -848,6 +848,123 @@ private:
     return success();
   }
 
+  /// Biomarker accumulators (ABI 3 `bio`, when the runtime passes them):
+  /// updated after the step from t = s*dt to t + dt that took Vm from `v0`
+  /// (before the stimulus) to `v1`, with `states` the new states. Every
+  /// update is a select, so vector lanes and GPU threads do not diverge;
+  /// the definitions are in docs/biomarkers.md.
+  void emitBiomarkers(Value args, Value cell, Value s, Value dt, Value v0,
+                      Value v1, ArrayRef<Value> states) {
+    Value raw = field(args, kBio, ptrTy);
+    Value null = b.create<LLVM::ZeroOp>(loc, ptrTy);
+    Value on = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, raw, null);
+    auto bioIf = b.create<scf::IfOp>(loc, on, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(bioIf.thenBlock());
+    Value bio = hostGiven(raw);
+    Value caRow = field(args, kBioCa, i64);
+    auto address = [&](int row) {
+      return gep(bio, f64, addI(mulI(cI64(row), stride), cell));
+    };
+    SmallVector<Value> old;
+    for (int r = 0; r < EASYML_BIO_NUM_ROWS; ++r)
+      old.push_back(loadCells(address(r)));
+    auto c = [&](double v) { return perCell(cF64(v)); };
+    auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+      return b.create<arith::CmpFOp>(loc, p, x, y);
+    };
+    auto sel = [&](Value cond, Value x, Value y) -> Value {
+      return b.create<arith::SelectOp>(loc, cond, perCell(x), perCell(y));
+    };
+    auto isNaN = [&](Value x) {
+      return cmp(arith::CmpFPredicate::UNO, x, x);
+    };
+    auto sub = [&](Value x, Value y) -> Value {
+      return b.create<arith::SubFOp>(loc, x, y);
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return b.create<arith::MulFOp>(loc, x, y);
+    };
+    auto add = [&](Value x, Value y) -> Value {
+      return b.create<arith::AddFOp>(loc, x, y);
+    };
+    auto notI = [&](Value x) -> Value {
+      Value one = b.create<arith::ConstantOp>(
+          loc, b.getIntegerAttr(b.getI1Type(), 1));
+      return b.create<arith::XOrIOp>(loc, x, perCell(one));
+    };
+    auto andI = [&](Value x, Value y) -> Value {
+      return b.create<arith::AndIOp>(loc, x, y);
+    };
+    v0 = perCell(v0);
+    v1 = perCell(v1);
+    Value t = b.create<arith::MulFOp>(
+        loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+    Value t1 = perCell(b.create<arith::AddFOp>(loc, t, dt));
+    Value tMid = perCell(
+        b.create<arith::AddFOp>(loc, t, b.create<arith::MulFOp>(
+                                            loc, dt, cF64(0.5))));
+    Value tc = perCell(t), dtc = perCell(dt);
+    SmallVector<Value> nu(old);
+    Value nan = c(std::numeric_limits<double>::quiet_NaN());
+    nu[EASYML_BIO_V_REST] =
+        sel(isNaN(old[EASYML_BIO_V_REST]), v0, old[EASYML_BIO_V_REST]);
+    // A new peak (always, while the peak is still NaN) restarts
+    // repolarisation.
+    Value peak = cmp(arith::CmpFPredicate::UGT, v1, old[EASYML_BIO_V_PEAK]);
+    nu[EASYML_BIO_V_PEAK] = sel(peak, v1, old[EASYML_BIO_V_PEAK]);
+    nu[EASYML_BIO_T_PEAK] = sel(peak, t1, old[EASYML_BIO_T_PEAK]);
+    Value dvdt = b.create<arith::DivFOp>(loc, sub(v1, v0), dtc);
+    Value up = cmp(arith::CmpFPredicate::UGT, dvdt, old[EASYML_BIO_DVDT_MAX]);
+    nu[EASYML_BIO_DVDT_MAX] = sel(up, dvdt, old[EASYML_BIO_DVDT_MAX]);
+    nu[EASYML_BIO_T_UPSTROKE] = sel(up, tMid, old[EASYML_BIO_T_UPSTROKE]);
+    Value amplitude = sub(nu[EASYML_BIO_V_PEAK], nu[EASYML_BIO_V_REST]);
+    Value falling = notI(peak);
+    const std::pair<int, double> levels[] = {{EASYML_BIO_T_REPOL30, 0.3},
+                                             {EASYML_BIO_T_REPOL50, 0.5},
+                                             {EASYML_BIO_T_REPOL90, 0.9}};
+    for (auto [row, fraction] : levels) {
+      Value level = sub(nu[EASYML_BIO_V_PEAK], mul(c(fraction), amplitude));
+      Value cross =
+          andI(andI(falling, isNaN(old[row])),
+               cmp(arith::CmpFPredicate::OLT, v1, level));
+      // Linear interpolation between the two steps.
+      Value w = b.create<arith::DivFOp>(loc, sub(v0, level), sub(v0, v1));
+      w = b.create<arith::MinNumFOp>(
+          loc, b.create<arith::MaxNumFOp>(loc, w, c(0.0)), c(1.0));
+      Value at = add(tc, mul(dtc, w));
+      nu[row] = sel(peak, nan, sel(cross, at, old[row]));
+    }
+    Value lower = cmp(arith::CmpFPredicate::ULT, v1, old[EASYML_BIO_V_TROUGH]);
+    nu[EASYML_BIO_V_TROUGH] =
+        sel(peak, nan, sel(lower, v1, old[EASYML_BIO_V_TROUGH]));
+    // An early afterdepolarisation: Vm rises more than 1 mV above its
+    // trough after 50% and before 90% repolarisation.
+    Value rising =
+        andI(andI(notI(isNaN(nu[EASYML_BIO_T_REPOL50])),
+                  isNaN(nu[EASYML_BIO_T_REPOL90])),
+             cmp(arith::CmpFPredicate::OGT, v1,
+                 add(nu[EASYML_BIO_V_TROUGH], c(1.0))));
+    Value ead = b.create<arith::OrIOp>(
+        loc, cmp(arith::CmpFPredicate::OGT, old[EASYML_BIO_EAD], c(0.5)),
+        rising);
+    nu[EASYML_BIO_EAD] = sel(peak, c(0.0), sel(ead, c(1.0), c(0.0)));
+    // Calcium: the state in sv row bio_ca (none when -1).
+    Value ca = nan;
+    for (auto [i, v] : llvm::enumerate(states)) {
+      Value is = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, caRow,
+                                         cI64(static_cast<int64_t>(i)));
+      ca = b.create<arith::SelectOp>(loc, is, perCell(v), ca);
+    }
+    Value caLow = cmp(arith::CmpFPredicate::ULT, ca, old[EASYML_BIO_CA_MIN]);
+    nu[EASYML_BIO_CA_MIN] = sel(caLow, ca, old[EASYML_BIO_CA_MIN]);
+    Value caHigh = cmp(arith::CmpFPredicate::UGT, ca, old[EASYML_BIO_CA_MAX]);
+    nu[EASYML_BIO_CA_MAX] = sel(caHigh, ca, old[EASYML_BIO_CA_MAX]);
+    nu[EASYML_BIO_T_CA_PEAK] = sel(caHigh, t1, old[EASYML_BIO_T_CA_PEAK]);
+    for (int r = 0; r < EASYML_BIO_NUM_ROWS; ++r)
+      storeCells(nu[r], address(r));
+  }
+
   LogicalResult buildStep(bool advance) {
     Value args = startFunction(advance ? "compute" : "eval");
     loadParams(args);
@@ -909,6 +1026,7 @@ private:
         return failure();
       Value t = b.create<arith::MulFOp>(
           loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+      Value vmBefore = vm >= 0 ? es[vm] : Value();
       if (vm >= 0) {
         Value stimulated = b.create<arith::AddFOp>(
             loc, es[vm], perCell(b.create<arith::MulFOp>(loc, stim, dt)));
@@ -928,6 +1046,9 @@ private:
         yielded[ns + vm] =
             b.create<arith::SelectOp>(loc, integrate, integrated, v);
       }
+      if (vm >= 0)
+        emitBiomarkers(args, cell, s, dt, vmBefore, yielded[ns + vm],
+                       ArrayRef<Value>(yielded).take_front(ns));
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
       for (size_t i = 0; i < ns; ++i)

@@ -94,7 +94,8 @@ enum RowSet : unsigned {
   kExternalRows = 2, // externals (Vm, Iion, ...)
   kParamRows = 4,    // per-cell parameter rows
   kTraceRows = 8,    // traced values written by eval
-  kAllRows = 15
+  kBioRows = 16,     // biomarker accumulators (when enabled)
+  kAllRows = 31
 };
 
 /// The canonical host copy of a simulation's per-cell values.
@@ -143,6 +144,16 @@ public:
   /// Bytes per cell of the rows in `rows`.
   int64_t bytesPerCell(unsigned rows) const;
 
+  /// Biomarker accumulators (EASYML_BIO_NUM_ROWS rows of stride() cells),
+  /// once enabled; `bioCa` is the sv row of intracellular calcium or -1.
+  void enableBio(int64_t caRow);
+  bool bioOn() const { return !bio_.empty(); }
+  int64_t bioCa() const { return bioCa_; }
+  double *bio(int64_t row) { return bio_.data() + row * stride_; }
+  double *bioBase() { return bio_.empty() ? nullptr : bio_.data(); }
+  /// Every accumulator back to NaN (the start of a beat).
+  void resetBio();
+
 private:
   const easyml_model_desc *desc_;
   int64_t cells_, stride_, svRows_;
@@ -152,6 +163,8 @@ private:
   std::vector<AlignedVector> paramRows_;
   std::vector<const double *> paramPtrs_;
   uint64_t paramVersion_ = 0;
+  AlignedVector bio_;
+  int64_t bioCa_ = -1;
 };
 
 /// What a simulation records inside its waves: some values of some cells

@@ -108,6 +108,18 @@ int easyml_sim_get_state_row(easyml_sim *sim, int64_t var, double *values);
 int easyml_sim_set_state_row(easyml_sim *sim, int64_t var,
                              const double *values);
 
+/* Biomarkers per cell and beat, computed during the run (a beat starts at
+ * every stimulus onset; docs/biomarkers.md). `ca_variable`: the calcium
+ * state, or NULL. close_beat ends the current beat; biomarkers returns the
+ * table so far, `*rows` rows of EASYML_BIOMARKER_COLUMNS values (cell,
+ * beat, start, v_rest, v_peak, dvdt_max, apd30, apd50, apd90,
+ * triangulation, ca_amplitude, ca_time_to_peak, apd90_change, flags),
+ * valid until the next call on `sim`. */
+#define EASYML_BIOMARKER_COLUMNS 14
+int easyml_sim_enable_biomarkers(easyml_sim *sim, const char *ca_variable);
+int easyml_sim_close_beat(easyml_sim *sim);
+const double *easyml_sim_biomarkers(easyml_sim *sim, int64_t *rows);
+
 /* Per-cell arrays owned by the simulation (valid until it is freed). */
 double *easyml_sim_vm(easyml_sim *sim);
 double *easyml_sim_iion(easyml_sim *sim);

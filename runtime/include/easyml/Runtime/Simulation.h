@@ -121,6 +121,58 @@ using SampleFn = std::function<void(int64_t step, const double *values)>;
 class Simulation;
 using EventFn = std::function<bool(Simulation &sim, int64_t step)>;
 
+/// Per-cell, per-beat biomarkers computed during the run, where the cells
+/// are (definitions: docs/biomarkers.md). A beat starts at every stimulus
+/// onset; Simulation::closeBeat() ends the last one.
+struct BiomarkerOptions {
+  /// The state holding intracellular calcium ("": no calcium biomarkers).
+  std::string caVariable;
+  /// A beat is excited when Vm peaks at least this far above its resting
+  /// value (mV).
+  double minAmplitude = 40;
+  /// Alternans: APD90 changes by more than this (ms) in two beats in a row,
+  /// with opposite signs.
+  double alternansMs = 5;
+};
+
+/// Columns of the biomarker table (one row per cell and closed beat).
+enum BiomarkerColumn {
+  kBioCell = 0,
+  kBioBeat,
+  kBioStart,         // time of the beat's first step (ms)
+  kBioVRest,         // Vm at the beat's first step (mV)
+  kBioVPeak,         // highest Vm (mV)
+  kBioDvdtMax,       // largest dVm/dt between two steps (mV/ms)
+  kBioApd30,         // APD at 30%, 50%, 90% repolarisation (ms, from the
+  kBioApd50,         // time of the largest dVm/dt)
+  kBioApd90,         //
+  kBioTriangulation, // APD90 - APD30 (ms)
+  kBioCaAmplitude,   // highest - lowest calcium
+  kBioCaTimeToPeak,  // time of the calcium peak after the upstroke (ms)
+  kBioApd90Change,   // APD90 minus the previous beat's (ms)
+  kBioFlags,         // enum BiomarkerFlag bits
+  kBioNumColumns
+};
+enum BiomarkerFlag : int {
+  kBioNoExcitation = 1,
+  kBioNoRepolarisation = 2,
+  kBioEad = 4,
+  kBioAlternans = 8
+};
+/// "cell", "beat", "start", "v_rest", ..., "flags".
+const char *biomarkerColumnName(int column);
+
+/// Rows of kBioNumColumns values, beat by beat, cells in order.
+struct BiomarkerTable {
+  std::vector<double> values;
+  int64_t rows() const {
+    return static_cast<int64_t>(values.size()) / kBioNumColumns;
+  }
+  const double *row(int64_t r) const {
+    return values.data() + r * kBioNumColumns;
+  }
+};
+
 class Scheduler;
 
 /// N cells of one model on a set of devices.
@@ -180,6 +232,16 @@ public:
   /// every > 0). Returns its id.
   int addEvent(int64_t step, EventFn fn, int64_t every = 0);
   void removeEvent(int id);
+  /// Computes biomarkers from now on (a model compiled with
+  /// EASYML_FEATURE_BIOMARKERS); false with `error` for an unknown calcium
+  /// state or an older model.
+  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
+  /// Ends the current beat at step(): its biomarkers join the table.
+  bool closeBeat();
+  /// The closed beats' biomarkers.
+  const BiomarkerTable &biomarkers() const;
+  /// Drops the rows so far (the beat count goes on).
+  void clearBiomarkers();
   /// Called after every wave with the step reached.
   void onProgress(std::function<void(int64_t step)> fn);
   /// Runs from step() to `untilStep`: the state is then at untilStep.

@@ -1,0 +1,66 @@
+//===- Population.h - per-cell parameters and biomarker tables -*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Populations of one model: per-cell parameter values read from a table
+// (CSV with a header of parameter names, or a structured .npy) or sampled
+// from a spec such as "GNa*lognormal(1,0.2),GKr*uniform(0.5,1.5)", and the
+// tables of per-cell results (biomarkers) written as CSV or .npy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_POPULATION_H
+#define EASYML_RUNTIME_POPULATION_H
+
+#include "easyml/Runtime/ABI.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+/// Named columns of one value per cell.
+struct Columns {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> values; // values[column][cell]
+};
+
+/// Reads per-cell parameter values: a CSV file (first line: names, then
+/// one row of numbers per cell) or a .npy file holding a structured array
+/// of float64 fields. Every error names the file, and the row and column
+/// where there is one ("cells.csv:3:2: 'abc' is not a number"). Names are
+/// not checked against a model here (see checkParamNames).
+bool readParamTable(const std::string &path, int64_t cells, Columns &table,
+                    std::string &error);
+
+/// Samples `cells` values per item of `spec`: comma-separated items
+/// NAME*DIST (the parameter's value in `params` times a sample) or
+/// NAME=DIST (a sample), DIST one of uniform(lo,hi), normal(mean,sd),
+/// lognormal(median,sigma) (exp of a normal of mean ln(median) and
+/// standard deviation sigma). The same spec and seed give the same values
+/// on every machine (64-bit Mersenne Twister, Box-Muller).
+bool samplePopulation(const std::string &spec, uint64_t seed,
+                      const easyml_model_desc &desc,
+                      const std::vector<double> &params, int64_t cells,
+                      Columns &table, std::string &error);
+
+/// Every name in `table` is a parameter or flag of `desc`; `what` names
+/// the table's source in the error ("cells.csv").
+bool checkParamNames(const Columns &table, const easyml_model_desc &desc,
+                     const std::string &what, std::string &error);
+
+/// Writes rows of `names.size()` values as CSV (".csv", or any other
+/// extension) or as a structured .npy of float64 fields (".npy").
+bool writeTable(const std::string &path, const std::vector<std::string> &names,
+                const std::vector<double> &rows, std::string &error);
+
+/// The `q`-quantile (0..1, linear interpolation as numpy's default) of the
+/// finite values of `v`; NaN when there are none.
+double quantile(std::vector<double> v, double q);
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_POPULATION_H
