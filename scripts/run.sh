@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" easyml-compile easyml-opt easyml-bench
+"$root/scripts/build.sh" easyml-compile easyml-opt easyml-bench easyml-python
 model=${1:-$root/examples/models/luo_rudy_1991.model}
 shift || true
 bin=${EASYML_BUILD_DIR:-$root/build}/bin

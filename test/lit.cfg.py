@@ -123,3 +123,19 @@ for candidate in (config.python_executable, "/usr/bin/python3"):
     config.available_features.add("matplotlib")
     config.substitutions.append(("%plot_python", candidate))
     break
+
+# The Python package (built when pybind11 is found) and a python with numpy
+# and pytest to test it (Debian: python3-numpy, python3-pytest).
+import glob
+py_package = os.path.join(config.easyml_obj_root, "python")
+if glob.glob(os.path.join(py_package, "easyml", "_easyml*.so")):
+    for candidate in (config.python_executable, "/usr/bin/python3"):
+        try:
+            subprocess.run([candidate, "-c", "import numpy, pytest"],
+                           check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        config.available_features.add("python-package")
+        config.substitutions.append(("%py_python", candidate))
+        config.substitutions.append(("%py_package", py_package))
+        break

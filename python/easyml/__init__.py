@@ -1,0 +1,307 @@
+"""EasyML from Python: compile cardiac ionic models and run populations.
+
+    import easyml
+    model = easyml.compile("tt06.model", variants="cpu-simd")
+    sim = easyml.Simulation(model, cells=10000, devices="auto")
+    sim.sample("GKr*lognormal(1,0.2),GCaL*uniform(0.5,1.5)", seed=7)
+    out = sim.run(until=2000, stimulus=easyml.Stimulus(start=10, bcl=1000,
+                  count=2), record=["Vm"], cells=range(0, 4), every=1.0,
+                  biomarkers=True, ca_variable="Cai")
+    apd90 = sim.biomarkers()["apd90"]
+
+Errors from the compiler and the runtime are raised as easyml.Error; a
+model that does not compile raises easyml.CompileError whose message holds
+the compiler's `file:line:col: error: ...` lines.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _easyml
+from ._paths import COMPILER_CANDIDATES
+
+__all__ = ["Error", "CompileError", "Model", "Simulation", "Stimulus",
+           "compile", "load"]
+
+
+class Error(RuntimeError):
+    """An error reported by the EasyML runtime or compiler."""
+
+
+class CompileError(Error):
+    """The model did not compile; the message is the compiler's."""
+
+
+def _compiler() -> str:
+    env = os.environ.get("EASYML_COMPILE")
+    if env:
+        return env
+    for c in COMPILER_CANDIDATES:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    found = shutil.which("easyml-compile")
+    if found:
+        return found
+    raise Error("easyml-compile not found: set EASYML_COMPILE or put it on "
+                "PATH")
+
+
+def _cache_dir() -> str:
+    d = os.environ.get("EASYML_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "easyml")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+class Model:
+    """A compiled model (a shared library made by easyml-compile)."""
+
+    def __init__(self, path: str):
+        try:
+            self._handle = _easyml.Model(path)
+        except RuntimeError as e:
+            raise Error(str(e)) from None
+        self.path = path
+
+    name = property(lambda self: self._handle.name)
+    states = property(lambda self: list(self._handle.states))
+    parameters = property(lambda self: list(self._handle.parameters))
+    flags = property(lambda self: list(self._handle.flags))
+    variants = property(lambda self: list(self._handle.variants))
+
+    @property
+    def defaults(self) -> Dict[str, float]:
+        """Parameter values as compiled."""
+        return dict(self._handle.defaults)
+
+    def __repr__(self):
+        return "easyml.Model(%r, variants=%r)" % (self.name, self.variants)
+
+
+def load(path: str) -> Model:
+    """Loads a library made by `easyml-compile --emit=shared`."""
+    return Model(path)
+
+
+def compile(path: str, variants: Union[str, Sequence[str]] = "cpu-simd",
+            options: Sequence[str] = (), cache: bool = True) -> Model:
+    """Compiles an EasyML model file and loads it.
+
+    `variants`: "baseline", "cpu-simd", "cuda", "rocm" (a list or a
+    comma-separated string). `options`: more easyml-compile options, e.g.
+    ["--no-tables"]. The library is cached by the content of the model, the
+    variants, the options and the compiler ($EASYML_CACHE_DIR or
+    ~/.cache/easyml)."""
+    if not os.path.isfile(path):
+        raise CompileError("%s: no such model file" % path)
+    if not isinstance(variants, str):
+        variants = ",".join(variants)
+    compiler = _compiler()
+    with open(path, "rb") as f:
+        text = f.read()
+    key = hashlib.sha256()
+    for part in (text, variants.encode(), "\0".join(options).encode(),
+                 compiler.encode(),
+                 str(os.stat(compiler).st_mtime_ns).encode()):
+        key.update(part)
+        key.update(b"\0")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    lib = os.path.join(_cache_dir(), "%s-%s.so" % (stem, key.hexdigest()[:16]))
+    if not (cache and os.path.exists(lib)):
+        tmp = lib + ".%d.tmp" % os.getpid()
+        cmd = [compiler, path, "--emit=shared", "--variant=" + variants,
+               "-o", tmp] + list(options)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise CompileError(p.stderr.strip() or
+                               "easyml-compile failed (exit %d)" % p.returncode)
+        os.replace(tmp, lib)
+    return Model(lib)
+
+
+@dataclass
+class Stimulus:
+    """A stimulus train: `strength` (uA/cm^2, positive depolarises) from
+    `start` ms for `duration` ms, every `bcl` ms, `count` times."""
+    start: float = 10.0
+    duration: float = 1.0
+    strength: float = 60.0
+    bcl: float = 1000.0
+    count: int = 1
+
+
+class Simulation:
+    """`cells` copies of `model` on a set of devices ("cpu", "gpu:all",
+    "cpu+gpu:all", "auto", ...). Parameters may be per cell; the time loop
+    runs in the runtime."""
+
+    def __init__(self, model: Model, cells: int, devices: str = "cpu",
+                 dt: float = 0.01, cpu_variant: str = "", threads: int = 0):
+        if not isinstance(model, Model):
+            raise TypeError("model must be an easyml.Model (easyml.compile "
+                            "or easyml.load)")
+        self.model = model
+        try:
+            self._sim = _easyml.Simulation(model._handle, int(cells), devices,
+                                           cpu_variant, int(threads))
+        except RuntimeError as e:
+            raise Error(str(e)) from None
+        self._dt = dt
+        self._initialized = False
+        self._stimuli: List[Stimulus] = []
+        self._biomarkers = False
+        self.per_cell: Dict[str, np.ndarray] = {}
+
+    cells = property(lambda self: self._sim.cells)
+    devices = property(lambda self: self._sim.devices)
+
+    @property
+    def time(self) -> float:
+        """The simulated time reached (ms)."""
+        return self._sim.step * self._dt
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except RuntimeError as e:
+            raise Error(str(e)) from None
+
+    # Parameters -------------------------------------------------------
+    def param(self, name: str) -> float:
+        """The shared value of parameter `name`."""
+        return self._call(self._sim.get_param, name)
+
+    def modify(self, mods: str) -> None:
+        """openCARP's --imp-par syntax: "GNa*0.5,GKr=0.1,flags=EPI"."""
+        self._before_start("parameters")
+        self._call(self._sim.modify_params, mods)
+
+    def set_param(self, name: str, values) -> None:
+        """Makes `name` per cell: one value per cell (an array)."""
+        self._before_start("parameters")
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        self._call(self._sim.set_param_per_cell, name, values)
+        self.per_cell[name] = values.copy()
+
+    def sample(self, spec: str, seed: int = 1) -> Dict[str, np.ndarray]:
+        """Samples per-cell parameters as easyml-bench --population does
+        ("GNa*lognormal(1,0.2),GKr*uniform(0.5,1.5)"); returns them."""
+        self._before_start("parameters")
+        out = self._call(self._sim.sample_params, spec, int(seed))
+        self.per_cell.update(out)
+        return dict(out)
+
+    def _before_start(self, what):
+        if self._initialized:
+            raise Error("%s must be set before the first run" % what)
+
+    # States -------------------------------------------------------------
+    def state(self, name: str) -> np.ndarray:
+        """State `name` of every cell (a copy)."""
+        self._start()
+        return self._call(self._sim.get_state, name)
+
+    def set_state(self, name: str, values) -> None:
+        self._start()
+        self._call(self._sim.set_state, name,
+                   np.ascontiguousarray(values, dtype=np.float64))
+
+    @property
+    def vm(self) -> np.ndarray:
+        """Vm of every cell: a view of the runtime's host array."""
+        self._start()
+        return self._sim.vm
+
+    # The time loop ------------------------------------------------------
+    def _start(self):
+        if not self._initialized:
+            self._call(self._sim.initialize, self._dt)
+            self._initialized = True
+
+    def run(self, until: float,
+            stimulus: Union[None, Stimulus, Iterable[Stimulus]] = None,
+            record: Sequence[str] = (), cells: Optional[range] = None,
+            every: float = 1.0, biomarkers: bool = False,
+            ca_variable: str = "") -> Dict[str, np.ndarray]:
+        """Runs to time `until` (ms). `stimulus`: a Stimulus or several
+        (added to those of earlier runs). `record`: variables sampled every
+        `every` ms for `cells` (a range, default all), returned as arrays
+        [sample, cell] with "t". `biomarkers`: compute them during the run
+        (see biomarkers())."""
+        self._start()
+        if stimulus is not None:
+            for s in ([stimulus] if isinstance(stimulus, Stimulus)
+                      else stimulus):
+                self._sim.add_stimulus(s.start, s.duration, s.strength,
+                                       s.bcl, s.count)
+                self._stimuli.append(s)
+        if biomarkers and not self._biomarkers:
+            self._call(self._sim.enable_biomarkers, ca_variable, 40.0, 5.0)
+            self._biomarkers = True
+        record = list(record)
+        if record:
+            cells = cells if cells is not None else range(self.cells)
+            if cells.step != 1 or not (0 <= cells.start < cells.stop
+                                       <= self.cells):
+                raise Error("cells must be a contiguous range inside [0, %d)"
+                            % self.cells)
+            every_steps = max(1, round(every / self._dt))
+            first = self._sim.step
+            self._call(self._sim.record, record, cells.start, cells.stop,
+                       first, every_steps)
+        try:
+            self._call(self._sim.run_until, float(until))
+        finally:
+            if record:
+                self._sim.stop_recording()
+        out: Dict[str, np.ndarray] = {}
+        if record:
+            steps, values = self._sim.take_samples()
+            out["t"] = steps * self._dt
+            for i, name in enumerate(record):
+                out[name] = values[:, i, :]
+        return out
+
+    # Biomarkers -----------------------------------------------------------
+    def biomarkers(self, close: bool = True) -> np.ndarray:
+        """Per cell and beat biomarkers as a structured array (fields:
+        cell, beat, start, v_rest, v_peak, dvdt_max, apd30, apd50, apd90,
+        triangulation, ca_amplitude, ca_time_to_peak, apd90_change, flags,
+        then the per-cell parameters). `close` ends the current beat first.
+        Definitions: docs/biomarkers.md."""
+        if not self._biomarkers:
+            raise Error("biomarkers were not enabled: run(..., "
+                        "biomarkers=True)")
+        if close:
+            self._call(self._sim.close_beat)
+        rows = self._sim.biomarker_rows()
+        names = list(_easyml.Simulation.biomarker_columns())
+        extra = list(self.per_cell)
+        dtype = [(n, "f8") for n in names + extra]
+        out = np.empty(rows.shape[0], dtype=dtype)
+        for i, n in enumerate(names):
+            out[n] = rows[:, i]
+        cell = rows[:, 0].astype(np.int64) if rows.shape[0] else \
+            np.zeros(0, np.int64)
+        for n in extra:
+            out[n] = self.per_cell[n][cell]
+        return out
+
+    def report(self) -> str:
+        """The runtime's report (JSON): throughput per device, waves, ..."""
+        return self._sim.report_json()
+
+    def __repr__(self):
+        return "easyml.Simulation(%r, cells=%d, devices=%r)" % (
+            self.model.name, self.cells, self.devices)
+
+
+NO_EXCITATION, NO_REPOLARISATION, EAD, ALTERNANS = 1, 2, 4, 8

@@ -1,0 +1,320 @@
+//===- EasyMLModule.cpp - Python bindings of the EasyML runtime ----------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The `easyml._easyml` extension: compiled models and simulations as
+// Python objects, per-cell arrays as numpy arrays. The friendly layer
+// (easyml.compile, keyword arguments, structured biomarker arrays) is
+// python/easyml/__init__.py.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Population.h"
+#include "easyml/Runtime/Simulation.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+using namespace easyml::rt;
+
+namespace {
+
+std::vector<std::string> names(const char *const *list, int64_t n) {
+  return std::vector<std::string>(list, list + n);
+}
+
+int64_t svRow(const easyml_model_desc &d, const std::string &name) {
+  for (int64_t v = 0; v < d.num_states; ++v)
+    if (name == d.state_names[v])
+      return v;
+  return -1;
+}
+
+[[noreturn]] void raise(const std::string &message) {
+  throw std::runtime_error(message);
+}
+
+/// A simulation and what Python needs next to it: the samples recorded.
+struct PySimulation {
+  PySimulation(const ModelHandle &model, int64_t cells,
+               const SimulationOptions &options)
+      : sim(model, cells, options) {
+    std::string error;
+    if (!sim.valid(error))
+      raise(error);
+  }
+  Simulation sim;
+  std::vector<std::string> recorded;
+  int64_t recordedCells = 0;
+  std::vector<int64_t> sampleSteps;
+  std::vector<double> samples;
+
+  void check(bool ok) {
+    if (ok)
+      return;
+    if (const NonFinite *bad = sim.nonFinite())
+      raise("simulation produced a non-finite value: " + bad->message());
+    if (!sim.failure().empty())
+      raise(sim.failure());
+    raise("the run stopped");
+  }
+};
+
+py::array_t<double> rowView(PySimulation &self, double *data, py::object owner) {
+  return py::array_t<double>({self.sim.numCells()}, {sizeof(double)}, data,
+                             owner);
+}
+
+} // namespace
+
+PYBIND11_MODULE(_easyml, m) {
+  m.doc() = "EasyML runtime bindings (use the easyml package)";
+  m.attr("ABI_VERSION") = EASYML_ABI_VERSION;
+
+  py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model")
+      .def(py::init([](const std::string &path) {
+             std::string error;
+             std::unique_ptr<ModelHandle> h = ModelHandle::load(path, error);
+             if (!h)
+               raise(error);
+             return std::shared_ptr<ModelHandle>(std::move(h));
+           }),
+           py::arg("path"), "Loads a model library (easyml-compile --emit=shared)")
+      .def_property_readonly("name",
+                             [](const ModelHandle &h) { return h.desc().name; })
+      .def_property_readonly("states",
+                             [](const ModelHandle &h) {
+                               return names(h.desc().state_names,
+                                            h.desc().num_states);
+                             })
+      .def_property_readonly("parameters",
+                             [](const ModelHandle &h) {
+                               return names(h.desc().param_names,
+                                            h.desc().num_params);
+                             })
+      .def_property_readonly("flags",
+                             [](const ModelHandle &h) {
+                               return names(h.desc().flag_names,
+                                            h.desc().num_flags);
+                             })
+      .def_property_readonly("variants",
+                             [](const ModelHandle &h) {
+                               std::vector<std::string> v;
+                               for (int64_t i = 0; i < h.desc().num_variants;
+                                    ++i)
+                                 v.push_back(h.desc().variants[i].name);
+                               return v;
+                             })
+      .def_property_readonly("defaults", [](const ModelHandle &h) {
+        const easyml_model_desc &d = h.desc();
+        py::dict out;
+        for (int64_t i = 0; i < d.num_params; ++i)
+          out[py::str(d.param_names[i])] = d.param_defaults[i];
+        return out;
+      });
+
+  py::class_<PySimulation>(m, "Simulation")
+      .def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
+                       const std::string &devices,
+                       const std::string &cpuVariant, int threads) {
+             if (cells < 1)
+               raise("cells must be at least 1, got " + std::to_string(cells));
+             SimulationOptions o;
+             o.devices = devices;
+             o.cpuVariant = cpuVariant;
+             o.threads = threads;
+             return new PySimulation(*model, cells, o);
+           }),
+           py::arg("model"), py::arg("cells"), py::arg("devices") = "cpu",
+           py::arg("cpu_variant") = "", py::arg("threads") = 0,
+           py::keep_alive<1, 2>())
+      .def_property_readonly("cells",
+                             [](PySimulation &s) { return s.sim.numCells(); })
+      .def_property_readonly("step",
+                             [](PySimulation &s) { return s.sim.step(); })
+      .def_property_readonly("dt", [](PySimulation &s) { return s.sim.dt(); })
+      .def_property_readonly("devices",
+                             [](PySimulation &s) {
+                               return s.sim.deviceDescription();
+                             })
+      .def("get_param",
+           [](PySimulation &s, const std::string &name) {
+             const easyml_model_desc &d = s.sim.desc();
+             for (int64_t i = 0; i < d.num_params; ++i)
+               if (name == d.param_names[i])
+                 return s.sim.params()[i];
+             raise(std::string("model ") + d.name + " has no parameter '" +
+                   name + "'");
+           })
+      .def("modify_params",
+           [](PySimulation &s, const std::string &mods) {
+             std::string error;
+             if (!applyParamMods(s.sim.desc(), mods, s.sim.params(), error))
+               raise(error);
+           })
+      .def("set_param_per_cell",
+           [](PySimulation &s, const std::string &name,
+              py::array_t<double, py::array::c_style | py::array::forcecast>
+                  values) {
+             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
+               raise("parameter '" + name + "': expected " +
+                     std::to_string(s.sim.numCells()) +
+                     " values (one per cell), got an array of shape (" +
+                     std::to_string(values.ndim() ? values.shape(0) : 0) +
+                     (values.ndim() > 1 ? ", ...)" : ",)"));
+             for (py::ssize_t i = 0; i < values.shape(0); ++i)
+               if (!std::isfinite(values.at(i)))
+                 raise("parameter '" + name + "': value " +
+                       std::to_string(values.at(i)) + " of cell " +
+                       std::to_string(i) + " is not finite");
+             std::string error;
+             if (!s.sim.setPerCellParam(name, values.data(), error))
+               raise(error);
+           })
+      .def("initialize", [](PySimulation &s, double dt) {
+        if (!(dt > 0))
+          raise("dt must be positive");
+        s.sim.initialize(dt);
+        if (!s.sim.failure().empty())
+          raise(s.sim.failure());
+      })
+      .def("add_stimulus",
+           [](PySimulation &s, double start, double duration, double strength,
+              double period, int64_t count) {
+             s.sim.addStimulus(Stimulus::fromMs(s.sim.dt(), start, duration,
+                                                strength, period, count));
+           })
+      .def("clear_stimuli", [](PySimulation &s) { s.sim.clearStimuli(); })
+      .def("record",
+           [](PySimulation &s, std::vector<std::string> variables,
+              int64_t begin, int64_t end, int64_t first, int64_t every) {
+             s.recorded = variables;
+             s.recordedCells = end - begin;
+             s.sampleSteps.clear();
+             s.samples.clear();
+             PySimulation *self = &s;
+             size_t per = variables.size() * (end - begin);
+             std::string error;
+             if (!s.sim.record(
+                     variables, CellRange{begin, end}, first, every,
+                     [self, per](int64_t step, const double *v) {
+                       self->sampleSteps.push_back(step);
+                       self->samples.insert(self->samples.end(), v, v + per);
+                     },
+                     error))
+               raise(error);
+           })
+      .def("stop_recording", [](PySimulation &s) { s.sim.stopRecording(); })
+      .def("take_samples",
+           [](PySimulation &s) {
+             // (steps, values[sample, variable, cell])
+             int64_t n = static_cast<int64_t>(s.sampleSteps.size());
+             py::array_t<int64_t> steps(n);
+             std::memcpy(steps.mutable_data(), s.sampleSteps.data(),
+                         n * sizeof(int64_t));
+             py::array_t<double> values({n, (int64_t)s.recorded.size(),
+                                         s.recordedCells});
+             std::memcpy(values.mutable_data(), s.samples.data(),
+                         s.samples.size() * sizeof(double));
+             s.sampleSteps.clear();
+             s.samples.clear();
+             return py::make_tuple(steps, values);
+           })
+      .def("run_until",
+           [](PySimulation &s, double ms) {
+             bool ok;
+             {
+               py::gil_scoped_release release;
+               ok = s.sim.runUntil(ms);
+             }
+             s.check(ok);
+           })
+      .def("enable_biomarkers",
+           [](PySimulation &s, const std::string &ca, double minAmplitude,
+              double alternansMs) {
+             BiomarkerOptions o;
+             o.caVariable = ca;
+             o.minAmplitude = minAmplitude;
+             o.alternansMs = alternansMs;
+             std::string error;
+             if (!s.sim.enableBiomarkers(o, error))
+               raise(error);
+           })
+      .def("close_beat", [](PySimulation &s) { s.check(s.sim.closeBeat()); })
+      .def("biomarker_rows",
+           [](PySimulation &s) {
+             const BiomarkerTable &t = s.sim.biomarkers();
+             py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
+             std::memcpy(a.mutable_data(), t.values.data(),
+                         t.values.size() * sizeof(double));
+             return a;
+           })
+      .def_static("biomarker_columns",
+                  []() {
+                    std::vector<std::string> c;
+                    for (int i = 0; i < kBioNumColumns; ++i)
+                      c.push_back(biomarkerColumnName(i));
+                    return c;
+                  })
+      .def("get_state",
+           [](PySimulation &s, const std::string &name) {
+             int64_t v = svRow(s.sim.desc(), name);
+             if (v < 0)
+               raise(std::string("model ") + s.sim.desc().name +
+                     " has no state '" + name + "'");
+             py::array_t<double> out(s.sim.numCells());
+             s.sim.getStateRow(v, out.mutable_data());
+             return out;
+           })
+      .def("set_state",
+           [](PySimulation &s, const std::string &name,
+              py::array_t<double, py::array::c_style | py::array::forcecast>
+                  values) {
+             int64_t v = svRow(s.sim.desc(), name);
+             if (v < 0)
+               raise(std::string("model ") + s.sim.desc().name +
+                     " has no state '" + name + "'");
+             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
+               raise("state '" + name + "': expected " +
+                     std::to_string(s.sim.numCells()) + " values");
+             s.sim.setStateRow(v, values.data());
+           })
+      // Vm and Iion: the host arrays themselves (current after every run).
+      .def_property_readonly("vm",
+                             [](py::object self) {
+                               auto &s = self.cast<PySimulation &>();
+                               return rowView(s, s.sim.vm(), self);
+                             })
+      .def_property_readonly("iion",
+                             [](py::object self) {
+                               auto &s = self.cast<PySimulation &>();
+                               return rowView(s, s.sim.iion(), self);
+                             })
+      .def("sample_params",
+           [](PySimulation &s, const std::string &spec, uint64_t seed) {
+             Columns t;
+             std::string error;
+             if (!samplePopulation(spec, seed, s.sim.desc(), s.sim.params(),
+                                   s.sim.numCells(), t, error))
+               raise(error);
+             py::dict out;
+             for (size_t c = 0; c < t.names.size(); ++c) {
+               if (!s.sim.setPerCellParam(t.names[c], t.values[c].data(),
+                                          error))
+                 raise(error);
+               out[py::str(t.names[c])] = py::array_t<double>(
+                   t.values[c].size(), t.values[c].data());
+             }
+             return out;
+           })
+      .def("report_json",
+           [](PySimulation &s) { return s.sim.report().json(); });
+
+}

@@ -1,0 +1,133 @@
+"""Tests of the easyml Python package (run by lit: test/Python/pytest.test,
+or `PYTHONPATH=build/python python3 -m pytest python/tests`)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import easyml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+TT = os.path.join(ROOT, "examples", "models", "ten_tusscher_panfilov_2006.model")
+LR = os.path.join(ROOT, "examples", "models", "luo_rudy_1991.model")
+
+
+@pytest.fixture(scope="module")
+def tt():
+    return easyml.compile(TT, variants=["baseline", "cpu-simd"])
+
+
+@pytest.fixture(scope="module")
+def lr():
+    return easyml.compile(LR, variants="cpu-simd")
+
+
+def test_model_metadata(tt):
+    assert tt.name == "ten_tusscher_panfilov_2006"
+    assert "Ca_i" in tt.states
+    assert "G_Kr" in tt.parameters
+    assert tt.variants == ["baseline", "cpu-simd"]
+    assert tt.defaults["G_Kr"] == pytest.approx(0.153)
+
+
+def test_compile_error_carries_location(tmp_path):
+    bad = tmp_path / "bad.model"
+    bad.write_text("V; .external(Vm);\nIion; .external();\nx = 1 +;\n")
+    with pytest.raises(easyml.CompileError) as e:
+        easyml.compile(str(bad))
+    assert "bad.model:3:" in str(e.value)
+
+
+def test_missing_model_file():
+    with pytest.raises(easyml.CompileError, match="no such model file"):
+        easyml.compile("/nonexistent/x.model")
+
+
+def test_run_records_numpy_arrays(lr):
+    sim = easyml.Simulation(lr, cells=8)
+    out = sim.run(until=50, stimulus=easyml.Stimulus(start=1, count=1),
+                  record=["Vm", "Cai"], cells=range(2, 5), every=0.5)
+    assert out["t"].shape == (100,)
+    assert out["Vm"].shape == (100, 3)
+    assert out["t"][1] == pytest.approx(0.5)
+    assert out["Vm"].max() > 0  # the stimulus excited the cells
+    assert sim.time == pytest.approx(50)
+    # Vm is a view of the runtime's array: as long as the cells.
+    assert sim.vm.shape == (8,)
+    assert np.allclose(sim.vm, sim.vm[0])
+
+
+def test_per_cell_equals_uniform_bit_for_bit(tt):
+    values = np.array([0.1, 0.153, 0.2, 0.3])
+    pop = easyml.Simulation(tt, cells=4)
+    pop.set_param("G_Kr", values)
+    pop.run(until=400, stimulus=easyml.Stimulus(start=10), biomarkers=True)
+    b = pop.biomarkers()
+    for c, g in enumerate(values):
+        one = easyml.Simulation(tt, cells=1)
+        one.modify("G_Kr=%r" % g)
+        one.run(until=400, stimulus=easyml.Stimulus(start=10),
+                biomarkers=True)
+        assert one.state("Ca_i")[0] == pop.state("Ca_i")[c]
+        assert one.biomarkers()["apd90"][0] == b["apd90"][c]
+    # Faster repolarisation with more IKr.
+    assert np.all(np.diff(b["apd90"]) < 0)
+    assert list(b["G_Kr"]) == list(values)
+
+
+def test_population_is_reproducible(tt):
+    def sampled(seed):
+        sim = easyml.Simulation(tt, cells=100)
+        return sim.sample("G_Kr*lognormal(1,0.2),G_Ks*uniform(0.5,1.5)",
+                          seed=seed)
+    a, b, c = sampled(7), sampled(7), sampled(8)
+    assert np.array_equal(a["G_Kr"], b["G_Kr"])
+    assert not np.array_equal(a["G_Kr"], c["G_Kr"])
+    assert a["G_Ks"].min() >= 0.5 * 0.392 and a["G_Ks"].max() <= 1.5 * 0.392
+    assert abs(np.median(a["G_Kr"]) / 0.153 - 1) < 0.1
+
+
+def test_biomarkers_structured_array(tt):
+    sim = easyml.Simulation(tt, cells=16)
+    sim.sample("G_CaL*uniform(0.8,1.2)", seed=1)
+    sim.run(until=1000, stimulus=easyml.Stimulus(start=10, bcl=500, count=2),
+            biomarkers=True, ca_variable="Ca_i")
+    b = sim.biomarkers()
+    assert b.shape == (32,)
+    assert set(["apd90", "ca_amplitude", "flags", "G_CaL"]) <= set(
+        b.dtype.names)
+    assert np.all(b["flags"] == 0)
+    assert np.all((b["apd90"] > 200) & (b["apd90"] < 400))
+    assert np.all(b["ca_amplitude"] > 0)
+    assert list(b["beat"][:16]) == [0] * 16 and list(b["beat"][16:]) == [1] * 16
+
+
+def test_errors_are_python_exceptions(tt):
+    with pytest.raises(easyml.Error, match="has no parameter 'GX'"):
+        easyml.Simulation(tt, cells=2).set_param("GX", [1, 2])
+    with pytest.raises(easyml.Error, match="expected 2 values"):
+        easyml.Simulation(tt, cells=2).set_param("G_Kr", [1, 2, 3])
+    with pytest.raises(easyml.Error, match="not finite"):
+        easyml.Simulation(tt, cells=2).set_param("G_Kr", [1, np.nan])
+    with pytest.raises(easyml.Error, match="read by lookup table V"):
+        easyml.Simulation(tt, cells=2).set_param("Ca_o", [1, 2])
+    with pytest.raises(easyml.Error, match="unknown distribution 'beta'"):
+        easyml.Simulation(tt, cells=2).sample("G_Kr*beta(1,2)")
+    with pytest.raises(easyml.Error, match="has no cuda variant"):
+        easyml.Simulation(tt, cells=2, devices="cuda:0")
+    with pytest.raises(easyml.Error, match="has no such state"):
+        easyml.Simulation(tt, cells=2).run(until=1, biomarkers=True,
+                                           ca_variable="nope")
+    sim = easyml.Simulation(tt, cells=2)
+    sim.run(until=1)
+    with pytest.raises(easyml.Error, match="before the first run"):
+        sim.set_param("G_Kr", [1, 2])
+
+
+def test_blow_up_names_cell_and_step(tt):
+    sim = easyml.Simulation(tt, cells=4)
+    sim.set_param("G_Kr", [0.153, 0.153, 1e300, 0.153])
+    with pytest.raises(easyml.Error, match=r"non-finite value: cell 2"):
+        sim.run(until=50, stimulus=easyml.Stimulus(start=1))
