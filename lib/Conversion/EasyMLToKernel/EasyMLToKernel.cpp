@@ -853,6 +853,12 @@ private:
   /// (before the stimulus) to `v1`, with `states` the new states. Every
   /// update is a select, so vector lanes and GPU threads do not diverge;
   /// the definitions are in docs/biomarkers.md.
+  ///
+  /// Register pressure matters on GPUs, where the step loop keeps every
+  /// state in registers: the row stride is loaded inside the branch (the
+  /// stores below may alias the arguments, so nothing derived from it is
+  /// hoisted out of the step loop), and each accumulator is loaded,
+  /// updated and stored before the next is loaded.
   void emitBiomarkers(Value args, Value cell, Value s, Value dt, Value v0,
                       Value v1, ArrayRef<Value> states) {
     Value raw = field(args, kBio, ptrTy);
@@ -862,13 +868,12 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(bioIf.thenBlock());
     Value bio = hostGiven(raw);
-    Value caRow = field(args, kBioCa, i64);
+    Value rowStride = field(args, kStride, i64);
     auto address = [&](int row) {
-      return gep(bio, f64, addI(mulI(cI64(row), stride), cell));
+      return gep(bio, f64, addI(mulI(cI64(row), rowStride), cell));
     };
-    SmallVector<Value> old;
-    for (int r = 0; r < EASYML_BIO_NUM_ROWS; ++r)
-      old.push_back(loadCells(address(r)));
+    auto ld = [&](int row) { return loadCells(address(row)); };
+    auto st = [&](int row, Value v) { storeCells(perCell(v), address(row)); };
     auto c = [&](double v) { return perCell(cF64(v)); };
     auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
       return b.create<arith::CmpFOp>(loc, p, x, y);
@@ -905,64 +910,72 @@ private:
         b.create<arith::AddFOp>(loc, t, b.create<arith::MulFOp>(
                                             loc, dt, cF64(0.5))));
     Value tc = perCell(t), dtc = perCell(dt);
-    SmallVector<Value> nu(old);
     Value nan = c(std::numeric_limits<double>::quiet_NaN());
-    nu[EASYML_BIO_V_REST] =
-        sel(isNaN(old[EASYML_BIO_V_REST]), v0, old[EASYML_BIO_V_REST]);
+
+    Value restOld = ld(EASYML_BIO_V_REST);
+    Value rest = sel(isNaN(restOld), v0, restOld);
+    st(EASYML_BIO_V_REST, rest);
     // A new peak (always, while the peak is still NaN) restarts
     // repolarisation.
-    Value peak = cmp(arith::CmpFPredicate::UGT, v1, old[EASYML_BIO_V_PEAK]);
-    nu[EASYML_BIO_V_PEAK] = sel(peak, v1, old[EASYML_BIO_V_PEAK]);
-    nu[EASYML_BIO_T_PEAK] = sel(peak, t1, old[EASYML_BIO_T_PEAK]);
+    Value peakOld = ld(EASYML_BIO_V_PEAK);
+    Value peak = cmp(arith::CmpFPredicate::UGT, v1, peakOld);
+    Value vPeak = sel(peak, v1, peakOld);
+    st(EASYML_BIO_V_PEAK, vPeak);
+    st(EASYML_BIO_T_PEAK, sel(peak, t1, ld(EASYML_BIO_T_PEAK)));
     Value dvdt = b.create<arith::DivFOp>(loc, sub(v1, v0), dtc);
-    Value up = cmp(arith::CmpFPredicate::UGT, dvdt, old[EASYML_BIO_DVDT_MAX]);
-    nu[EASYML_BIO_DVDT_MAX] = sel(up, dvdt, old[EASYML_BIO_DVDT_MAX]);
-    nu[EASYML_BIO_T_UPSTROKE] = sel(up, tMid, old[EASYML_BIO_T_UPSTROKE]);
-    Value amplitude = sub(nu[EASYML_BIO_V_PEAK], nu[EASYML_BIO_V_REST]);
+    Value dvdtOld = ld(EASYML_BIO_DVDT_MAX);
+    Value up = cmp(arith::CmpFPredicate::UGT, dvdt, dvdtOld);
+    st(EASYML_BIO_DVDT_MAX, sel(up, dvdt, dvdtOld));
+    st(EASYML_BIO_T_UPSTROKE, sel(up, tMid, ld(EASYML_BIO_T_UPSTROKE)));
+
+    Value amplitude = sub(vPeak, rest);
     Value falling = notI(peak);
     const std::pair<int, double> levels[] = {{EASYML_BIO_T_REPOL30, 0.3},
                                              {EASYML_BIO_T_REPOL50, 0.5},
                                              {EASYML_BIO_T_REPOL90, 0.9}};
-    for (auto [row, fraction] : levels) {
-      Value level = sub(nu[EASYML_BIO_V_PEAK], mul(c(fraction), amplitude));
-      Value cross =
-          andI(andI(falling, isNaN(old[row])),
-               cmp(arith::CmpFPredicate::OLT, v1, level));
+    Value crossed[3];
+    for (auto [k, level] : llvm::enumerate(levels)) {
+      auto [row, fraction] = level;
+      Value old = ld(row);
+      Value threshold = sub(vPeak, mul(c(fraction), amplitude));
+      Value cross = andI(andI(falling, isNaN(old)),
+                         cmp(arith::CmpFPredicate::OLT, v1, threshold));
       // Linear interpolation between the two steps.
-      Value w = b.create<arith::DivFOp>(loc, sub(v0, level), sub(v0, v1));
+      Value w = b.create<arith::DivFOp>(loc, sub(v0, threshold), sub(v0, v1));
       w = b.create<arith::MinNumFOp>(
           loc, b.create<arith::MaxNumFOp>(loc, w, c(0.0)), c(1.0));
-      Value at = add(tc, mul(dtc, w));
-      nu[row] = sel(peak, nan, sel(cross, at, old[row]));
+      crossed[k] = sel(peak, nan, sel(cross, add(tc, mul(dtc, w)), old));
+      st(row, crossed[k]);
     }
-    Value lower = cmp(arith::CmpFPredicate::ULT, v1, old[EASYML_BIO_V_TROUGH]);
-    nu[EASYML_BIO_V_TROUGH] =
-        sel(peak, nan, sel(lower, v1, old[EASYML_BIO_V_TROUGH]));
+    Value troughOld = ld(EASYML_BIO_V_TROUGH);
+    Value lower = cmp(arith::CmpFPredicate::ULT, v1, troughOld);
+    Value trough = sel(peak, nan, sel(lower, v1, troughOld));
+    st(EASYML_BIO_V_TROUGH, trough);
     // An early afterdepolarisation: Vm rises more than 1 mV above its
     // trough after 50% and before 90% repolarisation.
-    Value rising =
-        andI(andI(notI(isNaN(nu[EASYML_BIO_T_REPOL50])),
-                  isNaN(nu[EASYML_BIO_T_REPOL90])),
-             cmp(arith::CmpFPredicate::OGT, v1,
-                 add(nu[EASYML_BIO_V_TROUGH], c(1.0))));
+    Value rising = andI(andI(notI(isNaN(crossed[1])), isNaN(crossed[2])),
+                        cmp(arith::CmpFPredicate::OGT, v1,
+                            add(trough, c(1.0))));
     Value ead = b.create<arith::OrIOp>(
-        loc, cmp(arith::CmpFPredicate::OGT, old[EASYML_BIO_EAD], c(0.5)),
+        loc, cmp(arith::CmpFPredicate::OGT, ld(EASYML_BIO_EAD), c(0.5)),
         rising);
-    nu[EASYML_BIO_EAD] = sel(peak, c(0.0), sel(ead, c(1.0), c(0.0)));
+    st(EASYML_BIO_EAD, sel(peak, c(0.0), sel(ead, c(1.0), c(0.0))));
+
     // Calcium: the state in sv row bio_ca (none when -1).
+    Value caRow = field(args, kBioCa, i64);
     Value ca = nan;
     for (auto [i, v] : llvm::enumerate(states)) {
       Value is = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, caRow,
                                          cI64(static_cast<int64_t>(i)));
       ca = b.create<arith::SelectOp>(loc, is, perCell(v), ca);
     }
-    Value caLow = cmp(arith::CmpFPredicate::ULT, ca, old[EASYML_BIO_CA_MIN]);
-    nu[EASYML_BIO_CA_MIN] = sel(caLow, ca, old[EASYML_BIO_CA_MIN]);
-    Value caHigh = cmp(arith::CmpFPredicate::UGT, ca, old[EASYML_BIO_CA_MAX]);
-    nu[EASYML_BIO_CA_MAX] = sel(caHigh, ca, old[EASYML_BIO_CA_MAX]);
-    nu[EASYML_BIO_T_CA_PEAK] = sel(caHigh, t1, old[EASYML_BIO_T_CA_PEAK]);
-    for (int r = 0; r < EASYML_BIO_NUM_ROWS; ++r)
-      storeCells(nu[r], address(r));
+    Value caMinOld = ld(EASYML_BIO_CA_MIN);
+    st(EASYML_BIO_CA_MIN,
+       sel(cmp(arith::CmpFPredicate::ULT, ca, caMinOld), ca, caMinOld));
+    Value caMaxOld = ld(EASYML_BIO_CA_MAX);
+    Value caHigh = cmp(arith::CmpFPredicate::UGT, ca, caMaxOld);
+    st(EASYML_BIO_CA_MAX, sel(caHigh, ca, caMaxOld));
+    st(EASYML_BIO_T_CA_PEAK, sel(caHigh, t1, ld(EASYML_BIO_T_CA_PEAK)));
   }
 
   LogicalResult buildStep(bool advance) {
