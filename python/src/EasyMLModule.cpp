@@ -67,7 +67,8 @@ struct PySimulation {
   }
 };
 
-py::array_t<double> rowView(PySimulation &self, double *data, py::object owner) {
+py::array_t<double> rowView(PySimulation &self, double *data,
+                            py::object owner) {
   return py::array_t<double>({self.sim.numCells()}, {sizeof(double)}, data,
                              owner);
 }
@@ -86,7 +87,8 @@ PYBIND11_MODULE(_easyml, m) {
                raise(error);
              return std::shared_ptr<ModelHandle>(std::move(h));
            }),
-           py::arg("path"), "Loads a model library (easyml-compile --emit=shared)")
+           py::arg("path"),
+           "Loads a model library (easyml-compile --emit=shared)")
       .def_property_readonly("name",
                              [](const ModelHandle &h) { return h.desc().name; })
       .def_property_readonly("states",

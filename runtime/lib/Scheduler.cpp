@@ -941,7 +941,8 @@ bool Scheduler::stimulusStartsAt(int64_t s) const {
         return true;
       continue;
     }
-    if ((s - st.start) % st.period == 0 && (s - st.start) / st.period < st.count)
+    if ((s - st.start) % st.period == 0 &&
+        (s - st.start) / st.period < st.count)
       return true;
   }
   return false;
