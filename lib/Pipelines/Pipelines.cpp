@@ -61,6 +61,7 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
   expand.cvodeRelTol = options.cvodeRelTol;
   expand.cvodeAbsTol = options.cvodeAbsTol;
   expand.cvodeMaxSubsteps = options.cvodeMaxSubsteps;
+  expand.cvodePivoting = options.cvodePivoting;
   model.addPass(createExpandIntegrators(expand));
   model.addPass(createCanonicalizerPass());
   model.addPass(createCSEPass());

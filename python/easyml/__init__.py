@@ -71,6 +71,10 @@ class Model:
 
     name = property(lambda self: self._handle.name)
     states = property(lambda self: list(self._handle.states))
+    #: Per-cell values the integrators keep between steps (e.g. the step
+    #: size of a cvode group, "cvode.h.0"): readable and settable with
+    #: Simulation.state/set_state and recordable like states.
+    hidden = property(lambda self: list(self._handle.hidden))
     parameters = property(lambda self: list(self._handle.parameters))
     flags = property(lambda self: list(self._handle.flags))
     variants = property(lambda self: list(self._handle.variants))
@@ -205,7 +209,7 @@ class Simulation:
 
     # States -------------------------------------------------------------
     def state(self, name: str) -> np.ndarray:
-        """State `name` of every cell (a copy)."""
+        """State or hidden value `name` of every cell (a copy)."""
         self._start()
         return self._call(self._sim.get_state, name)
 

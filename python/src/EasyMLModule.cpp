@@ -30,10 +30,15 @@ std::vector<std::string> names(const char *const *list, int64_t n) {
   return std::vector<std::string>(list, list + n);
 }
 
+/// The per-cell record row of state or hidden value `name` (an
+/// integrator's per-cell memory, e.g. "cvode.h.0"), or -1.
 int64_t svRow(const easyml_model_desc &d, const std::string &name) {
   for (int64_t v = 0; v < d.num_states; ++v)
     if (name == d.state_names[v])
       return v;
+  for (int64_t h = 0; h < d.num_hidden; ++h)
+    if (name == d.hidden_names[h])
+      return d.sv_size + h;
   return -1;
 }
 
@@ -95,6 +100,11 @@ PYBIND11_MODULE(_easyml, m) {
                              [](const ModelHandle &h) {
                                return names(h.desc().state_names,
                                             h.desc().num_states);
+                             })
+      .def_property_readonly("hidden",
+                             [](const ModelHandle &h) {
+                               return names(h.desc().hidden_names,
+                                            h.desc().num_hidden);
                              })
       .def_property_readonly("parameters",
                              [](const ModelHandle &h) {

@@ -59,6 +59,25 @@ def test_run_records_numpy_arrays(lr):
     assert np.allclose(sim.vm, sim.vm[0])
 
 
+def test_cvode_step_size_is_per_cell_memory(tt):
+    # The model's cvode group keeps its step size per cell between steps:
+    # dt while nothing happens, shorter through the upstroke, then back.
+    assert tt.hidden == ["cvode.h.0"]
+    sim = easyml.Simulation(tt, cells=2)
+    sim.set_param("G_Na", np.array([14.838, 0.0]))
+    out = sim.run(until=40, stimulus=easyml.Stimulus(start=10),
+                  record=["cvode.h.0", "Vm"])
+    h = out["cvode.h.0"]
+    assert np.all((h >= 0) & (h <= 0.01 + 1e-15))
+    assert h[5, 0] == pytest.approx(0.01)
+    assert h[:, 0].min() < 0.01 and h[-1, 0] == pytest.approx(0.01)
+    assert not np.array_equal(h[:, 0], h[:, 1])
+    now = sim.state("cvode.h.0")
+    assert now.shape == (2,) and np.all((now > 0) & (now <= 0.01))
+    sim.set_state("cvode.h.0", np.zeros(2))
+    assert list(sim.state("cvode.h.0")) == [0.0, 0.0]
+
+
 def test_per_cell_equals_uniform_bit_for_bit(tt):
     values = np.array([0.1, 0.153, 0.2, 0.3])
     pop = easyml.Simulation(tt, cells=4)

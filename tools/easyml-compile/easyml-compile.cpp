@@ -156,6 +156,12 @@ cl::opt<int64_t> cvodeMaxSubsteps(
     cl::desc("Most sub-steps of a cvode group per time step (the last one "
              "covers what remains of the step)"),
     cl::init(5000), cl::cat(category));
+cl::opt<bool> cvodePivoting(
+    "cvode-pivoting",
+    cl::desc("Factorise cvode iteration matrices with partial pivoting "
+             "(default: without; a sub-step with a near-zero pivot is "
+             "rejected and retried shorter)"),
+    cl::init(false), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(2), cl::Prefix, cl::cat(category));
 cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -418,6 +424,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     options.cvodeRelTol = cvodeRtol.getValue();
     options.cvodeAbsTol = cvodeAtol.getValue();
     options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
+    options.cvodePivoting = cvodePivoting.getValue();
     build(pm, options);
     return mlir::succeeded(mlir::applyPassManagerCLOptions(pm)) &&
            mlir::succeeded(pm.run(*module));

@@ -51,6 +51,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-max-substeps",
       llvm::cl::desc("most sub-steps of a cvode group per time step"),
       llvm::cl::init(5000)};
+  Option<bool> cvodePivoting{
+      *this, "cvode-pivoting",
+      llvm::cl::desc("partial pivoting in cvode iteration matrices"),
+      llvm::cl::init(false)};
 };
 
 /// GPU code objects from the `gpu.module`s of one vendor's kernels.

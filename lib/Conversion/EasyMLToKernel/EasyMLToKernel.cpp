@@ -592,6 +592,8 @@ private:
       if (p.nodal)
         storeCells(perCell(cellParamValue(p.name)),
                    svAddress(sv, cell, p.svIndex));
+    for (auto [i, init] : llvm::enumerate(layout.hiddenInit))
+      storeCells(perCell(cF64(init)), svAddress(sv, cell, layout.svSize + i));
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getInitOp().getBody().front()) {
       if (auto get = dyn_cast<GetOp>(op)) {
@@ -667,14 +669,16 @@ private:
   /// old states, `extVals` the externals; returns the new states, the
   /// outputs per external (null where not written) and the traced values.
   struct StepResult {
-    SmallVector<Value> states, outputs, traces;
+    SmallVector<Value> states, hidden, outputs, traces;
   };
   FailureOr<StepResult> emitStep(ArrayRef<Value> stateVals,
                                  ArrayRef<Value> nodalVals,
+                                 ArrayRef<Value> hiddenVals,
                                  ArrayRef<Value> extVals, Value t, Value dt,
                                  bool advance) {
     StepResult r;
     r.states.assign(stateVals.begin(), stateVals.end());
+    r.hidden.assign(hiddenVals.begin(), hiddenVals.end());
     r.outputs.resize(layout.externals.size());
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getComputeOp().getBody().front()) {
@@ -683,6 +687,8 @@ private:
         Value v;
         if (int s = layout.stateIndex(n); s >= 0)
           v = stateVals[s];
+        else if (int h = layout.hiddenIndex(n); h >= 0)
+          v = hiddenVals[h];
         else if (int e = layout.externalIndex(n); e >= 0)
           v = extVals[e];
         else if (int p = layout.paramIndex(n); p >= 0)
@@ -699,9 +705,13 @@ private:
         for (auto [res, v] : llvm::zip(lookup.getResults(), vals))
           mapping.map(res, v);
       } else if (auto next = dyn_cast<NextOp>(op)) {
-        if (advance)
-          r.states[layout.stateIndex(next.getState())] =
-              perCell(mapping.lookup(next.getValue()));
+        if (!advance)
+          continue;
+        Value v = perCell(mapping.lookup(next.getValue()));
+        if (int h = layout.hiddenIndex(next.getState()); h >= 0)
+          r.hidden[h] = v;
+        else
+          r.states[layout.stateIndex(next.getState())] = v;
       } else if (auto out = dyn_cast<OutputOp>(op)) {
         r.outputs[layout.externalIndex(out.getVar())] =
             perCell(mapping.lookup(out.getValue()));
@@ -763,8 +773,8 @@ private:
   /// [rec_begin, rec_end)) into sample `(s - rec_first) / rec_every`.
   /// Traces are evaluated from the same values, as the eval entry does.
   LogicalResult emitRecord(Value s, Value cell, ArrayRef<Value> states,
-                           ArrayRef<Value> nodal, ArrayRef<Value> exts,
-                           Value dt) {
+                           ArrayRef<Value> nodal, ArrayRef<Value> hidden,
+                           ArrayRef<Value> exts, Value dt) {
     Recording &r = recording;
     Value rel = b.create<arith::SubIOp>(loc, s, r.first);
     Value k = b.create<arith::DivSIOp>(loc, rel, r.every);
@@ -830,6 +840,8 @@ private:
     for (auto [i, p] : llvm::enumerate(layout.params))
       if (p.nodal)
         put(p.svIndex, nodal[i]);
+    for (size_t i = 0; i < hidden.size(); ++i)
+      put(layout.svSize + i, hidden[i]);
     for (size_t j = 0; j < exts.size(); ++j)
       put(layout.svRows + j, exts[j]);
     if (!layout.traces.empty()) {
@@ -838,7 +850,8 @@ private:
       b.setInsertionPointToStart(tracesIf.thenBlock());
       Value t = b.create<arith::MulFOp>(
           loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
-      auto eval = emitStep(states, nodal, exts, t, dt, /*advance=*/false);
+      auto eval =
+          emitStep(states, nodal, hidden, exts, t, dt, /*advance=*/false);
       if (failed(eval))
         return failure();
       int64_t base = layout.svRows + static_cast<int64_t>(exts.size());
@@ -1002,19 +1015,22 @@ private:
 
     Value cell = openCellLoop(begin, end);
     loadCellParams(cell, used);
-    SmallVector<Value> x, nodal(layout.params.size()), e;
+    SmallVector<Value> x, nodal(layout.params.size()), hid, e;
+    size_t nh = layout.hidden.size();
     for (size_t i = 0; i < ns; ++i)
       x.push_back(loadCells(svAddress(sv, cell, i)));
     for (auto [i, p] : llvm::enumerate(layout.params))
       if (p.nodal)
         nodal[i] = loadCells(svAddress(sv, cell, p.svIndex));
+    for (size_t i = 0; i < nh; ++i)
+      hid.push_back(loadCells(svAddress(sv, cell, layout.svSize + i)));
     for (size_t j = 0; j < ne; ++j)
       e.push_back(loadCells(gep(extPtrs[j], f64, cell)));
 
     if (!advance) {
       Value t = b.create<arith::MulFOp>(
           loc, b.create<arith::SIToFPOp>(loc, f64, step0), dt);
-      auto r = emitStep(x, nodal, e, t, dt, /*advance=*/false);
+      auto r = emitStep(x, nodal, hid, e, t, dt, /*advance=*/false);
       if (failed(r))
         return failure();
       for (size_t j = 0; j < ne; ++j)
@@ -1023,19 +1039,22 @@ private:
       for (auto [k, v] : llvm::enumerate(r->traces))
         storeCells(v, outAddress(out, cell, k, r->traces.size()));
     } else {
+      // Carried from step to step: states, externals, hidden values.
       SmallVector<Value> iter(x);
       iter.append(e);
+      iter.append(hid);
       auto stepLoop = b.create<scf::ForOp>(loc, cI64(0), nsteps, cI64(1), iter);
       b.setInsertionPointToStart(stepLoop.getBody());
       Value k = stepLoop.getInductionVar();
       auto carried = stepLoop.getRegionIterArgs();
       SmallVector<Value> xs(carried.begin(), carried.begin() + ns);
-      SmallVector<Value> es(carried.begin() + ns, carried.end());
+      SmallVector<Value> es(carried.begin() + ns, carried.begin() + ns + ne);
+      SmallVector<Value> hs(carried.begin() + ns + ne, carried.end());
       Value s = addI(step0, k);
       // Samples inside the wave: the state at the start of step s (Vm
       // before the stimulus, Iion of the step before), as a simulator that
       // stopped here would see it.
-      if (failed(emitRecord(s, cell, xs, nodal, es, dt)))
+      if (failed(emitRecord(s, cell, xs, nodal, hs, es, dt)))
         return failure();
       Value t = b.create<arith::MulFOp>(
           loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
@@ -1045,7 +1064,7 @@ private:
             loc, es[vm], perCell(b.create<arith::MulFOp>(loc, stim, dt)));
         es[vm] = b.create<arith::SelectOp>(loc, integrate, stimulated, es[vm]);
       }
-      auto r = emitStep(xs, nodal, es, t, dt, /*advance=*/true);
+      auto r = emitStep(xs, nodal, hs, es, t, dt, /*advance=*/true);
       if (failed(r))
         return failure();
       SmallVector<Value> yielded(r->states);
@@ -1062,6 +1081,7 @@ private:
       if (vm >= 0)
         emitBiomarkers(args, cell, s, dt, vmBefore, yielded[ns + vm],
                        ArrayRef<Value>(yielded).take_front(ns));
+      yielded.append(r->hidden);
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
       for (size_t i = 0; i < ns; ++i)
@@ -1069,6 +1089,9 @@ private:
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
           storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
+      for (size_t i = 0; i < nh; ++i)
+        storeCells(stepLoop.getResult(ns + ne + i),
+                   svAddress(sv, cell, layout.svSize + i));
       // Every variant counts the cells it leaves non-finite, so the
       // runtime learns of a blow-up without scanning the states.
       countNonFinite(stepLoop.getResults());

@@ -58,6 +58,9 @@ ModelLayout ModelLayout::get(ModelOp model) {
       for (double v : f.getCaseValues())
         fl.caseValues.push_back(v);
       l.flags.push_back(fl);
+    } else if (auto h = dyn_cast<HiddenOp>(op)) {
+      l.hidden.push_back(h.getSymName().str());
+      l.hiddenInit.push_back(h.getInit().convertToDouble());
     } else if (auto e = dyn_cast<ExternalOp>(op)) {
       l.externals.push_back(
           {e.getSymName().str(), e.getExtName().str(), e.getAccess()});
@@ -134,6 +137,12 @@ int ModelLayout::paramIndex(llvm::StringRef n) const {
     return i;
   int f = indexOf(flags, n);
   return f < 0 ? -1 : static_cast<int>(params.size()) + f;
+}
+int ModelLayout::hiddenIndex(llvm::StringRef n) const {
+  for (size_t i = 0; i < hidden.size(); ++i)
+    if (hidden[i] == n)
+      return i;
+  return -1;
 }
 int ModelLayout::externalIndex(llvm::StringRef n) const {
   return indexOf(externals, n);

@@ -165,3 +165,36 @@ easyml.model @m {
   }
   easyml.compute {}
 }
+
+// -----
+
+// Hidden values belong to expanded integrators.
+easyml.model @m {
+  // expected-error@+1 {{expects a model with integrators expanded}}
+  easyml.hidden @h init 0.0
+  easyml.init {}
+  easyml.compute {}
+}
+
+// -----
+
+easyml.model @m attributes {easyml.integrators_expanded} {
+  // expected-error@+1 {{expects exactly one update of hidden value "h", found 0}}
+  easyml.hidden @h init 0.0
+  easyml.init {}
+  easyml.compute {}
+}
+
+// -----
+
+easyml.model @m attributes {easyml.integrators_expanded} {
+  easyml.hidden @h init 0.0
+  easyml.init {
+    // expected-error@+1 {{in 'easyml.init' may read only parameters and flags, but @h is a 'easyml.hidden'}}
+    %0 = easyml.get @h : f64
+  }
+  easyml.compute {
+    %0 = easyml.get @h : f64
+    easyml.next @h, %0 : f64
+  }
+}

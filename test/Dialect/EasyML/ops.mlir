@@ -57,3 +57,16 @@ easyml.model @hh attributes {source = "hh.model"} {
     easyml.trace "I", %i : f64
   }
 }
+
+// CHECK-LABEL: easyml.model @hidden
+// CHECK: easyml.hidden @cvode.h.0 init 0.000000e+00 {units = "ms"}
+// CHECK: %[[H:.*]] = easyml.get @cvode.h.0 : f64
+// CHECK: easyml.next @cvode.h.0, %[[H]] : f64
+easyml.model @hidden attributes {easyml.integrators_expanded} {
+  easyml.hidden @cvode.h.0 init 0.0 {units = "ms"}
+  easyml.init {}
+  easyml.compute {
+    %h = easyml.get @cvode.h.0 : f64
+    easyml.next @cvode.h.0, %h : f64
+  }
+}

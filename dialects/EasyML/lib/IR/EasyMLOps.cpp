@@ -99,6 +99,13 @@ LogicalResult ModelOp::verifyRegions() {
       if (updates.lookup(name) != 1)
         return state.emitOpError("expects exactly one update of state ")
                << name << ", found " << updates.lookup(name);
+    } else if (auto hidden = dyn_cast<HiddenOp>(op)) {
+      StringAttr name = hidden.getSymNameAttr();
+      if (!expanded)
+        return hidden.emitOpError("expects a model with integrators expanded");
+      if (updates.lookup(name) != 1)
+        return hidden.emitOpError("expects exactly one update of hidden value ")
+               << name << ", found " << updates.lookup(name);
     } else if (auto ext = dyn_cast<ExternalOp>(op)) {
       StringAttr name = ext.getSymNameAttr();
       unsigned n = outputs.lookup(name);
@@ -253,7 +260,7 @@ LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
              << getVarAttr() << ", which the model declares write-only";
     return success();
   }
-  if (isa<StateOp>(decl))
+  if (isa<StateOp, HiddenOp>(decl))
     return success();
   return emitOpError("cannot read ") << getVarAttr();
 }
@@ -292,8 +299,10 @@ LogicalResult GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
 LogicalResult NextOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto model = (*this)->getParentOfType<ModelOp>();
   if (model && model.isExpanded()) {
-    if (!isa_and_nonnull<StateOp>(lookupDecl(*this, getStateAttr(), tables)))
-      return emitOpError("expects a state, got ") << getStateAttr();
+    if (!isa_and_nonnull<StateOp, HiddenOp>(
+            lookupDecl(*this, getStateAttr(), tables)))
+      return emitOpError("expects a state or hidden value, got ")
+             << getStateAttr();
     return success();
   }
   return verifyStateUpdate(*this, getStateAttr(), StateKind::store, tables);

@@ -59,7 +59,7 @@ private:
   LogicalResult expandRungeKutta(ArrayRef<StateInfo *> states, bool rk4);
   LogicalResult expandLinearImplicit(ArrayRef<StateInfo *> states,
                                      Method method);
-  LogicalResult expandAdaptive(ArrayRef<StateInfo *> states);
+  LogicalResult expandAdaptive(ArrayRef<StateInfo *> states, int group);
 
   ModelOp model;
   Block &block;
@@ -71,6 +71,8 @@ private:
   Value dt, time;
   llvm::MapVector<StringAttr, StateInfo> states;
   llvm::DenseMap<StateInfo *, Value> next;
+  /// New values of the hidden values the expansion declared.
+  SmallVector<std::pair<StringAttr, Value>> hiddenNext;
 };
 
 } // namespace
@@ -353,6 +355,9 @@ LogicalResult Expander::expandRungeKutta(ArrayRef<StateInfo *> group,
 }
 
 static const double kRos2Gamma = 1.0 + 1.0 / std::sqrt(2.0);
+/// Smallest pivot magnitude accepted when cvode factorises without
+/// pivoting.
+static const double kMinPivot = 1e-6;
 
 LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
                                              Method method) {
@@ -393,10 +398,33 @@ LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
   return success();
 }
 
-LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
+LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
+                                       int groupNumber) {
   unsigned n = group.size();
   Type f64 = b.getF64Type(), i64 = b.getI64Type();
-  SmallVector<Value> init{z.cst(0.0), dt};
+  // The step size this group last proposed, per cell: a hidden value, so a
+  // time step starts where the last one ended instead of at dt (0 at the
+  // start: dt). Proposals are capped at dt, which is all a step can use.
+  std::string hName = "cvode.h";
+  if (groupNumber >= 0)
+    hName += "." + std::to_string(groupNumber);
+  // Unique against the model's symbols (a '.' cannot occur in EasyML
+  // names, so this is only a guard).
+  while (SymbolTable::lookupSymbolIn(model, hName))
+    hName += "_";
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(model.getInitOp());
+    b.create<HiddenOp>(loc, b.getStringAttr(hName), b.getF64FloatAttr(0.0),
+                       b.getStringAttr("ms"));
+  }
+  Value hStored = b.create<GetOp>(loc, f64, FlatSymbolRefAttr::get(
+                                                b.getContext(), hName));
+  Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                           hStored, z.cst(0.0));
+  Value h0 = b.create<arith::SelectOp>(
+      loc, positive, b.create<arith::MinNumFOp>(loc, hStored, dt), dt);
+  SmallVector<Value> init{z.cst(0.0), h0};
   SmallVector<Type> types{f64, f64};
   for (StateInfo *s : group) {
     init.push_back(s->old);
@@ -442,7 +470,8 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
           status = failure();
           j = DenseMatrix(n, SmallVector<Value>(n));
         }
-        UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)));
+        UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)),
+                      opts.cvodePivoting);
         SmallVector<Value> k1 = lu.solve(f);
         SmallVector<Value> x2;
         for (unsigned i = 0; i < n; ++i)
@@ -471,6 +500,16 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
         }
         Value err = b.create<math::SqrtOp>(
             l, z.div(errSum, z.cst(static_cast<double>(n))));
+        if (!opts.cvodePivoting) {
+          // A near-zero pivot: the sub-step fails like a NaN error would
+          // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
+          Value pivotOk = b.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OGE, lu.smallestPivot(),
+              z.cst(kMinPivot));
+          err = b.create<arith::SelectOp>(
+              l, pivotOk, err,
+              z.cst(std::numeric_limits<double>::quiet_NaN()));
+        }
         Value ok = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err,
                                            z.cst(1.0));
         Value nextCount = b.create<arith::AddIOp>(l, count, one);
@@ -489,10 +528,21 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
         Value isNan =
             b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
         fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
+        // A sub-step cut short to end the interval says nothing against
+        // the longer step proposed before it.
+        Value hNext = z.mul(hh, fac);
+        Value cut = b.create<arith::AndIOp>(
+            l, accept,
+            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, hh, h));
+        hNext = b.create<arith::MinNumFOp>(
+            l,
+            b.create<arith::SelectOp>(
+                l, cut, b.create<arith::MaxNumFOp>(l, h, hNext), hNext),
+            dt);
         SmallVector<Value> yielded;
         yielded.push_back(
             b.create<arith::SelectOp>(l, accept, z.add(tau, hh), tau));
-        yielded.push_back(z.mul(hh, fac));
+        yielded.push_back(hNext);
         for (unsigned i = 0; i < n; ++i)
           yielded.push_back(b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
         yielded.push_back(nextCount);
@@ -502,6 +552,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group) {
     return failure();
   for (unsigned i = 0; i < n; ++i)
     next[group[i]] = whileOp.getResult(2 + i);
+  hiddenNext.push_back({b.getStringAttr(hName), whileOp.getResult(1)});
   return success();
 }
 
@@ -544,7 +595,7 @@ LogicalResult Expander::run() {
   for (auto &[key, group] : groups) {
     auto method = static_cast<Method>(key.first);
     LogicalResult r = method == Method::cvode
-                          ? expandAdaptive(group)
+                          ? expandAdaptive(group, key.second)
                           : expandLinearImplicit(group, method);
     if (failed(r))
       return failure();
@@ -557,6 +608,9 @@ LogicalResult Expander::run() {
                      next[&s]);
     s.update->erase();
   }
+  b.setInsertionPointToEnd(&block);
+  for (auto &[name, value] : hiddenNext)
+    b.create<NextOp>(loc, FlatSymbolRefAttr::get(name), value);
   model->setAttr(ModelOp::getExpandedAttrName(), b.getUnitAttr());
   return success();
 }
@@ -578,7 +632,7 @@ struct ExpandIntegratorsPass
       return signalPassFailure();
     }
     ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol,
-                                     cvodeMaxSubsteps};
+                                     cvodeMaxSubsteps, cvodePivoting};
     Expander expander(model, compute, options);
     if (failed(expander.run()))
       signalPassFailure();

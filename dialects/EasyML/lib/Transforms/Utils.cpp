@@ -447,6 +447,17 @@ UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
   }
 }
 
+Value UnrolledLU::smallestPivot() {
+  ZeroAwareBuilder z{builder, loc};
+  Value smallest;
+  for (unsigned k = 0; k < lu.size(); ++k) {
+    Value mag = builder.create<math::AbsFOp>(loc, z.value(lu[k][k]));
+    smallest =
+        smallest ? builder.create<arith::MinimumFOp>(loc, smallest, mag) : mag;
+  }
+  return smallest ? smallest : z.cst(1.0);
+}
+
 SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
   ZeroAwareBuilder z{builder, loc};
   unsigned n = lu.size();

@@ -66,6 +66,8 @@ struct ModelLayout {
   /// Per-cell values kept between steps that are not model states, stored
   /// after the nodal parameters.
   std::vector<std::string> hidden;
+  std::vector<double> hiddenInit; // their initial values
+  int hiddenIndex(llvm::StringRef n) const; // index in `hidden`, or -1
   int64_t svSize = 0; // states + nodal parameters
   int64_t svRows = 0; // svSize + hidden: the per-cell record
   int64_t tableSize = 0;

@@ -1,4 +1,5 @@
 // RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-resolve-gates,easyml-expand-integrators))' | FileCheck %s
+// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-resolve-gates,easyml-expand-integrators{cvode-pivoting=true}))' | FileCheck %s --check-prefix=PIVOT
 
 // Forward Euler: X + dt * f.
 // CHECK-LABEL: easyml.model @fe
@@ -119,14 +120,30 @@ easyml.model @markov {
 
 // -----
 
-// cvode groups: adaptive ROS2 sub-stepping inside the step.
+// cvode groups: adaptive ROS2 sub-stepping inside the step, starting from
+// the step size the cell last proposed (a hidden value; 0, at the start,
+// means dt) and storing the new proposal, at most dt.
 // CHECK-LABEL: easyml.model @cvode
-// CHECK: %[[R:.*]]:4 = scf.while
+// CHECK: easyml.hidden @cvode.h.0 init 0.000000e+00 {units = "ms"}
+// CHECK: easyml.compute
+// CHECK: %[[DT:.*]] = easyml.dt
+// CHECK: %[[HS:.*]] = easyml.get @cvode.h.0
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[HS]]
+// CHECK: %[[CAP:.*]] = arith.minnumf %[[HS]], %[[DT]]
+// CHECK: %[[H0:.*]] = arith.select %[[POS]], %[[CAP]], %[[DT]]
+// CHECK: %[[R:.*]]:4 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[H0]],
 // CHECK: scf.condition
 // CHECK: } do {
 // CHECK: math.sqrt
+// A near-zero pivot rejects the sub-step (as a NaN error would).
+// CHECK: %[[PIV:.*]] = math.absf
+// CHECK: arith.cmpf oge, %[[PIV]], %{{.*}}
+// A sub-step cut short to end the interval keeps the longer proposal.
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf %{{.*}}, %[[DT]]
 // CHECK: scf.yield
 // CHECK: easyml.next @y, %[[R]]#2
+// CHECK: easyml.next @cvode.h.0, %[[R]]#1
 easyml.model @cvode {
   easyml.state @y kind <diff> method <cvode> {group = 0 : i32}
   easyml.init {
@@ -138,5 +155,43 @@ easyml.model @cvode {
     %k = arith.constant -1000.0 : f64
     %f = arith.mulf %k, %y : f64
     easyml.diff @y, %f : f64
+  }
+}
+
+// -----
+
+// Without pivoting (the default) a two-state cvode group factorises its
+// iteration matrix in place: no row exchanges. PIVOT-LABEL checks the
+// cvode-pivoting=true form, which selects the pivot row.
+// CHECK-LABEL: easyml.model @cvode_pair
+// CHECK: scf.while
+// CHECK-NOT: arith.cmpi eq
+// CHECK: easyml.next @cvode.h.3
+// PIVOT-LABEL: easyml.model @cvode_pair
+// PIVOT-NOT: easyml.hidden @cvode.h.3_
+// PIVOT: scf.while
+// PIVOT: } do {
+// PIVOT: math.absf
+// PIVOT: math.absf
+// PIVOT: %[[LARGER:.*]] = arith.cmpf ogt
+// PIVOT: arith.select %[[LARGER]]
+// PIVOT: arith.cmpi eq
+// PIVOT: easyml.next @cvode.h.3
+easyml.model @cvode_pair {
+  easyml.state @a kind <diff> method <cvode> {group = 3 : i32}
+  easyml.state @b kind <diff> method <cvode> {group = 3 : i32}
+  easyml.init {
+    %one = arith.constant 1.0 : f64
+    easyml.init_value @a, %one : f64
+    easyml.init_value @b, %one : f64
+  }
+  easyml.compute {
+    %a = easyml.get @a : f64
+    %b = easyml.get @b : f64
+    %k = arith.constant -1000.0 : f64
+    %fa = arith.mulf %k, %b : f64
+    %fb = arith.mulf %k, %a : f64
+    easyml.diff @a, %fa : f64
+    easyml.diff @b, %fb : f64
   }
 }

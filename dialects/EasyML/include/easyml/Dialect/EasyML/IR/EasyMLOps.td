@@ -161,6 +161,27 @@ def EasyML_ExternalOp : EasyML_DeclOp<"external"> {
   let hasVerifier = 1;
 }
 
+def EasyML_HiddenOp : EasyML_DeclOp<"hidden"> {
+  let summary = "a per-cell value an integrator keeps between steps";
+  let description = [{
+    A value stored with each cell, next to its states, that is not a model
+    state: `easyml-expand-integrators` declares one per `cvode` group for
+    the step size the group last accepted, so the next time step starts
+    from it instead of from `dt`. It starts at `init`; the compute region
+    reads it with `easyml.get` and sets its new value with exactly one
+    `easyml.next` (expanded models only). Hidden values are written after
+    the states and nodal parameters in the per-cell record (the ABI's
+    `hidden_names`).
+
+    ```mlir
+    easyml.hidden @cvode_h_0 init 0.000000e+00 : f64
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, F64Attr:$init,
+                       OptionalAttr<StrAttr>:$units);
+  let assemblyFormat = "$sym_name `init` $init attr-dict";
+}
+
 def EasyML_TableOp : EasyML_Op<"table", [
     HasParent<"ModelOp">, SingleBlock, IsolatedFromAbove]> {
   let summary = "a lookup table over one variable";
@@ -336,7 +357,7 @@ def EasyML_NextOp : EasyML_SinkOp<"next", "ComputeOp"> {
   let description = [{
     The new value of a `store` state; after `easyml-expand-integrators`
     (model attribute `easyml.integrators_expanded`) the new value of every
-    state.
+    state and of every `easyml.hidden` value.
   }];
   let arguments = (ins FlatSymbolRefAttr:$state, F64:$value);
   let assemblyFormat = "$state `,` $value attr-dict `:` type($value)";

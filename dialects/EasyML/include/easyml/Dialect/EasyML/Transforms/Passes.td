@@ -68,7 +68,13 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
     - `rosenbrock`: the L-stable two-stage ROS2 method on the group.
     - `cvode`: the group is integrated over `[t, t+dt]` by adaptive ROS2
       with an embedded first-order error estimate (relative and absolute
-      tolerances below), sub-stepping inside the step.
+      tolerances below), sub-stepping inside the step. Each cell keeps the
+      step size it last proposed in an `easyml.hidden` value, so the next
+      time step starts from it rather than from `dt`. The iteration matrix
+      `I - gamma*h*J` is factorised without pivoting (its eigenvalues have
+      real parts >= 1 wherever the group is stable); a sub-step whose
+      smallest pivot is below 1e-6 is rejected and retried shorter, which
+      tends to the identity. `cvode-pivoting` restores partial pivoting.
 
     Jacobians are derived from the IR by forward-mode differentiation; the
     linear systems are solved by Gaussian elimination unrolled at compile
@@ -81,6 +87,10 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
            "absolute tolerance of the adaptive integrator for cvode groups">,
     Option<"cvodeMaxSubsteps", "cvode-max-substeps", "int64_t", "5000",
            "most sub-steps of a cvode group within one time step">,
+    Option<"cvodePivoting", "cvode-pivoting", "bool", "false",
+           "factorise cvode iteration matrices with partial pivoting "
+           "(default: without, a sub-step whose pivot is near zero being "
+           "rejected and retried shorter)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",

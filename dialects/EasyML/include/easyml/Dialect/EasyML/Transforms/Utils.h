@@ -67,6 +67,8 @@ public:
              bool pivoting = true);
   /// Solves A x = b.
   llvm::SmallVector<mlir::Value> solve(mlir::ArrayRef<mlir::Value> b);
+  /// The smallest magnitude among the pivots (NaN-propagating).
+  mlir::Value smallestPivot();
 
 private:
   mlir::OpBuilder &builder;
