@@ -37,6 +37,9 @@ def main():
                     default=os.environ.get("EASYML_CORPUS", "../shared/corpus"))
     ap.add_argument("--model", default="tentusscher-2006",
                     help="corpus model name, or a .model file")
+    ap.add_argument("--order", default="grouped", choices=["grouped", "drawn"],
+                    help="--population-order: similar samples on "
+                    "neighbouring cells (the default), or in draw order")
     ap.add_argument("--params", default="gKr,gKs,gCaL",
                     help="parameters made per-cell (comma-separated)")
     ap.add_argument("--ca-variable", default="Cai")
@@ -65,6 +68,7 @@ def main():
                   "--no-progress"]
         runs = {"uniform": [],
                 "population": ["--population", spec, "--seed", "1",
+                               "--population-order", args.order,
                                "--biomarkers",
                                os.path.join(work, "bio.npy")] +
                 (["--ca-variable", args.ca_variable]
@@ -91,6 +95,7 @@ def main():
                                 else "")))
     result = {"model": name, "cells": args.cells,
               "per_cell_params": args.params.split(","),
+              "population_order": args.order,
               "duration_ms": args.duration, "rates": rates, "best": best,
               "ratio": ratio}
     if args.json:

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -197,7 +198,8 @@ def validate_model(args, name, variant):
             rc, so, se = run([args.compiler,
                               os.path.join(folder, "model.model"),
                               "--model-name", name, "--variant", variant,
-                              "--emit=shared", "-o", lib])
+                              "--emit=shared", "-o", lib] +
+                             shlex.split(args.compile_args))
         r["compile_s"] = round(time.time() - t0, 3)
         if rc != 0:
             r["problems"].append("compile failed: " +
@@ -412,6 +414,9 @@ def main():
                                                     "known-deviations.json"))
     ap.add_argument("--prebuilt", help="folder of <model>.so files compiled "
                     "with the variants asked for, instead of compiling")
+    ap.add_argument("--compile-args", default="",
+                    help="more easyml-compile options, e.g. "
+                    "\"--cvode-rtol 1e-8 --cvode-atol 1e-11\"")
     ap.add_argument("--note", help="a line for the report's header (the "
                     "device, say)")
     ap.add_argument("--bench", dest="bench_path",

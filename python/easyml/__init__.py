@@ -195,11 +195,20 @@ class Simulation:
         self._call(self._sim.set_param_per_cell, name, values)
         self.per_cell[name] = values.copy()
 
-    def sample(self, spec: str, seed: int = 1) -> Dict[str, np.ndarray]:
+    def sample(self, spec: str, seed: int = 1,
+               order: str = "grouped") -> Dict[str, np.ndarray]:
         """Samples per-cell parameters as easyml-bench --population does
-        ("GNa*lognormal(1,0.2),GKr*uniform(0.5,1.5)"); returns them."""
+        ("GNa*lognormal(1,0.2),GKr*uniform(0.5,1.5)"); returns them.
+
+        order="grouped" hands similar samples to neighbouring cells (they
+        share a SIMD vector or GPU warp, and adaptive integrators then take
+        similar sub-steps); order="drawn" gives cell c the c-th draw."""
         self._before_start("parameters")
-        out = self._call(self._sim.sample_params, spec, int(seed))
+        if order not in ("grouped", "drawn"):
+            raise Error("order: expected 'grouped' or 'drawn', got %r" %
+                        (order,))
+        out = self._call(self._sim.sample_params, spec, int(seed),
+                         order == "grouped")
         self.per_cell.update(out)
         return dict(out)
 

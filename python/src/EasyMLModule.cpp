@@ -310,11 +310,12 @@ PYBIND11_MODULE(_easyml, m) {
                                return rowView(s, s.sim.iion(), self);
                              })
       .def("sample_params",
-           [](PySimulation &s, const std::string &spec, uint64_t seed) {
+           [](PySimulation &s, const std::string &spec, uint64_t seed,
+              bool grouped) {
              Columns t;
              std::string error;
              if (!samplePopulation(spec, seed, s.sim.desc(), s.sim.params(),
-                                   s.sim.numCells(), t, error))
+                                   s.sim.numCells(), t, error, grouped))
                raise(error);
              py::dict out;
              for (size_t c = 0; c < t.names.size(); ++c) {

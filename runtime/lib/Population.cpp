@@ -286,7 +286,7 @@ bool easyml::rt::samplePopulation(const std::string &spec, uint64_t seed,
                                   const easyml_model_desc &desc,
                                   const std::vector<double> &params,
                                   int64_t cells, Columns &table,
-                                  std::string &error) {
+                                  std::string &error, bool grouped) {
   struct Item {
     std::string name;
     bool scale;
@@ -380,7 +380,47 @@ bool easyml::rt::samplePopulation(const std::string &spec, uint64_t seed,
         x = it.a * std::exp(it.b * rng.normal());
       table.values[k][c] = it.scale ? params[it.param] * x : x;
     }
+  if (grouped)
+    groupSimilarRows(table);
   return true;
+}
+
+void easyml::rt::groupSimilarRows(Columns &table) {
+  size_t dims = std::min<size_t>(table.values.size(), 63);
+  if (dims == 0)
+    return;
+  size_t n = table.values[0].size();
+  unsigned bits = std::min<unsigned>(21, 63 / dims);
+  // Each row's rank in each column, scaled to `bits` bits (ties in the
+  // order of the rows, so the key is deterministic).
+  std::vector<uint64_t> key(n, 0);
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < dims; ++k) {
+    const std::vector<double> &col = table.values[k];
+    for (size_t i = 0; i < n; ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return col[a] < col[b] || (col[a] == col[b] && a < b);
+    });
+    for (size_t r = 0; r < n; ++r) {
+      uint64_t q = static_cast<uint64_t>(
+          (static_cast<unsigned __int128>(r) << bits) / n);
+      // Interleave: bit b of column k goes to bit b*dims + k.
+      for (unsigned b = 0; b < bits; ++b)
+        key[order[r]] |= ((q >> b) & 1) << (b * dims + k);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+  });
+  for (std::vector<double> &col : table.values) {
+    std::vector<double> sorted(n);
+    for (size_t i = 0; i < n; ++i)
+      sorted[i] = col[order[i]];
+    col.swap(sorted);
+  }
 }
 
 bool easyml::rt::writeTable(const std::string &path,

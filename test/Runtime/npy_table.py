@@ -7,6 +7,9 @@
       prints the fields, one row per line
   npy_table.py write OUT.npy NAME=v1,v2,... ...
       writes a structured .npy of float64 fields
+  npy_table.py permuted A.npy B.npy
+      the rows of A and B, field "cell" left out, are the same rows (bit
+      for bit) in another order of cells
 """
 
 import struct
@@ -63,6 +66,21 @@ def main():
         names, rows = load(sys.argv[2])
         for r in rows:
             print(" ".join("%s=%.6g" % (f, r[f]) for f in sys.argv[3:]))
+        return 0
+    if sys.argv[1] == "permuted":
+        names, a = load(sys.argv[2])
+        _, b = load(sys.argv[3])
+        key = [f for f in names if f != "cell"]
+        rows_a = sorted(tuple(bits(r[f]) for f in key) for r in a)
+        rows_b = sorted(tuple(bits(r[f]) for f in key) for r in b)
+        if rows_a != rows_b:
+            print("the tables hold different rows")
+            return 1
+        same_order = all(bits(x[f]) == bits(y[f])
+                         for x, y in zip(a, b) for f in key)
+        print("%d rows equal bit for bit, %s" % (
+            len(rows_a), "in the same order" if same_order
+            else "in another order of cells"))
         return 0
     _, a = load(sys.argv[2])
     names_b, b = load(sys.argv[3])

@@ -70,6 +70,11 @@ std::vector<OptionSpec> optionSpecs() {
        "normal(mean,sd), lognormal(median,sigma))",
        ""},
       {"seed", 0, K::Required, "random seed of --population", "1"},
+      {"population-order", 0, K::Required,
+       "which cell gets which sample of --population: grouped (similar "
+       "samples on neighbouring cells, which share a SIMD vector or GPU "
+       "warp) or drawn (cell c gets the c-th draw)",
+       "grouped"},
       {"biomarkers", 0, K::Required,
        "compute per-cell, per-beat biomarkers during the run and write them "
        "to this file (.csv or .npy); a beat starts at each stimulus",
@@ -961,9 +966,13 @@ int main(int argc, char **argv) {
         !rt::checkParamNames(perCell, d, path, error))
       fail(error);
   } else if (cl.has("population")) {
+    std::string order = cl.get("population-order");
+    if (order != "grouped" && order != "drawn")
+      fail("--population-order: expected grouped or drawn, got '" + order +
+           "'");
     if (!rt::samplePopulation(cl.get("population"),
                               static_cast<uint64_t>(seed), d, sim.params(),
-                              num, perCell, error))
+                              num, perCell, error, order == "grouped"))
       fail(error);
   }
   for (size_t c = 0; c < perCell.names.size(); ++c)

@@ -42,10 +42,22 @@ bool readParamTable(const std::string &path, int64_t cells, Columns &table,
 /// lognormal(median,sigma) (exp of a normal of mean ln(median) and
 /// standard deviation sigma). The same spec and seed give the same values
 /// on every machine (64-bit Mersenne Twister, Box-Muller).
+///
+/// With `grouped` (the default), the drawn samples are handed to the cells
+/// in Z-order (Morton order) of their ranks in every sampled parameter, so
+/// neighbouring cells, which share a SIMD vector or a GPU warp, have
+/// similar parameters and take similar numbers of adaptive sub-steps. The
+/// population is the same set of samples either way; without `grouped`,
+/// cell c gets the c-th draw.
 bool samplePopulation(const std::string &spec, uint64_t seed,
                       const easyml_model_desc &desc,
                       const std::vector<double> &params, int64_t cells,
-                      Columns &table, std::string &error);
+                      Columns &table, std::string &error, bool grouped = true);
+
+/// Reorders the rows of `table` (every column alike) in Z-order of their
+/// per-column ranks: the permutation samplePopulation applies when
+/// grouping.
+void groupSimilarRows(Columns &table);
 
 /// Every name in `table` is a parameter or flag of `desc`; `what` names
 /// the table's source in the error ("cells.csv").
