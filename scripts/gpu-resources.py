@@ -13,7 +13,10 @@ of 256; at most 64 warps and 32 blocks per SM on sm_80 and sm_90).
       [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
 
 --no-spill-up-to N exits non-zero when a compute kernel of a model with at
-most N states spills. Progress goes to stderr; a model whose ptxas runs
+most N states spills. --descriptor also builds the model's shared library
+and checks that what `easyml-bench --imp-info` reports (read from the code
+object by easyml-compile) agrees with ptxas: same registers and stack frame
+of the compute kernel; it lists the block size chosen and its occupancy. Progress goes to stderr; a model whose ptxas runs
 past --timeout seconds is listed as such.
 """
 
@@ -68,6 +71,26 @@ def parse(text):
     return kernels
 
 
+def descriptor(args, source, tmp, name):
+    """The compute kernel's figures in the model descriptor (imp-info)."""
+    so = os.path.join(tmp, name + ".so")
+    p = subprocess.run([os.path.join(args.build, "bin", "easyml-compile"),
+                        source, "--variant=cuda", "--cuda-chips=" + args.chip,
+                        "--emit=shared", "-o", so, "-w"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return None
+    info = subprocess.run([os.path.join(args.build, "bin", "easyml-bench"),
+                           "--load-module", so, "--imp-info"],
+                          capture_output=True, text=True).stdout
+    for line in info.splitlines():
+        f = line.split()
+        if len(f) == 6 and f[0] == "cuda" and f[1] == args.chip:
+            return {"registers": int(f[2]), "local_bytes": int(f[3]),
+                    "block": int(f[4]), "occupancy": f[5]}
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -80,6 +103,7 @@ def main():
     ap.add_argument("--cuda")
     ap.add_argument("--json")
     ap.add_argument("--no-spill-up-to", type=int, metavar="N")
+    ap.add_argument("--descriptor", action="store_true")
     args = ap.parse_args()
     ptxas = ptxas_path(args)
     if args.corpus:
@@ -92,7 +116,7 @@ def main():
                                        if f.endswith(".model"))
         sources = {m: os.path.join(base, m + ".model") for m in models}
 
-    results, offenders = {}, []
+    results, offenders, disagree = {}, [], []
     print(f"{'model':<44} {'states':>6} {'regs':>5} {'spill st':>9} "
           f"{'spill ld':>9} {'stack':>6} {'occup.':>7}  (compute kernel, "
           f"{args.chip}, {args.block} threads per block)")
@@ -141,6 +165,16 @@ def main():
                   f"{compute.get('spill_loads', '?'):>9} "
                   f"{compute.get('stack', '?'):>6} "
                   f"{100 * compute.get('occupancy', 0):6.1f}%", flush=True)
+            if args.descriptor:
+                d = descriptor(args, sources[name], tmp, name)
+                results[name]["descriptor"] = d
+                if not d or d["registers"] != compute.get("registers") or \
+                        d["local_bytes"] != compute.get("stack"):
+                    disagree.append(name)
+                    print(f"{name:<44} descriptor {d} != ptxas {compute}")
+                else:
+                    print(f"{name:<44} descriptor agrees: block "
+                          f"{d['block']}, occupancy {d['occupancy']}")
             if (args.no_spill_up_to is not None and nstates is not None and
                     nstates <= args.no_spill_up_to and
                     compute.get("spill_stores", 0) > 0):
@@ -153,11 +187,13 @@ def main():
         k.get("spill_stores", 0) for k in r["kernels"].values())]
     print(f"{len(ok)} of {len(results)} models assembled; "
           f"{len(spilling)} with spills")
+    if args.descriptor:
+        print(f"descriptor: {len(ok) - len(disagree)} of {len(ok)} agree "
+              "with ptxas")
     if offenders:
         print(f"spills with <= {args.no_spill_up_to} states: "
               + ", ".join(offenders))
-        return 1
-    return 0
+    return 1 if offenders or disagree else 0
 
 
 if __name__ == "__main__":

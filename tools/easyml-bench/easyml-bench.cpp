@@ -15,6 +15,7 @@
 #include "Options.h"
 
 #include "easyml/Runtime/GpuDriver.h"
+#include "easyml/Runtime/Occupancy.h"
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Support/VersionInfo.h"
@@ -423,6 +424,36 @@ void printImpInfo(const easyml_model_desc &d) {
     }
   }
   std::printf("\n");
+  // What each GPU code object's compute kernel uses, as read from the code
+  // object when it was built, and the launch it was built for.
+  bool header = false;
+  for (int64_t i = 0; i < d.num_variants; ++i) {
+    const easyml_variant &v = d.variants[i];
+    for (int64_t k = 0; v.device != EASYML_DEVICE_CPU && k < v.num_images;
+         ++k) {
+      const easyml_gpu_image &image = v.images[k];
+      if (!header)
+        std::printf("\nGPU compute kernels (from the code objects):\n"
+                    "  %-8s %-8s %9s %11s %7s %10s\n",
+                    "variant", "chip", "registers", "local bytes", "block",
+                    "occupancy");
+      header = true;
+      if (image.registers <= 0) {
+        std::printf("  %-8s %-8s %9s %11s %7s %10s\n", v.name, image.chip,
+                    "?", "?", "128", "?");
+        continue;
+      }
+      double occupancy = rt::gpuOccupancy(image.chip, image.registers,
+                                          image.block_size);
+      char occ[16] = "?";
+      if (occupancy > 0)
+        std::snprintf(occ, sizeof(occ), "%.1f%%", 100 * occupancy);
+      std::printf("  %-8s %-8s %9lld %11lld %7lld %10s\n", v.name,
+                  image.chip, static_cast<long long>(image.registers),
+                  static_cast<long long>(image.spill_bytes),
+                  static_cast<long long>(image.block_size), occ);
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

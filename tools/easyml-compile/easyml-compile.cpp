@@ -24,6 +24,7 @@
 #include "easyml/MLIRGen/MLIRGen.h"
 #include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Support/Version.h"
+#include "easyml/Target/GpuResources.h"
 #include "easyml/Target/ModelObject.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -503,8 +504,18 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
         if (emit == Emit::GpuAsm)
           while (!data.empty() && data.back() == '\0')
             data.pop_back();
-        images.push_back({chip, variant == "cuda" ? "fatbin" : "hsaco",
-                          std::move(data)});
+        GpuImage image{chip, variant == "cuda" ? "fatbin" : "hsaco",
+                       std::move(data)};
+        // What the compute kernel uses decides its block size; a code
+        // object we cannot read still runs, at the runtime's default.
+        if (emit != Emit::GpuAsm)
+          if (llvm::Error e = recordKernelResources(
+                  image, layout.symbol(variant, "compute")))
+            llvm::errs() << "easyml-compile: warning: " << variant << " "
+                         << chip << " code object: "
+                         << llvm::toString(std::move(e))
+                         << "; its kernels will run 128 threads per block\n";
+        images.push_back(std::move(image));
       }
     if (emit == Emit::GpuAsm)
       for (const GpuImage &image : images)

@@ -354,6 +354,15 @@ private:
       auto fn = b.create<gpu::GPUFuncOp>(loc, layout.symbol(variant, entry),
                                          b.getFunctionType({ptrTy}, {}));
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      // Launch bound: the runtime never launches more threads per block,
+      // and the register allocators may count on it.
+      if (variant == "cuda")
+        fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
+                                        {EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
+      else
+        fn->setAttr("rocdl.flat_work_group_size",
+                    b.getStringAttr(
+                        "1," + std::to_string(EASYML_GPU_MAX_BLOCK_SIZE)));
       entryBlock = &fn.getBody().front();
     } else {
       b.setInsertionPointToEnd(module.getBody());

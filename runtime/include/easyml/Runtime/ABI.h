@@ -126,17 +126,24 @@ enum easyml_device_kind {
   EASYML_DEVICE_ROCM = 2  /* images: hsaco code object per chip */
 };
 
+/* The most threads per block a GPU kernel is launched with: its launch
+ * bound (nvvm.maxntid, amdgpu-flat-work-group-size), so block_size below is
+ * at most this. */
+#define EASYML_GPU_MAX_BLOCK_SIZE 256
+
 /* A GPU code object for one chip. */
 typedef struct easyml_gpu_image {
   const char *chip;   /* "sm_80", "sm_90", "gfx90a", "gfx942" */
   const char *format; /* "fatbin", "hsaco" */
   const void *data;
   int64_t size; /* bytes */
-  /* ABI 3: how to launch the compute kernel, as chosen at build time (0:
-   * unknown, the runtime picks). */
-  int64_t block_size;  /* threads per block it was built for */
-  int64_t registers;   /* per thread */
-  int64_t spill_bytes; /* local-memory spill stores per thread */
+  /* ABI 3: how to launch the kernels and what the compute kernel uses, as
+   * read from the code object at build time (0: unknown, the runtime picks
+   * 128 threads). */
+  int64_t block_size;  /* threads per block: the highest occupancy */
+  int64_t registers;   /* per thread (CUDA) or vector registers (AMDGPU) */
+  int64_t spill_bytes; /* local (CUDA stack frame) or private (AMDGPU
+                        * scratch) memory per thread, where spills go */
 } easyml_gpu_image;
 
 /* One compiled variant of the model. CPU variants point at host functions;

@@ -1,0 +1,64 @@
+//===- OccupancyTest.cpp - Theoretical occupancy and block size ----------===//
+//
+// Figures checked against the CUDA occupancy calculator's rules (registers
+// allocated per warp in units of 256, 64K per SM) and AMD's CDNA register
+// file (512 VGPRs per SIMD lane, granule 8, 8 waves per SIMD).
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Occupancy.h"
+
+#include <gtest/gtest.h>
+
+using namespace easyml::rt;
+
+TEST(Occupancy, NvidiaRegisterBound) {
+  // 255 registers: 8 warps of 64 per SM, whatever the block size.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 255, 128), 0.125);
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_80", 255, 256), 0.125);
+  // 32 registers: the SM fills.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 32, 128), 1.0);
+  // 98 registers -> 3328 per warp -> 19 warps: 4 blocks of 4 warps, or 9
+  // blocks of 2.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 98, 128), 16.0 / 64);
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 98, 64), 18.0 / 64);
+}
+
+TEST(Occupancy, NvidiaChipLimits) {
+  // sm_86: 48 warps and 16 blocks per SM.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_86", 32, 128), 1.0);
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_86", 32, 64), 32.0 / 48);
+  // sm_90: at most 32 blocks.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 16, 32), 0.5);
+}
+
+TEST(Occupancy, AmdVectorRegisterBound) {
+  // 472 VGPRs: one wave per SIMD, 4 per CU of 32.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("gfx90a", 472, 256), 0.125);
+  // 100 -> 104 VGPRs: 4 waves per SIMD.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("gfx942", 100, 128), 0.5);
+  EXPECT_DOUBLE_EQ(gpuOccupancy("gfx942", 8, 64), 1.0);
+  // gfx908: 256 architectural VGPRs.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("gfx908", 100, 256), 0.25);
+}
+
+TEST(Occupancy, UnknownChipsAndBadInput) {
+  EXPECT_EQ(gpuOccupancy("gfx1100", 32, 128), 0.0);
+  EXPECT_EQ(gpuOccupancy("sm_60", 32, 128), 0.0);
+  EXPECT_EQ(gpuOccupancy(nullptr, 32, 128), 0.0);
+  EXPECT_EQ(gpuOccupancy("sm_90", 0, 128), 0.0);
+  EXPECT_EQ(gpuOccupancy("sm_90", 32, 0), 0.0);
+}
+
+TEST(Occupancy, BlockSizeChoice) {
+  // Ties keep 128 threads.
+  EXPECT_EQ(gpuBlockSize("sm_90", 255, 256), 128);
+  EXPECT_EQ(gpuBlockSize("gfx90a", 472, 256), 128);
+  // Smaller blocks pack the register file better.
+  EXPECT_EQ(gpuBlockSize("sm_90", 98, 256), 64);
+  // The launch bound is respected.
+  EXPECT_EQ(gpuBlockSize("sm_90", 98, 64), 64);
+  EXPECT_EQ(gpuBlockSize("sm_90", 32, 128), 128);
+  // An unknown chip: the default.
+  EXPECT_EQ(gpuBlockSize("gfx1100", 32, 256), 128);
+}
