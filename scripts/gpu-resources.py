@@ -52,13 +52,20 @@ def ptxas_path(args):
 
 def parse(text):
     """ptxas -v output -> {kernel: {...}}"""
-    kernels, current = {}, None
+    kernels, current, entry, owner = {}, None, None, None
     for line in text.splitlines():
         m = re.search(r"Compiling entry function '([^']+)'", line)
         if m:
-            current = kernels.setdefault(m.group(1), {})
+            entry = owner = m.group(1)
+            current = kernels.setdefault(entry, {})
             continue
-        if current is None:
+        # Properties of the functions the kernel calls (libdevice's slow
+        # paths) follow its own: only the kernel's count.
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            owner = m.group(1)
+            continue
+        if current is None or owner != entry:
             continue
         m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
                       r"(\d+) bytes spill loads", line)

@@ -23,6 +23,8 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -105,12 +107,17 @@ std::vector<std::string> easyml::defaultGpuChips(StringRef target) {
   return {"sm_80", "sm_90"};
 }
 
-void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
-                                      const GpuPipelineOptions &options) {
-  bool rocm = options.target == "rocm";
+static std::vector<std::string> chipsOf(const GpuPipelineOptions &options) {
   std::vector<std::string> chips(options.chips.begin(), options.chips.end());
   if (chips.empty())
     chips = defaultGpuChips(options.target);
+  return chips;
+}
+
+void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
+                                      const GpuPipelineOptions &options) {
+  bool rocm = options.target == "rocm";
+  std::vector<std::string> chips = chipsOf(options);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -126,7 +133,12 @@ void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
     kernels.addPass(createConvertGpuOpsToNVVMOps());
   }
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  for (const std::string &chip : chips) {
+}
+
+void easyml::buildGpuSerializePipeline(OpPassManager &pm,
+                                       const GpuPipelineOptions &options) {
+  bool rocm = options.target == "rocm";
+  for (const std::string &chip : chipsOf(options)) {
     if (rocm) {
       GpuROCDLAttachTargetOptions attach;
       attach.chip = chip;
@@ -145,6 +157,86 @@ void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
                              : rocm                  ? std::string("bin")
                                                      : std::string("fatbin");
   pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
+                                      const GpuPipelineOptions &options) {
+  buildGpuLoweringPipeline(pm, options);
+  buildGpuSerializePipeline(pm, options);
+}
+
+LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
+                                        TimingScope &timing) {
+  if (modules.empty())
+    return success();
+  MLIRContext *context = GpuCompileJob(modules.front()).module.getContext();
+  // One copy of the lowered kernels per chip, serialised side by side.
+  struct Job {
+    size_t module;
+    std::string chip;
+    OwningOpRef<ModuleOp> copy;
+    TimingScope scope;
+  };
+  std::vector<Job> jobs;
+  for (auto [index, job] : llvm::enumerate(modules)) {
+    GpuCompileJob m = job;
+    PassManager pm(context);
+    auto scope = timing.nest((m.timingName + "-lower").str());
+    pm.enableTiming(scope);
+    buildGpuLoweringPipeline(pm, *m.options);
+    if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(m.module)))
+      return failure();
+    for (const std::string &chip : chipsOf(*m.options))
+      jobs.push_back({index, chip, m.module.clone(),
+                      timing.nest((m.timingName + "-" + chip).str())});
+  }
+  ParallelDiagnosticHandler diagnostics(context);
+  LogicalResult result =
+      failableParallelForEachN(context, 0, jobs.size(), [&](size_t i) {
+        diagnostics.setOrderIDForThread(i);
+        const GpuPipelineOptions &options = *modules[jobs[i].module].options;
+        PassManager pm(context);
+        pm.enableTiming(jobs[i].scope);
+        GpuPipelineOptions one;
+        one.target = options.target.getValue();
+        one.chips = std::vector<std::string>{jobs[i].chip};
+        one.toolkit = options.toolkit.getValue();
+        one.format = options.format.getValue();
+        one.optLevel = options.optLevel.getValue();
+        buildGpuSerializePipeline(pm, one);
+        LogicalResult r = pm.run(*jobs[i].copy);
+        jobs[i].scope.stop();
+        diagnostics.eraseOrderIDForThread();
+        return r;
+      });
+  if (failed(result))
+    return failure();
+  // Per module, the first chip's binaries, holding every chip's object in
+  // order, replace the gpu.modules.
+  for (auto [index, job] : llvm::enumerate(modules)) {
+    GpuCompileJob m = job;
+    SmallVector<Job *> mine;
+    for (Job &job : jobs)
+      if (job.module == index)
+        mine.push_back(&job);
+    Block *body = m.module.getBody();
+    for (Operation &op : llvm::make_early_inc_range(*body))
+      op.erase();
+    for (gpu::BinaryOp binary : llvm::make_early_inc_range(
+             mine.front()->copy->getOps<gpu::BinaryOp>())) {
+      SmallVector<Attribute> objects;
+      for (Job *job : mine) {
+        auto other = dyn_cast_or_null<gpu::BinaryOp>(
+            SymbolTable::lookupSymbolIn(*job->copy, binary.getSymName()));
+        if (!other)
+          return binary.emitError("no code object for ") << job->chip;
+        llvm::append_range(objects, other.getObjects());
+      }
+      binary.setObjectsAttr(ArrayAttr::get(context, objects));
+      binary->moveBefore(body, body->end());
+    }
+  }
+  return success();
 }
 
 std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>>

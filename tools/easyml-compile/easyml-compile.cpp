@@ -470,22 +470,27 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     module->print(os, flags);
     return true;
   }
+  // Every variant's chips are serialised side by side.
+  std::vector<std::unique_ptr<GpuPipelineOptions>> gpuOptions;
+  std::vector<std::string> timingNames;
+  std::vector<GpuCompileJob> gpuJobs;
+  timingNames.reserve(gpuModules.size());
   for (auto &[variant, gpuModule] : gpuModules) {
-    mlir::PassManager pm(&context);
-    auto scope = timing.nest("gpu-" + variant);
-    pm.enableTiming(scope);
-    GpuPipelineOptions options;
-    options.target = variant;
+    auto options = std::make_unique<GpuPipelineOptions>();
+    options->target = variant;
     auto &chips = variant == "cuda" ? cudaChips : rocmChips;
-    options.chips = std::vector<std::string>(chips.begin(), chips.end());
-    options.toolkit = toolkits[variant];
-    options.format = emit == Emit::GpuAsm ? "isa"
-                     : variant == "cuda"  ? "fatbin"
-                                          : "bin";
-    buildGpuToBinaryPipeline(pm, options);
-    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)) ||
-        mlir::failed(pm.run(*gpuModule)))
-      return false;
+    options->chips = std::vector<std::string>(chips.begin(), chips.end());
+    options->toolkit = toolkits[variant];
+    options->format = emit == Emit::GpuAsm ? "isa"
+                      : variant == "cuda"  ? "fatbin"
+                                           : "bin";
+    timingNames.push_back("gpu-" + variant);
+    gpuJobs.push_back({*gpuModule, options.get(), timingNames.back()});
+    gpuOptions.push_back(std::move(options));
+  }
+  if (mlir::failed(compileGpuModules(gpuJobs, timing)))
+    return false;
+  for (auto &[variant, gpuModule] : gpuModules) {
     std::vector<GpuImage> &images = objOptions.gpuImages[variant];
     images.clear();
     for (auto binary : gpuModule->getOps<mlir::gpu::BinaryOp>())

@@ -16,6 +16,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/Timing.h"
 
 namespace easyml {
 
@@ -92,6 +93,30 @@ std::vector<std::string> defaultGpuChips(llvm::StringRef target);
 /// `options.target`.
 void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
                               const GpuPipelineOptions &options);
+
+/// The first half of buildGpuToBinaryPipeline: kernels lowered to NVVM or
+/// ROCDL, no target attached yet.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm,
+                              const GpuPipelineOptions &options);
+
+/// The second half: a target per chip attached, code objects serialised.
+void buildGpuSerializePipeline(mlir::OpPassManager &pm,
+                               const GpuPipelineOptions &options);
+
+/// A module of gpu.modules of one vendor and how to compile it.
+struct GpuCompileJob {
+  mlir::ModuleOp module;
+  const GpuPipelineOptions *options;
+  llvm::StringRef timingName; // "gpu-cuda": scopes "gpu-cuda-<chip>"
+};
+
+/// Runs buildGpuToBinaryPipeline on each module, with one serialisation
+/// per (module, chip) on the context's threads: the device back ends and
+/// ptxas are the slow part of a GPU build, and each chip's is independent.
+/// Each module ends as if the pipeline had run on it (one gpu.binary per
+/// gpu.module, an object per chip in its options' order).
+mlir::LogicalResult compileGpuModules(llvm::ArrayRef<GpuCompileJob> modules,
+                                      mlir::TimingScope &timing);
 
 /// easyml dialect to easyml dialect: gates resolved, integrators expanded,
 /// tables extracted, simplified.

@@ -355,11 +355,15 @@ private:
                                          b.getFunctionType({ptrTy}, {}));
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
       // Launch bound: the runtime never launches more threads per block,
-      // and the register allocators may count on it.
-      if (variant == "cuda")
+      // and the register allocators may count on it. On its own, ptxas
+      // reads .maxntid as an occupancy goal and caps registers (128 at 256
+      // threads, 32 at 128: heavy spills); .minnctapersm 1 asks for one
+      // resident block only, leaving the full 255 registers.
+      if (variant == "cuda") {
         fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
-      else
+        fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+      } else
         fn->setAttr("rocdl.flat_work_group_size",
                     b.getStringAttr(
                         "1," + std::to_string(EASYML_GPU_MAX_BLOCK_SIZE)));
