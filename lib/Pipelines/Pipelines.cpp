@@ -24,7 +24,10 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Threading.h"
+#include "llvm/Support/Threading.h"
+
+#include <atomic>
+#include <thread>
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -175,7 +178,7 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
     size_t module;
     std::string chip;
     OwningOpRef<ModuleOp> copy;
-    TimingScope scope;
+    std::string timingName;
   };
   std::vector<Job> jobs;
   for (auto [index, job] : llvm::enumerate(modules)) {
@@ -187,30 +190,48 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(m.module)))
       return failure();
     for (const std::string &chip : chipsOf(*m.options))
-      jobs.push_back({index, chip, m.module.clone(),
-                      timing.nest((m.timingName + "-" + chip).str())});
+      jobs.push_back(
+          {index, chip, m.module.clone(), (m.timingName + "-" + chip).str()});
   }
+  // One thread per job, at most the machine's cores at once. (Not the
+  // context's thread pool: its tasks ran one after the other here.)
   ParallelDiagnosticHandler diagnostics(context);
-  LogicalResult result =
-      failableParallelForEachN(context, 0, jobs.size(), [&](size_t i) {
-        diagnostics.setOrderIDForThread(i);
-        const GpuPipelineOptions &options = *modules[jobs[i].module].options;
-        PassManager pm(context);
-        pm.enableTiming(jobs[i].scope);
-        GpuPipelineOptions one;
-        one.target = options.target.getValue();
-        one.chips = std::vector<std::string>{jobs[i].chip};
-        one.toolkit = options.toolkit.getValue();
-        one.format = options.format.getValue();
-        one.optLevel = options.optLevel.getValue();
-        buildGpuSerializePipeline(pm, one);
-        LogicalResult r = pm.run(*jobs[i].copy);
-        jobs[i].scope.stop();
-        diagnostics.eraseOrderIDForThread();
-        return r;
-      });
-  if (failed(result))
-    return failure();
+  std::atomic<size_t> nextJob{0};
+  std::atomic<bool> failedJob{false};
+  auto work = [&] {
+    for (size_t i; (i = nextJob++) < jobs.size() && !failedJob;) {
+      diagnostics.setOrderIDForThread(i);
+      const GpuPipelineOptions &options = *modules[jobs[i].module].options;
+      // Nested from this thread: the scope times the job, not its wait.
+      TimingScope scope = timing.nest(jobs[i].timingName);
+      PassManager pm(context);
+      pm.enableTiming(scope);
+      GpuPipelineOptions one;
+      one.target = options.target.getValue();
+      one.chips = std::vector<std::string>{jobs[i].chip};
+      one.toolkit = options.toolkit.getValue();
+      one.format = options.format.getValue();
+      one.optLevel = options.optLevel.getValue();
+      buildGpuSerializePipeline(pm, one);
+      if (failed(pm.run(*jobs[i].copy)))
+        failedJob = true;
+      scope.stop();
+      diagnostics.eraseOrderIDForThread();
+    }
+  };
+  unsigned threads =
+      context->isMultithreadingEnabled()
+          ? std::min<unsigned>(jobs.size(),
+                               std::max(1u, llvm::hardware_concurrency()
+                                                .compute_thread_count()))
+          : 1;
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+  LogicalResult result = failure(failedJob);
   // Per module, the first chip's binaries, holding every chip's object in
   // order, replace the gpu.modules.
   for (auto [index, job] : llvm::enumerate(modules)) {
