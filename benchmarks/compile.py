@@ -92,9 +92,13 @@ def main():
                 cold = min(cold, timed(base + ["--no-cache"], env)[0])
             stages = {}
             for line in report.splitlines():
-                # Top-level stages are indented by two spaces, passes more.
-                m = re.match(r"\s+([0-9.]+) \(\s*[0-9.]+%\)( +)(\S.*)$", line)
-                if m and len(m.group(2)) == 2 and m.group(3) != "Total":
+                # Top-level stages are indented by two spaces, passes more;
+                # wall time is the last column (user time comes first when
+                # the build used threads).
+                m = re.match(r"\s+(?:-?[0-9.]+ \(\s*-?[0-9.]+%\)\s+)?"
+                             r"(-?[0-9.]+) \(\s*-?[0-9.]+%\)( +)(\S.*)$", line)
+                if m and len(m.group(2)) == 2 and \
+                        m.group(3) not in ("Total", "Rest"):
                     stages[m.group(3).strip()] = float(m.group(1))
             cached = None
             if not args.cold_only:
