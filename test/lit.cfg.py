@@ -111,6 +111,27 @@ if loadable("libcuda.so.1"):
 if loadable("libamdhip64.so") or loadable("libamdhip64.so.6"):
     config.available_features.add("hip-runtime")
 
+# MPI (Debian: libopenmpi-dev, openmpi-bin): easyml-bench built with the
+# distributed runtime and an mpirun to start it. Without them the MPI tests
+# are reported as unsupported, and the reason is said here.
+mpi_lib = os.path.join(config.easyml_obj_root, "lib", "libEasyMLRuntimeMPI.a")
+mpirun = shutil.which("mpirun")
+if mpirun and os.path.exists(mpi_lib):
+    config.available_features.add("mpi")
+    # Loopback only, more ranks than cores; root needs Open MPI's consent.
+    # Waiting ranks yield the core instead of polling.
+    args = [mpirun, "--oversubscribe", "--mca", "btl", "self,vader,tcp",
+            "--mca", "btl_tcp_if_include", "lo",
+            "--mca", "mpi_yield_when_idle", "1"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--allow-run-as-root")
+    config.substitutions.append(("%mpirun", " ".join(args)))
+else:
+    lit_config.note("MPI tests skipped: %s" % (
+        "no mpirun (install openmpi-bin)" if not mpirun else
+        "easyml-bench was built without MPI (install libopenmpi-dev and "
+        "reconfigure)"))
+
 # matplotlib, for the report plot: Debian's python3-matplotlib serves
 # /usr/bin/python3, which need not be the python running lit.
 import subprocess
@@ -139,3 +160,19 @@ if glob.glob(os.path.join(py_package, "easyml", "_easyml*.so")):
         config.substitutions.append(("%py_python", candidate))
         config.substitutions.append(("%py_package", py_package))
         break
+
+# mpi4py (Debian: python3-mpi4py) for the Python package across ranks.
+if "python-package" in config.available_features and \
+        "mpi" in config.available_features:
+    for candidate in (config.python_executable, "/usr/bin/python3"):
+        try:
+            subprocess.run([candidate, "-c", "import mpi4py, numpy"],
+                           check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        config.available_features.add("mpi4py")
+        config.substitutions.append(("%mpi_python", candidate))
+        break
+    else:
+        lit_config.note("Python MPI test skipped: no python with mpi4py "
+                        "(install python3-mpi4py)")

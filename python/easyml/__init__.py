@@ -148,14 +148,30 @@ class Simulation:
     runs in the runtime."""
 
     def __init__(self, model: Model, cells: int, devices: str = "cpu",
-                 dt: float = 0.01, cpu_variant: str = "", threads: int = 0):
+                 dt: float = 0.01, cpu_variant: str = "", threads: int = 0,
+                 comm=None):
+        """`comm`: an mpi4py communicator to run the cells across its ranks
+        (every rank makes the same calls; each runs its block of cells on
+        `devices` of its node). Results are the same on every rank, and
+        the same bits as one process."""
         if not isinstance(model, Model):
             raise TypeError("model must be an easyml.Model (easyml.compile "
                             "or easyml.load)")
         self.model = model
+        self._comm = comm
         try:
-            self._sim = _easyml.Simulation(model._handle, int(cells), devices,
-                                           cpu_variant, int(threads))
+            if comm is None:
+                self._sim = _easyml.Simulation(model._handle, int(cells),
+                                               devices, cpu_variant,
+                                               int(threads))
+            else:
+                if not getattr(_easyml, "HAVE_MPI", False):
+                    raise Error("this easyml was built without MPI "
+                                "(libopenmpi-dev)")
+                from mpi4py import MPI
+                self._sim = _easyml.DistributedSimulation(
+                    model._handle, int(cells), devices, cpu_variant,
+                    int(threads), MPI._handleof(comm))
         except RuntimeError as e:
             raise Error(str(e)) from None
         self._dt = dt
@@ -219,10 +235,12 @@ class Simulation:
     # States -------------------------------------------------------------
     def state(self, name: str) -> np.ndarray:
         """State or hidden value `name` of every cell (a copy)."""
+        self._not_across_ranks("state()")
         self._start()
         return self._call(self._sim.get_state, name)
 
     def set_state(self, name: str, values) -> None:
+        self._not_across_ranks("set_state()")
         self._start()
         self._call(self._sim.set_state, name,
                    np.ascontiguousarray(values, dtype=np.float64))
@@ -230,6 +248,7 @@ class Simulation:
     @property
     def vm(self) -> np.ndarray:
         """Vm of every cell: a view of the runtime's host array."""
+        self._not_across_ranks("vm")
         self._start()
         return self._sim.vm
 
@@ -277,11 +296,31 @@ class Simulation:
                 self._sim.stop_recording()
         out: Dict[str, np.ndarray] = {}
         if record:
-            steps, values = self._sim.take_samples()
+            steps, values = self._take_samples()
             out["t"] = steps * self._dt
             for i, name in enumerate(record):
                 out[name] = values[:, i, :]
         return out
+
+    def _take_samples(self):
+        steps, values = self._sim.take_samples()
+        if self._comm is None:
+            return steps, values
+        # Each rank holds the samples of its cells (-inf elsewhere): the
+        # maximum over the ranks is every cell's value, bit for bit.
+        from mpi4py import MPI
+        every = sorted(set().union(*self._comm.allgather(steps.tolist())))
+        full = np.full((len(every),) + values.shape[1:], -np.inf)
+        where = {s: i for i, s in enumerate(every)}
+        for k, s in enumerate(steps.tolist()):
+            full[where[s]] = values[k]
+        self._comm.Allreduce(MPI.IN_PLACE, full, op=MPI.MAX)
+        return np.asarray(every, dtype=np.int64), full
+
+    def _not_across_ranks(self, what):
+        if self._comm is not None:
+            raise Error("%s is not available for a simulation across MPI "
+                        "ranks: record it with run(record=...)" % what)
 
     # Biomarkers -----------------------------------------------------------
     def biomarkers(self, close: bool = True) -> np.ndarray:
@@ -296,6 +335,12 @@ class Simulation:
         if close:
             self._call(self._sim.close_beat)
         rows = self._sim.biomarker_rows()
+        if self._comm is not None:
+            # Every rank's rows, ordered as one process orders them: beat by
+            # beat, cells in order.
+            rows = np.concatenate(self._comm.allgather(rows))
+            rows = rows[np.lexsort((rows[:, 0], rows[:, 1]))] if len(rows) \
+                else rows.reshape(0, len(_easyml.Simulation.biomarker_columns()))
         names = list(_easyml.Simulation.biomarker_columns())
         extra = list(self.per_cell)
         dtype = [(n, "f8") for n in names + extra]

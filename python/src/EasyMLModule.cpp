@@ -19,7 +19,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
+
+#ifdef EASYML_HAVE_MPI
+#include "easyml/Runtime/Distributed.h"
+#endif
 
 namespace py = pybind11;
 using namespace easyml::rt;
@@ -77,6 +84,30 @@ py::array_t<double> rowView(PySimulation &self, double *data,
   return py::array_t<double>({self.sim.numCells()}, {sizeof(double)}, data,
                              owner);
 }
+
+#ifdef EASYML_HAVE_MPI
+/// One simulation across the ranks of an mpi4py communicator. Samples and
+/// biomarker rows are this rank's; the Python layer combines the ranks'.
+struct PyDistributed {
+  PyDistributed(const ModelHandle &model, int64_t cells,
+                const SimulationOptions &options, MPI_Comm comm)
+      : sim(comm, model, cells, options) {
+    std::string error;
+    if (!sim.valid(error))
+      raise(error);
+  }
+  DistributedSimulation sim;
+  std::vector<std::string> recorded;
+  CellRange recordedCells;
+  /// Per sample step: values[variable][cell of the recorded range], -inf
+  /// where another rank holds the cell.
+  std::map<int64_t, std::vector<double>> samples;
+  void check(bool ok) {
+    if (!ok)
+      raise(sim.failure().empty() ? "the run stopped" : sim.failure());
+  }
+};
+#endif
 
 } // namespace
 
@@ -330,4 +361,177 @@ PYBIND11_MODULE(_easyml, m) {
       .def("report_json",
            [](PySimulation &s) { return s.sim.report().json(); });
 
+
+#ifdef EASYML_HAVE_MPI
+  m.attr("HAVE_MPI") = true;
+  py::class_<PyDistributed>(m, "DistributedSimulation")
+      .def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
+                       const std::string &devices,
+                       const std::string &cpuVariant, int threads,
+                       uintptr_t comm) {
+             if (cells < 1)
+               raise("cells must be at least 1, got " + std::to_string(cells));
+             SimulationOptions o;
+             o.devices = devices;
+             o.cpuVariant = cpuVariant;
+             o.threads = threads;
+             return new PyDistributed(*model, cells, o,
+                                      reinterpret_cast<MPI_Comm>(comm));
+           }),
+           py::keep_alive<1, 2>())
+      .def_property_readonly("cells",
+                             [](PyDistributed &s) { return s.sim.numCells(); })
+      .def_property_readonly("step",
+                             [](PyDistributed &s) { return s.sim.step(); })
+      .def_property_readonly("dt", [](PyDistributed &s) { return s.sim.dt(); })
+      .def_property_readonly("rank",
+                             [](PyDistributed &s) { return s.sim.rank(); })
+      .def_property_readonly("devices",
+                             [](PyDistributed &s) {
+                               Simulation *l = s.sim.local();
+                               return "rank " + std::to_string(s.sim.rank()) +
+                                      " of " + std::to_string(s.sim.size()) +
+                                      (l ? ": " + l->deviceDescription()
+                                         : std::string(": no cells"));
+                             })
+      .def("get_param",
+           [](PyDistributed &s, const std::string &name) {
+             const easyml_model_desc &d = s.sim.desc();
+             for (int64_t i = 0; i < d.num_params; ++i)
+               if (name == d.param_names[i])
+                 return s.sim.params()[i];
+             raise(std::string("model ") + d.name + " has no parameter '" +
+                   name + "'");
+           })
+      .def("modify_params",
+           [](PyDistributed &s, const std::string &mods) {
+             std::string error;
+             if (!applyParamMods(s.sim.desc(), mods, s.sim.params(), error))
+               raise(error);
+           })
+      .def("set_param_per_cell",
+           [](PyDistributed &s, const std::string &name,
+              py::array_t<double, py::array::c_style | py::array::forcecast>
+                  values) {
+             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
+               raise("parameter '" + name + "': expected " +
+                     std::to_string(s.sim.numCells()) +
+                     " values (one per cell)");
+             std::string error;
+             if (!s.sim.setPerCellParam(name, values.data(), error))
+               raise(error);
+           })
+      .def("sample_params",
+           [](PyDistributed &s, const std::string &spec, uint64_t seed,
+              bool grouped) {
+             Columns t;
+             std::string error;
+             if (!samplePopulation(spec, seed, s.sim.desc(), s.sim.params(),
+                                   s.sim.numCells(), t, error, grouped))
+               raise(error);
+             py::dict out;
+             for (size_t c = 0; c < t.names.size(); ++c) {
+               if (!s.sim.setPerCellParam(t.names[c], t.values[c].data(),
+                                          error))
+                 raise(error);
+               out[py::str(t.names[c])] = py::array_t<double>(
+                   t.values[c].size(), t.values[c].data());
+             }
+             return out;
+           })
+      .def("initialize",
+           [](PyDistributed &s, double dt) {
+             if (!(dt > 0))
+               raise("dt must be positive");
+             s.check(s.sim.initialize(dt));
+           })
+      .def("add_stimulus",
+           [](PyDistributed &s, double start, double duration,
+              double strength, double period, int64_t count) {
+             s.sim.addStimulus(Stimulus::fromMs(s.sim.dt(), start, duration,
+                                                strength, period, count));
+           })
+      .def("record",
+           [](PyDistributed &s, std::vector<std::string> variables,
+              int64_t begin, int64_t end, int64_t first, int64_t every) {
+             s.recorded = variables;
+             s.recordedCells = CellRange{begin, end};
+             s.samples.clear();
+             PyDistributed *self = &s;
+             std::string error;
+             if (!s.sim.record(
+                     variables, CellRange{begin, end}, first, every,
+                     [self](int64_t step, CellRange part, const double *v) {
+                       int64_t n = self->recordedCells.size();
+                       size_t nv = self->recorded.size();
+                       auto &row = self->samples[step];
+                       if (row.empty())
+                         row.assign(nv * n,
+                                    -std::numeric_limits<double>::infinity());
+                       for (size_t k = 0; k < nv; ++k)
+                         std::memcpy(row.data() + k * n + part.begin -
+                                         self->recordedCells.begin,
+                                     v + k * part.size(),
+                                     part.size() * sizeof(double));
+                     },
+                     error))
+               raise(error);
+           })
+      .def("stop_recording",
+           [](PyDistributed &s) { s.sim.stopRecording(); })
+      .def("take_samples",
+           [](PyDistributed &s) {
+             // This rank's samples: (steps, values[sample, variable, cell])
+             // with -inf where other ranks hold the cells.
+             int64_t n = static_cast<int64_t>(s.samples.size());
+             int64_t per = static_cast<int64_t>(s.recorded.size()) *
+                           s.recordedCells.size();
+             py::array_t<int64_t> steps(n);
+             py::array_t<double> values({n, (int64_t)s.recorded.size(),
+                                         s.recordedCells.size()});
+             int64_t i = 0;
+             for (auto &[step, row] : s.samples) {
+               steps.mutable_data()[i] = step;
+               std::memcpy(values.mutable_data() + i * per, row.data(),
+                           per * sizeof(double));
+               ++i;
+             }
+             s.samples.clear();
+             return py::make_tuple(steps, values);
+           })
+      .def("run_until",
+           [](PyDistributed &s, double ms) {
+             bool ok;
+             {
+               py::gil_scoped_release release;
+               ok = s.sim.run(std::llround(ms / s.sim.dt()));
+             }
+             s.check(ok);
+           })
+      .def("enable_biomarkers",
+           [](PyDistributed &s, const std::string &ca, double minAmplitude,
+              double alternansMs) {
+             BiomarkerOptions o;
+             o.caVariable = ca;
+             o.minAmplitude = minAmplitude;
+             o.alternansMs = alternansMs;
+             std::string error;
+             if (!s.sim.enableBiomarkers(o, error))
+               raise(error);
+           })
+      .def("close_beat",
+           [](PyDistributed &s) { s.check(s.sim.closeBeat()); })
+      .def("biomarker_rows",
+           [](PyDistributed &s) {
+             const BiomarkerTable &t = s.sim.biomarkers();
+             py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
+             std::memcpy(a.mutable_data(), t.values.data(),
+                         t.values.size() * sizeof(double));
+             return a;
+           })
+      .def("report_json",
+           [](PyDistributed &s) { return s.sim.report().json(); });
+#else
+  m.attr("HAVE_MPI") = false;
+#endif
 }

@@ -423,6 +423,55 @@ void easyml::rt::groupSimilarRows(Columns &table) {
   }
 }
 
+std::string easyml::rt::npyHeader(const std::string &descr,
+                                  const std::string &shape) {
+  std::string h = "{'descr': " + descr +
+                  ", 'fortran_order': False, 'shape': " + shape + ", }";
+  size_t total = 10 + h.size() + 1;
+  h.append((64 - total % 64) % 64, ' ');
+  h += '\n';
+  std::string pre = {'\x93', 'N', 'U', 'M', 'P', 'Y', '\x01', '\x00',
+                     static_cast<char>(h.size() & 0xff),
+                     static_cast<char>(h.size() >> 8)};
+  return pre + h;
+}
+
+std::string easyml::rt::tableNpyHeader(const std::vector<std::string> &names,
+                                       int64_t rows) {
+  std::string descr = "[";
+  for (size_t c = 0; c < names.size(); ++c)
+    descr += (c ? ", ('" : "('") + names[c] + "', '<f8')";
+  descr += "]";
+  return npyHeader(descr, "(" + std::to_string(rows) + ",)");
+}
+
+std::string easyml::rt::csvHeader(const std::vector<std::string> &names) {
+  std::string h;
+  for (size_t c = 0; c < names.size(); ++c)
+    h += (c ? "," : "") + names[c];
+  return h + "\n";
+}
+
+std::string easyml::rt::csvRows(const double *rows, size_t n, size_t k) {
+  std::string out;
+  char buf[64];
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < k; ++c) {
+      double v = rows[r * k + c];
+      if (c)
+        out += ',';
+      if (std::isnan(v)) {
+        out += "nan";
+      } else {
+        std::snprintf(buf, sizeof buf, "%.10g", v);
+        out += buf;
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 bool easyml::rt::writeTable(const std::string &path,
                             const std::vector<std::string> &names,
                             const std::vector<double> &rows,
@@ -436,33 +485,17 @@ bool easyml::rt::writeTable(const std::string &path,
   size_t k = names.size();
   size_t n = k ? rows.size() / k : 0;
   if (endsWith(path, ".npy")) {
-    std::string h = "{'descr': [";
-    for (size_t c = 0; c < k; ++c)
-      h += (c ? ", ('" : "('") + names[c] + "', '<f8')";
-    h += "], 'fortran_order': False, 'shape': (" + std::to_string(n) +
-         ",), }";
-    size_t total = 10 + h.size() + 1;
-    h.append((64 - total % 64) % 64, ' ');
-    h += '\n';
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                             static_cast<unsigned char>(h.size() & 0xff),
-                             static_cast<unsigned char>(h.size() >> 8)};
-    std::fwrite(pre, 1, 10, f);
+    std::string h = tableNpyHeader(names, static_cast<int64_t>(n));
     std::fwrite(h.data(), 1, h.size(), f);
     std::fwrite(rows.data(), sizeof(double), rows.size(), f);
   } else {
-    for (size_t c = 0; c < k; ++c)
-      std::fprintf(f, "%s%s", c ? "," : "", names[c].c_str());
-    std::fprintf(f, "\n");
-    for (size_t r = 0; r < n; ++r) {
-      for (size_t c = 0; c < k; ++c) {
-        double v = rows[r * k + c];
-        if (std::isnan(v))
-          std::fprintf(f, "%snan", c ? "," : "");
-        else
-          std::fprintf(f, "%s%.10g", c ? "," : "", v);
-      }
-      std::fprintf(f, "\n");
+    std::string h = csvHeader(names);
+    std::fwrite(h.data(), 1, h.size(), f);
+    // In blocks, so a large table is not held twice.
+    const size_t block = 4096;
+    for (size_t r = 0; r < n; r += block) {
+      std::string text = csvRows(rows.data() + r * k, std::min(block, n - r), k);
+      std::fwrite(text.data(), 1, text.size(), f);
     }
   }
   bool ok = !std::ferror(f);

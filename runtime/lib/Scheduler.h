@@ -109,6 +109,11 @@ public:
   /// false), then reset.
   bool closeBeat(bool keep = true);
 
+  /// Moving cells between simulations (Simulation::packCells).
+  int64_t packedCellSize() const;
+  bool packCells(CellRange cells, double *out);
+  bool unpackCells(CellRange cells, const double *in);
+  void setClock(int64_t step, int64_t beat, int64_t beatStart);
   const NonFinite *nonFinite() const { return bad_.get(); }
   void setThreads(int threads);
   int threads() const;

@@ -395,3 +395,27 @@ const BiomarkerTable &Simulation::biomarkers() const {
 void Simulation::clearBiomarkers() {
   BiomarkerTable().values.swap(scheduler_->bio.table.values);
 }
+
+int64_t Simulation::packedCellSize() const {
+  return scheduler_->packedCellSize();
+}
+
+bool Simulation::packCells(CellRange cells, double *out) {
+  if (cells.begin < 0 || cells.end > numCells())
+    return false;
+  return scheduler_->packCells(cells, out);
+}
+
+bool Simulation::unpackCells(CellRange cells, const double *in) {
+  if (cells.begin < 0 || cells.end > numCells())
+    return false;
+  return scheduler_->unpackCells(cells, in);
+}
+
+Simulation::Clock Simulation::clock() const {
+  return {scheduler_->step(), scheduler_->bio.beat, scheduler_->bio.beatStart};
+}
+
+void Simulation::setClock(const Clock &clock) {
+  scheduler_->setClock(clock.step, clock.beat, clock.beatStart);
+}

@@ -12,7 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bench.h"
 #include "Options.h"
+#include "Outputs.h"
 
 #include "easyml/Runtime/GpuDriver.h"
 #include "easyml/Runtime/Occupancy.h"
@@ -36,17 +38,40 @@
 using namespace easyml;
 using namespace easyml::bench;
 
-namespace {
+namespace easyml::bench {
 
 double now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-[[noreturn]] void fail(const std::string &msg, int code = 1) {
+#ifdef EASYML_HAVE_MPI
+// Defined in MpiRun.cpp.
+int mpiRank();
+[[noreturn]] void mpiAbort(int code);
+#endif
+
+[[noreturn]] void fail(const std::string &msg, int code) {
+#ifdef EASYML_HAVE_MPI
+  if (mpiRank() >= 0) {
+    std::fprintf(stderr, "easyml-bench: error: rank %d: %s\n", mpiRank(),
+                 msg.c_str());
+    mpiAbort(code);
+  }
+#endif
   std::fprintf(stderr, "easyml-bench: error: %s\n", msg.c_str());
   std::exit(code);
 }
+
+#ifndef EASYML_HAVE_MPI
+bool underMpirun() { return false; }
+int mpiStart(int &, char **&) { return 0; }
+void mpiStop() {}
+bool mpiAgree(bool ok, std::string &) { return ok; }
+int runDistributed(const BenchRun &) {
+  fail("this easyml-bench was built without MPI");
+}
+#endif
 
 std::vector<OptionSpec> optionSpecs() {
   using K = ArgKind;
@@ -112,6 +137,20 @@ std::vector<OptionSpec> optionSpecs() {
       {"save-ini-file", 'F', K::Required,
        "state file written at --save-ini-time", "singlecell.sv"},
       {"read-ini-file", 'R', K::Required, "start from this state file", ""},
+      {"save-vm", 0, K::Required,
+       "write Vm of every cell at every output step to this .npy (float64, "
+       "samples x cells); under MPI every rank writes its cells with MPI-IO "
+       "while the next epoch computes",
+       ""},
+      {"mpi-slow", 0, K::Required,
+       "under MPI, for testing the balance across ranks: RANK:FACTOR makes "
+       "that rank take FACTOR times as long",
+       ""},
+      {"mpi-epoch-steps", 0, K::Required,
+       "under MPI: at most this many steps between two exchanges of the "
+       "ranks' times (0: 20 steps, doubling while the split holds, up to "
+       "1280)",
+       "0"},
       {"devices", 0, K::Required,
        "devices to run on: cpu, gpu:0,2, gpu:all, cuda:1, rocm:all, "
        "cpu+gpu:all, or auto (dimensioning); cpu:VARIANT@THREADS gives a "
@@ -312,26 +351,6 @@ std::string compileModel(const std::string &model,
 //===----------------------------------------------------------------------===//
 // Output helpers
 //===----------------------------------------------------------------------===//
-
-class BinaryWriter {
-public:
-  bool open(const std::string &path) {
-    path_ = path;
-    f_ = std::fopen(path.c_str(), "wb");
-    return f_ != nullptr;
-  }
-  void write(double v) {
-    std::fwrite(&v, sizeof v, 1, f_);
-    ++count_;
-  }
-  ~BinaryWriter() {
-    if (f_)
-      std::fclose(f_);
-  }
-  std::string path_;
-  FILE *f_ = nullptr;
-  long count_ = 0;
-};
 
 /// --list-devices: what each GPU driver reports; with a model, the code
 /// object of its GPU variants each device would load. Exit status 0 even
@@ -721,8 +740,7 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
 
 /// Prints the last beat's biomarkers as percentiles (unless quiet) and
 /// returns them as JSON.
-std::string biomarkerSummary(const rt::Simulation &sim, bool quiet) {
-  const rt::BiomarkerTable &bt = sim.biomarkers();
+std::string biomarkerSummary(const rt::BiomarkerTable &bt, bool quiet) {
   int64_t n = bt.rows();
   if (!n)
     return "{\"beats\": 0}";
@@ -790,7 +808,7 @@ std::string biomarkerSummary(const rt::Simulation &sim, bool quiet) {
   return json;
 }
 
-} // namespace
+} // namespace easyml::bench
 
 int main(int argc, char **argv) {
   CommandLine cl(optionSpecs());
@@ -894,6 +912,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   bool quiet = cl.has("quiet");
+  // Under mpirun: one simulation across the ranks.
+  bool mpi = underMpirun();
+  int rank = mpi ? mpiStart(argc, argv) : 0;
+  if (rank != 0)
+    quiet = true;
 
   // Load (and maybe compile) the model.
   double compileSeconds = 0;
@@ -903,18 +926,35 @@ int main(int argc, char **argv) {
     std::vector<std::string> flags;
     if (cl.has("no-tables"))
       flags.push_back("--no-tables");
-    library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
-                           compileSeconds, cached);
+    // Under MPI rank 0 compiles; the others then find it in the cache.
+    std::string ignored;
+    if (rank == 0)
+      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
+                             compileSeconds, cached);
+    mpiAgree(true, ignored);
+    if (rank != 0)
+      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
+                             compileSeconds, cached);
   } else if (cl.has("no-tables")) {
     fail("--no-tables applies when compiling: use it with --model");
   }
   double t0 = now();
   std::string error;
   auto model = rt::ModelHandle::load(library, error);
-  if (!model)
-    fail(error);
+  // A model that one rank cannot load stops every rank, with one message.
+  if (!mpiAgree(model != nullptr, error)) {
+    if (rank == 0)
+      std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
+    mpiStop();
+    return 1;
+  }
   double loadSeconds = now() - t0;
   const easyml_model_desc &d = model->desc();
+  if (mpi && rank != 0 &&
+      (cl.has("imp-info") || cl.has("list-devices") || cl.has("pointwise"))) {
+    mpiStop();
+    return 0; // rank 0 answers
+  }
   if (cl.has("imp-info")) {
     printImpInfo(d);
     return 0;
@@ -958,17 +998,52 @@ int main(int argc, char **argv) {
     options.speeds = readSpeeds(cl.get("lb-memory"), d.name);
   options.dimension.windowSteps = dimWindow;
   options.dimension.tolerance = dimTolerance;
+  // Time stepping in integer steps, as bench does.
+  if (!cl.has("duration"))
+    duration =
+        cl.has("numstim") && numstim <= 0
+            ? static_cast<float>(stimStart + pastStim)
+            : static_cast<float>(stimStart + bcl * (numstim - 1) + pastStim);
+  const long nLast = std::lround(duration / dt);
+  const long stimLen = std::max(1L, std::lround(stimDur / dt));
+  const long outFirst = std::lround(startOut / dt);
+  const long outEvery = std::max(1L, std::lround(dtOut / dt));
+  const long saveStep =
+      cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
+
+  if (mpi) {
+    BenchRun run;
+    run.cl = &cl;
+    run.model = model.get();
+    run.options = options;
+    run.num = num;
+    run.traceNo = traceNo;
+    run.numstim = numstim;
+    run.nLast = nLast;
+    run.stimLen = stimLen;
+    run.outFirst = outFirst;
+    run.outEvery = outEvery;
+    run.saveStep = saveStep;
+    run.dt = dt;
+    run.stimStart = stimStart;
+    run.stimCurr = stimCurr;
+    run.bcl = bcl;
+    run.seed = static_cast<uint64_t>(seed);
+    run.quiet = quiet;
+    run.cached = cached;
+    run.compileSeconds = compileSeconds;
+    run.loadSeconds = loadSeconds;
+    int status = runDistributed(run);
+    mpiStop();
+    return status;
+  }
   rt::Simulation sim(*model, num, options);
   if (!sim.valid(error))
     fail(error);
   // A device that fails mid-run: say what failed on which device, leave no
   // partial output behind.
   std::vector<std::string> written;
-  FILE *table = nullptr;
-  auto removeOutputs = [&] {
-    if (table && table != stdout)
-      std::fclose(table);
-    table = nullptr;
+  std::function<void()> removeOutputs = [&] {
     for (auto &w : written)
       std::remove(w.c_str());
   };
@@ -1022,19 +1097,6 @@ int main(int argc, char **argv) {
   if (cl.has("ca-variable") && !cl.has("biomarkers"))
     fail("--ca-variable applies to --biomarkers");
 
-  // Time stepping in integer steps, as bench does.
-  if (!cl.has("duration"))
-    duration =
-        cl.has("numstim") && numstim <= 0
-            ? static_cast<float>(stimStart + pastStim)
-            : static_cast<float>(stimStart + bcl * (numstim - 1) + pastStim);
-  const long nLast = std::lround(duration / dt);
-  const long stimLen = std::max(1L, std::lround(stimDur / dt));
-  const long outFirst = std::lround(startOut / dt);
-  const long outEvery = std::max(1L, std::lround(dtOut / dt));
-  const long saveStep =
-      cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
-
   sim.initialize(dt);
   checkDevice();
   for (const std::string &w : sim.tableWarnings)
@@ -1060,107 +1122,47 @@ int main(int argc, char **argv) {
     sim.addStimulus(stim);
   }
 
-  // Outputs.
-  bool validate = cl.has("validate");
-  bool haveFout = cl.has("fout") || validate;
-  std::string fout = cl.get("fout");
-  bool binary = validate || (cl.has("bin") && haveFout);
-  std::string tableTmp;
-  BinaryWriter tBin, vmBin, iionBin;
-  std::vector<BinaryWriter> svBin;
-  if (!binary) {
-    if (haveFout) {
-      tableTmp = fout + ".txt";
-      table = std::fopen(tableTmp.c_str(), "w");
-      if (!table)
-        fail("cannot write '" + tableTmp + "': " + std::strerror(errno));
-      written.push_back(tableTmp);
-    } else {
-      table = stdout;
-      std::fprintf(stderr,
-                   "Outputting the following quantities at each "
-                   "time:\n%10s\t%10s\t%10s\t\n",
-                   "Time", "Vm", "Iion");
-    }
-  } else {
-    if (!tBin.open(fout + ".t.bin") || !vmBin.open(fout + ".Vm.bin") ||
-        !iionBin.open(fout + ".Iion.bin"))
-      fail("cannot write binary output '" + fout +
-           ".*.bin': " + std::strerror(errno));
-    written.insert(written.end(), {tBin.path_, vmBin.path_, iionBin.path_});
-    if (validate) {
-      svBin.resize(d.num_states);
-      for (int64_t s = 0; s < d.num_states; ++s) {
-        std::string p = fout + "_" + d.name + "." + d.state_names[s] + ".bin";
-        if (!svBin[s].open(p))
-          fail("cannot write '" + p + "': " + std::strerror(errno));
-        written.push_back(p);
-      }
+  // Outputs: cell 0's files, recorded inside the waves at the output
+  // steps; with --save-vm, every cell's Vm too.
+  rt::CellRange recordCells{0, 1};
+  if (cl.has("save-vm"))
+    recordCells = rt::CellRange{0, num};
+  CellZeroOutputs outputs;
+  if (!outputs.open(d, cl, traceNo, error))
+    fail(error);
+  VmMatrix vmAll;
+  if (cl.has("save-vm") &&
+      !vmAll.open(cl.get("save-vm"), sampleCount(outFirst, outEvery, nLast + 1),
+                  num, error)) {
+    outputs.remove();
+    fail(error);
+  }
+  removeOutputs = [&] {
+    outputs.remove();
+    vmAll.remove();
+    for (auto &w : written)
+      std::remove(w.c_str());
+  };
+  std::vector<std::string> recorded = outputs.variables();
+  int vmAllSlot = -1;
+  if (vmAll.isOpen()) {
+    for (size_t i = 0; i < recorded.size(); ++i)
+      if (recorded[i] == d.external_names[d.vm_index])
+        vmAllSlot = static_cast<int>(i);
+    if (vmAllSlot < 0) {
+      vmAllSlot = static_cast<int>(recorded.size());
+      recorded.push_back(d.external_names[d.vm_index]);
     }
   }
-  FILE *trace = nullptr;
-  bool tracing = !cl.has("no-trace") && d.num_traces > 0;
-  if (tracing) {
-    std::string p = "Trace_" + std::to_string(traceNo) + ".dat";
-    trace = std::fopen(p.c_str(), "w");
-    std::string h = std::string(d.name) + "_trace_header.txt";
-    FILE *hf = std::fopen(h.c_str(), "w");
-    if (!trace || !hf)
-      fail("cannot write trace files '" + p + "', '" + h + "'");
-    std::fprintf(hf, "t\n");
-    for (int64_t i = 0; i < d.num_traces; ++i)
-      std::fprintf(hf, "%s\n", d.trace_names[i]);
-    std::fclose(hf);
-    written.insert(written.end(), {p, h});
-  }
-
-  // Cell 0's outputs are recorded inside the waves, at the output steps.
-  std::vector<std::string> recorded;
-  int vmSlot = -1, iionSlot = -1, stateSlot = -1, traceSlot = -1;
-  if (d.vm_index >= 0) {
-    vmSlot = static_cast<int>(recorded.size());
-    recorded.push_back(d.external_names[d.vm_index]);
-  }
-  if (d.iion_index >= 0) {
-    iionSlot = static_cast<int>(recorded.size());
-    recorded.push_back(d.external_names[d.iion_index]);
-  }
-  if (!svBin.empty()) {
-    stateSlot = static_cast<int>(recorded.size());
-    for (int64_t s = 0; s < d.num_states; ++s)
-      recorded.push_back(d.state_names[s]);
-  }
-  if (trace) {
-    traceSlot = static_cast<int>(recorded.size());
-    for (int64_t k = 0; k < d.num_traces; ++k)
-      recorded.push_back(d.trace_names[k]);
-  }
-  double outputSeconds = 0;
   auto output = [&](int64_t step, const double *values) {
-    double o0 = now();
-    double t = step * dt;
-    double v = vmSlot >= 0 ? values[vmSlot] : 0;
-    double i = iionSlot >= 0 ? values[iionSlot] : 0;
-    if (table)
-      std::fprintf(table, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v, i);
-    if (binary) {
-      tBin.write(t);
-      vmBin.write(v);
-      iionBin.write(i);
-      for (size_t s = 0; s < svBin.size(); ++s)
-        svBin[s].write(values[stateSlot + s]);
+    outputs.sample(step, dt, values, recordCells.size());
+    if (vmAll.isOpen() && !vmAll.writeRow(values + vmAllSlot * num, error)) {
+      removeOutputs();
+      fail(error);
     }
-    if (trace) {
-      std::fprintf(trace, "%4.12f\t", t);
-      for (int64_t k = 0; k < d.num_traces; ++k)
-        std::fprintf(trace, "%4.12f\t", values[traceSlot + k]);
-      std::fprintf(trace, "\n");
-    }
-    outputSeconds += now() - o0;
   };
   if (!recorded.empty()) {
-    if (!sim.record(recorded, rt::CellRange{0, 1}, outFirst, outEvery, output,
-                    error))
+    if (!sim.record(recorded, recordCells, outFirst, outEvery, output, error))
       fail(error);
   } else {
     // Nothing to record (no Vm, Iion or states): the output steps still
@@ -1173,6 +1175,7 @@ int main(int argc, char **argv) {
         },
         outEvery);
   }
+  double outputSeconds = 0;
   if (saveStep >= 0)
     sim.addEvent(saveStep, [&](rt::Simulation &s, int64_t) {
       double o0 = now();
@@ -1236,29 +1239,13 @@ int main(int argc, char **argv) {
       fail(error);
     }
     written.push_back(path);
-    bioJson = biomarkerSummary(sim, quiet);
+    bioJson = biomarkerSummary(sim.biomarkers(), quiet);
   }
-  if (table && table != stdout)
-    std::fclose(table);
-  if (trace)
-    std::fclose(trace);
-  if (validate) {
-    std::string h = fout + "_header.txt";
-    FILE *hf = std::fopen(h.c_str(), "w");
-    if (!hf)
-      fail("cannot write '" + h + "'");
-    std::fprintf(hf, "0  # is bigendian\n");
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", tBin.path_.c_str(), "Real", 8,
-                 tBin.count_);
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", vmBin.path_.c_str(), "Real", 8,
-                 vmBin.count_);
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", iionBin.path_.c_str(), "Real", 8,
-                 iionBin.count_);
-    for (auto &b : svBin)
-      std::fprintf(hf, "%32s %10s %2d %10ld\n", b.path_.c_str(), "Real", 8,
-                   b.count_);
-    std::fclose(hf);
+  if (!outputs.finish(error) || !vmAll.close(error)) {
+    removeOutputs();
+    fail(error);
   }
+  outputSeconds += outputs.seconds + vmAll.seconds;
 
   // Warnings the kernels counted.
   std::vector<int64_t> counters = sim.counters();

@@ -80,6 +80,11 @@ public:
   /// Decisions taken (a window judged).
   int64_t judgements() const { return judgements_; }
   const BalanceOptions &options() const { return options_; }
+  /// Windows from now on are at least this long (a caller whose
+  /// repartitions are costly amortises them over longer windows).
+  void setMinWindowSeconds(double seconds) {
+    options_.minWindowSeconds = seconds;
+  }
 
 private:
   int64_t cells_, align_;

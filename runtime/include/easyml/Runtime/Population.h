@@ -69,6 +69,17 @@ bool checkParamNames(const Columns &table, const easyml_model_desc &desc,
 bool writeTable(const std::string &path, const std::vector<std::string> &names,
                 const std::vector<double> &rows, std::string &error);
 
+/// The bytes of a .npy version 1.0 header: magic, length and the
+/// dictionary {'descr': descr, 'fortran_order': False, 'shape': shape},
+/// padded so the data starts on a multiple of 64 bytes.
+std::string npyHeader(const std::string &descr, const std::string &shape);
+/// writeTable's .npy header for `rows` rows of float64 fields `names`.
+std::string tableNpyHeader(const std::vector<std::string> &names,
+                           int64_t rows);
+/// writeTable's CSV header line and rows (n rows of k values; "nan" for
+/// NaN, else %.10g), newline-terminated.
+std::string csvHeader(const std::vector<std::string> &names);
+std::string csvRows(const double *rows, size_t n, size_t k);
 /// The `q`-quantile (0..1, linear interpolation as numpy's default) of the
 /// finite values of `v`; NaN when there are none.
 double quantile(std::vector<double> v, double q);

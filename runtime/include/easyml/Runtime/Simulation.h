@@ -289,6 +289,28 @@ public:
   /// per-cell layout) out of / into the simulation.
   void exportStates(double *aos);
   void importStates(const double *aos);
+  //===--- Moving cells between simulations ----------------------------===//
+  // Simulations of one model and protocol hand cells to each other (MPI
+  // ranks re-splitting a population): everything a cell carries, packed.
+
+  /// Doubles per packed cell: sv rows (states, nodal, hidden), externals,
+  /// per-cell parameter rows and, when enabled, the biomarker accumulators
+  /// and the last two beats' APD90 history.
+  int64_t packedCellSize() const;
+  /// Copies cells `cells` (packedCellSize() doubles each, cell after cell)
+  /// out of the simulation, wherever they live; false after a failure.
+  bool packCells(CellRange cells, double *out);
+  /// Writes them back into cells `cells` of this simulation, which must
+  /// have the same per-cell parameters and biomarker setting.
+  bool unpackCells(CellRange cells, const double *in);
+  /// Where a run is: the step and the biomarker beat in progress.
+  struct Clock {
+    int64_t step = 0, beat = 0, beatStart = 0;
+  };
+  Clock clock() const;
+  /// Continues another simulation's run (after initialize()).
+  void setClock(const Clock &clock);
+
   /// Traced value `k` of `cell` after evaluate().
   double trace(int64_t cell, int64_t k) const;
   /// Per-cell arrays of externals (numCells() values each). They are

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Checks the MPI part of an easyml-bench report (--report-json under
+mpirun) and, optionally, what a test expects of it.
+
+    check_mpi_report.py report.json --ranks N [--slowed RANK --within E]
+        [--no-repartition]
+
+Invariants: every epoch's cells per rank add up to the simulation's;
+every repartition gives each rank a contiguous range, in rank order,
+covering all cells; per-rank cell-steps add up to cells x steps.
+--slowed R --within E: the first repartition comes at one of the first E
+epochs, and from then on rank R holds fewer cells than every other rank.
+"""
+import argparse
+import json
+import sys
+
+
+def fail(msg):
+    print("check_mpi_report.py: " + msg)
+    sys.exit(1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("report")
+    p.add_argument("--ranks", type=int, required=True)
+    p.add_argument("--slowed", type=int)
+    p.add_argument("--within", type=int, default=5)
+    p.add_argument("--no-repartition", action="store_true")
+    a = p.parse_args()
+    top = json.load(open(a.report))
+    r = top.get("mpi")
+    if r is None:
+        fail("no 'mpi' section: not an MPI run")
+    cells = top["cells"]
+    if r["ranks"] != a.ranks or len(r["per_rank"]) != a.ranks:
+        fail(f"expected {a.ranks} ranks, report has {r['ranks']}")
+    for e in r["epoch_records"]:
+        if sum(e["cells"]) != cells or len(e["cells"]) != a.ranks:
+            fail(f"epoch at step {e['step0']}: cells {e['cells']} do not "
+                 f"add up to {cells}")
+    for rp in r["repartitions"]:
+        at = 0
+        for b, e in rp["to"]:
+            if e > b:
+                if b != at:
+                    fail(f"repartition at step {rp['step']}: {rp['to']} is "
+                         "not contiguous in rank order")
+                at = e
+        if at != cells:
+            fail(f"repartition at step {rp['step']}: {rp['to']} does not "
+                 f"cover {cells} cells")
+    steps = top["steps"]
+    done = sum(x["cell_steps"] for x in r["per_rank"])
+    if abs(done - cells * steps) > 0.5:
+        fail(f"ranks did {done:.0f} cell-steps, expected {cells * steps}")
+    if a.no_repartition and r["repartitions"]:
+        fail(f"{len(r['repartitions'])} repartitions, expected none")
+    if a.slowed is not None:
+        epochs = r["epoch_records"]
+        first = next((i for i, e in enumerate(epochs) if e["repartition"]),
+                     None)
+        if first is None or first >= a.within:
+            fail(f"first repartition at epoch {first}, expected within "
+                 f"{a.within}")
+        for e in epochs[first + 1:]:
+            mine = e["cells"][a.slowed]
+            others = [c for i, c in enumerate(e["cells"]) if i != a.slowed]
+            if mine >= min(others):
+                fail(f"epoch at step {e['step0']}: slowed rank {a.slowed} "
+                     f"holds {mine} cells, others {others}")
+    print(f"check_mpi_report.py: {a.ranks} ranks, "
+          f"{len(r['epoch_records'])} epochs, "
+          f"{len(r['repartitions'])} repartitions: ok")
+
+
+if __name__ == "__main__":
+    main()

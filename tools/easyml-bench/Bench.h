@@ -1,0 +1,62 @@
+//===- Bench.h - easyml-bench's pieces shared by its two runs --*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// easyml-bench runs a protocol in one process (easyml-bench.cpp) or, under
+// mpirun, across MPI ranks (MpiRun.cpp). What both use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_TOOLS_BENCH_BENCH_H
+#define EASYML_TOOLS_BENCH_BENCH_H
+
+#include "Options.h"
+
+#include "easyml/Runtime/Simulation.h"
+
+#include <string>
+
+namespace easyml::bench {
+
+double now();
+/// Prints "easyml-bench: error: <msg>" and exits with `code`. Under MPI
+/// (after MPI_Init) the message names the rank and every rank stops.
+[[noreturn]] void fail(const std::string &msg, int code = 1);
+/// openCARP's single-cell .sv state file: cell 0 of `sim`.
+void writeStateFile(const std::string &path, rt::Simulation &sim);
+/// Sets every cell of `sim` from a .sv state file.
+void readStateFile(const std::string &path, rt::Simulation &sim);
+/// Prints (unless quiet) the last beat's biomarker quantiles; returns them
+/// as JSON.
+std::string biomarkerSummary(const rt::BiomarkerTable &bt, bool quiet);
+
+/// What main() prepared for a run.
+struct BenchRun {
+  const CommandLine *cl = nullptr;
+  rt::ModelHandle *model = nullptr;
+  rt::SimulationOptions options;
+  long num = 1, traceNo = 0, numstim = 1;
+  long nLast = 0, stimLen = 1, outFirst = 0, outEvery = 1, saveStep = -1;
+  double dt = 0.01, stimStart = 0, stimCurr = 0, bcl = 0;
+  uint64_t seed = 1;
+  bool quiet = false, cached = false;
+  double compileSeconds = 0, loadSeconds = 0;
+};
+
+/// True when started by mpirun (and MPI support is compiled in).
+bool underMpirun();
+/// Under mpirun: MPI_Init (once). Returns this rank.
+int mpiStart(int &argc, char **&argv);
+/// MPI_Finalize if started.
+void mpiStop();
+/// Collective under MPI: false on every rank when `ok` is false on one,
+/// with that rank's message ("rank N: ..."). True without MPI.
+bool mpiAgree(bool ok, std::string &error);
+/// The protocol of `run` across the MPI ranks. Returns the exit status.
+int runDistributed(const BenchRun &run);
+
+} // namespace easyml::bench
+
+#endif // EASYML_TOOLS_BENCH_BENCH_H
