@@ -3,7 +3,8 @@
 
 Reads the JSON of `easyml-bench --report-json` (or the runtime's own
 report, `Simulation::report().json()`) and draws, per wave, each device's
-time and the share of the cells it held, with the waves after which the
+time and the share of the cells it held (under mpirun: per epoch, each
+rank's), with the waves after which the
 cells were re-split and the dimensioning windows marked.
 
     scripts/plot-report.py report.json -o report.png
@@ -19,6 +20,18 @@ import sys
 def load(path):
     with open(path) as f:
         data = json.load(f)
+    if "mpi" in data:
+        # A run across MPI ranks: ranks take the devices' place and epochs
+        # the waves'.
+        m = data["mpi"]
+        return {
+            "model": data.get("model", ""),
+            "cells": m["cells"],
+            "cell_steps_per_second": data.get("cell_steps_per_second", 0),
+            "devices": [{"id": "rank %d" % p["rank"]}
+                        for p in m["per_rank"]],
+            "wave_log": m["epoch_records"],
+        }
     # easyml-bench nests the runtime's report under "runtime".
     return data.get("runtime", data)
 

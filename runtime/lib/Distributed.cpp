@@ -859,7 +859,9 @@ bool DistributedSimulation::run(int64_t until) {
     for (const Event &ev : events_)
       if (ev.alive && ev.step > step_)
         end = std::min(end, ev.step);
-    end = std::min(end, step_ + settleSteps_);
+    // One rank has nothing to balance: epochs end only at events.
+    if (size_ > 1)
+      end = std::min(end, step_ + settleSteps_);
     if (options_.maxEpochSteps > 0)
       end = std::min(end, step_ + options_.maxEpochSteps);
     if (recording_.on) {
