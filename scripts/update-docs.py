@@ -17,7 +17,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench"]
-ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md"]
+ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md",
+            "EasyMLPipelinePasses.md"]
 
 TOOLS_HEADER = """# Tools and their options
 

@@ -66,7 +66,7 @@ inline void registerAllPasses() {
   mlir::registerInlinerPass();
   easyml::registerEasyMLPasses();
   easyml::registerEasyMLConversionPasses();
-  easyml::registerCheckPasses();
+  easyml::registerPipelinePasses();
   easyml::registerPipelines();
 }
 

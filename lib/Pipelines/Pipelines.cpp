@@ -7,7 +7,10 @@
 #include "easyml/Pipelines/Pipelines.h"
 
 #include "easyml/Conversion/Passes.h"
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 #include "easyml/Dialect/EasyML/Transforms/Passes.h"
+#include "easyml/Target/ModelObject.h"
+#include "easyml/Target/Toolkit.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -24,30 +27,33 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Threading.h"
 
 #include <atomic>
+#include <map>
 #include <thread>
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace easyml;
 
+namespace easyml {
+#define GEN_PASS_DEF_CHECKLLVMONLY
+#define GEN_PASS_DEF_GPUMODULESTOBINARY
+#include "easyml/Pipelines/Passes.h.inc"
+} // namespace easyml
+
 namespace {
-/// Fails when anything but the LLVM dialect remains: the last step of every
-/// pipeline that ends in LLVM IR.
 struct CheckLLVMOnlyPass
-    : public PassWrapper<CheckLLVMOnlyPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckLLVMOnlyPass)
-  StringRef getArgument() const override { return "easyml-check-llvm-only"; }
-  StringRef getDescription() const override {
-    return "fail if an operation outside the LLVM dialect remains";
-  }
+    : public easyml::impl::CheckLLVMOnlyBase<CheckLLVMOnlyPass> {
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
         return WalkResult::advance();
+      // GPU code objects: embedded by the back end, not translated.
+      if (isa<gpu::BinaryOp>(op))
+        return WalkResult::skip();
       op->emitError("operation '")
           << op->getName() << "' was not lowered to the LLVM dialect";
       signalPassFailure();
@@ -55,7 +61,104 @@ struct CheckLLVMOnlyPass
     });
   }
 };
+
+struct GpuModulesToBinaryPass
+    : public easyml::impl::GpuModulesToBinaryBase<GpuModulesToBinaryPass> {
+  using Base::Base;
+  TimingScope *timing = nullptr;
+  void runOnOperation() override;
+};
 } // namespace
+
+void GpuModulesToBinaryPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+  if (gpuModules.empty())
+    return;
+  // Every module's variant and toolkit first: all problems reported before
+  // anything is compiled.
+  std::map<std::string, std::string> toolkits;
+  bool ok = true;
+  for (gpu::GPUModuleOp gm : gpuModules) {
+    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
+    if (!variant || !variant.isGpu()) {
+      gm.emitError("gpu.module '")
+          << gm.getName()
+          << "' has no GPU variant (easyml.variant = #easyml.variant<cuda, "
+             "...> or <rocm, ...>)";
+      ok = false;
+      continue;
+    }
+    std::string name = variant.getName().str();
+    if (toolkits.count(name))
+      continue;
+    llvm::Expected<std::string> path =
+        findGpuToolkit(name, name == "cuda" ? cudaPath : rocmPath);
+    if (!path) {
+      gm.emitError() << llvm::toString(path.takeError());
+      ok = false;
+      continue;
+    }
+    toolkits[name] = *path;
+  }
+  if (!ok)
+    return signalPassFailure();
+  // Where each binary goes: where its module was.
+  DenseMap<Operation *, Operation *> nextOf;
+  for (gpu::GPUModuleOp gm : gpuModules) {
+    Operation *next = gm->getNextNode();
+    while (next && isa<gpu::GPUModuleOp>(next))
+      next = next->getNextNode();
+    nextOf[gm] = next;
+  }
+  SmallVector<Operation *> nexts;
+  for (gpu::GPUModuleOp gm : gpuModules)
+    nexts.push_back(nextOf[gm]);
+  SmallVector<VariantAttr> targets;
+  for (gpu::GPUModuleOp gm : gpuModules)
+    targets.push_back(gm->getAttrOfType<VariantAttr>("easyml.variant"));
+  auto split = splitGpuModules(module);
+  std::vector<std::unique_ptr<GpuPipelineOptions>> options;
+  std::vector<std::string> timingNames;
+  timingNames.reserve(split.size());
+  std::vector<GpuCompileJob> jobs;
+  for (auto &[variant, own] : split) {
+    auto one = std::make_unique<GpuPipelineOptions>();
+    one->target = variant;
+    auto &chips = variant == "cuda" ? cudaChips : rocmChips;
+    if (!chips.empty())
+      one->chips = std::vector<std::string>(chips.begin(), chips.end());
+    one->toolkit = toolkits[variant];
+    one->format = format.getValue();
+    one->optLevel = optLevel.getValue();
+    timingNames.push_back("gpu-" + variant);
+    jobs.push_back({*own, one.get(), timingNames.back()});
+    options.push_back(std::move(one));
+  }
+  TimingScope none;
+  if (failed(compileGpuModules(jobs, timing ? *timing : none)))
+    return signalPassFailure();
+  Block *body = module.getBody();
+  for (auto [index, entry] : llvm::enumerate(split)) {
+    auto &[variant, own] = entry;
+    for (gpu::BinaryOp binary :
+         llvm::make_early_inc_range(own->getOps<gpu::BinaryOp>())) {
+      binary->setAttr("easyml.variant", targets[index]);
+      if (Operation *next = nexts[index])
+        binary->moveBefore(next);
+      else
+        binary->moveBefore(body, body->end());
+    }
+  }
+}
+
+std::unique_ptr<Pass>
+easyml::createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
+                                 TimingScope *timing) {
+  auto pass = std::make_unique<GpuModulesToBinaryPass>(options);
+  pass->timing = timing;
+  return pass;
+}
 
 void easyml::buildPreparePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
@@ -74,15 +177,52 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
     model.addPass(createExtractTables());
 }
 
-void easyml::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                      const PipelineOptions &options) {
+void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
+                               const PipelineOptions &options,
+                               TimingScope *gpuTiming) {
   std::vector<std::string> variants(options.variants.begin(),
                                     options.variants.end());
-  LowerToKernelsOptions lower;
-  lower.variants = variants; // copied by createLowerToKernels
-  lower.vectorWidth = options.vectorWidth;
-  pm.addPass(createLowerToKernels(lower));
-  buildKernelsToLLVMPipeline(pm, options);
+  switch (stage) {
+  case CompileStage::Prepare:
+    buildPreparePipeline(pm, options);
+    return;
+  case CompileStage::Kernels: {
+    LowerToKernelsOptions lower;
+    lower.variants = variants; // copied by createLowerToKernels
+    lower.vectorWidth = options.vectorWidth;
+    pm.addPass(createLowerToKernels(lower));
+    return;
+  }
+  case CompileStage::Gpu: {
+    if (llvm::none_of(variants, [](StringRef v) {
+          std::optional<VariantKind> kind = symbolizeVariantKind(v);
+          return kind && isGpuVariant(*kind);
+        }))
+      return;
+    std::vector<std::string> cudaChips(options.cudaChips.begin(),
+                                       options.cudaChips.end());
+    std::vector<std::string> rocmChips(options.rocmChips.begin(),
+                                       options.rocmChips.end());
+    GpuModulesToBinaryOptions gpu;
+    gpu.cudaChips = cudaChips;
+    gpu.rocmChips = rocmChips;
+    gpu.cudaPath = options.cudaPath.getValue();
+    gpu.rocmPath = options.rocmPath.getValue();
+    gpu.format = options.gpuFormat.getValue();
+    pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
+    return;
+  }
+  case CompileStage::Lower:
+    buildKernelsToLLVMPipeline(pm, options);
+    return;
+  }
+}
+
+void easyml::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                      const PipelineOptions &options) {
+  for (CompileStage stage :
+       {CompileStage::Kernels, CompileStage::Gpu, CompileStage::Lower})
+    buildCompileStage(pm, stage, options);
 }
 
 void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
@@ -101,7 +241,7 @@ void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(std::make_unique<CheckLLVMOnlyPass>());
+  pm.addPass(createCheckLLVMOnly());
 }
 
 std::vector<std::string> easyml::defaultGpuChips(StringRef target) {
@@ -231,7 +371,9 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
   work();
   for (std::thread &t : pool)
     t.join();
-  LogicalResult result = failure(failedJob);
+  // A chip that failed has reported why; its module has no binaries.
+  if (failedJob)
+    return failure();
   // Per module, the first chip's binaries, holding every chip's object in
   // order, replace the gpu.modules.
   for (auto [index, job] : llvm::enumerate(modules)) {
@@ -265,13 +407,13 @@ easyml::splitGpuModules(ModuleOp module) {
   std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> result;
   for (gpu::GPUModuleOp gm :
        llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
-    auto variant = gm->getAttrOfType<StringAttr>("easyml.variant");
+    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
     OwningOpRef<ModuleOp> own = ModuleOp::create(gm.getLoc());
     (*own)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
     gm->remove();
     own->getBody()->push_back(gm);
-    result.emplace_back(variant ? variant.str() : std::string(),
+    result.emplace_back(variant ? variant.getName().str() : std::string(),
                         std::move(own));
   }
   return result;
@@ -279,11 +421,12 @@ easyml::splitGpuModules(ModuleOp module) {
 
 void easyml::buildCompilePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
-  buildPreparePipeline(pm, options);
-  buildLowerToLLVMPipeline(pm, options);
+  for (CompileStage stage : {CompileStage::Prepare, CompileStage::Kernels,
+                             CompileStage::Gpu, CompileStage::Lower})
+    buildCompileStage(pm, stage, options);
 }
 
-void easyml::registerCheckPasses() { PassRegistration<CheckLLVMOnlyPass>(); }
+void easyml::registerPipelinePasses() { registerEasyMLPipelinesPasses(); }
 
 void easyml::registerPipelines() {
   PassPipelineRegistration<PipelineOptions>(

@@ -220,6 +220,9 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                   d.strings_(t.columnNames, ".easyml.columns"),
                   d.int64(t.paramsRead.size()),
                   d.int64s(t.paramsRead, ".easyml.table_params")}));
+  static_assert(static_cast<int>(CellLayout::aos) == EASYML_LAYOUT_AOS &&
+                    static_cast<int>(CellLayout::soa) == EASYML_LAYOUT_SOA,
+                "the dialect's and the ABI's cell layouts differ");
   std::vector<llvm::Constant *> variants;
   for (auto &v : options.variants) {
     bool gpu = isGpuVariant(v);
@@ -234,13 +237,16 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                         d.int64(image.data.size()), d.int64(image.blockSize),
                         d.int64(image.registers), d.int64(image.spillBytes)}));
     }
-    int64_t device = v == "cuda"   ? EASYML_DEVICE_CUDA
-                     : v == "rocm" ? EASYML_DEVICE_ROCM
-                                   : EASYML_DEVICE_CPU;
-    bool soa = v != "baseline";
+    // The descriptor states what the kernels were generated for: the same
+    // rule as the #easyml.variant attribute easyml-lower-to-kernels used.
+    VariantKind kind = symbolizeVariantKind(v).value_or(VariantKind::baseline);
+    int64_t device = kind == VariantKind::cuda   ? EASYML_DEVICE_CUDA
+                     : kind == VariantKind::rocm ? EASYML_DEVICE_ROCM
+                                                 : EASYML_DEVICE_CPU;
     variants.push_back(d.record(
-        {d.str(v), d.int64(soa ? EASYML_LAYOUT_SOA : EASYML_LAYOUT_AOS),
-         d.int64(v == "cpu-simd" ? options.vectorWidth : 1),
+        {d.str(v),
+         d.int64(static_cast<int64_t>(VariantAttr::defaultLayout(kind))),
+         d.int64(VariantAttr::defaultWidth(kind, options.vectorWidth)),
          gpu ? d.null() : d.function(l.symbol(v, "init")),
          gpu ? d.null() : d.function(l.symbol(v, "compute")),
          gpu ? d.null() : d.function(l.symbol(v, "eval")), d.int64(device),

@@ -24,8 +24,10 @@
 #include "easyml/MLIRGen/MLIRGen.h"
 #include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Support/Version.h"
+#include "easyml/Target/ArtifactCache.h"
 #include "easyml/Target/GpuResources.h"
 #include "easyml/Target/ModelObject.h"
+#include "easyml/Target/Toolkit.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/AsmState.h"
@@ -41,10 +43,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -243,104 +242,19 @@ VectorUnit vectorInfo;
 std::unique_ptr<llvm::TargetMachine> target;
 /// Where GPU toolkits were found, by variant.
 std::map<std::string, std::string> toolkits;
-
-/// Removes the ROCm root built of links (see findToolkit) at exit.
-struct RocmShim {
-  llvm::SmallString<128> dir;
-  ~RocmShim() {
-    if (!dir.empty())
-      llvm::sys::fs::remove_directories(dir);
-  }
-} rocmShim;
 } // namespace
-
-static std::string environment(const char *name) {
-  const char *v = std::getenv(name);
-  return v ? v : "";
-}
-
-static bool exists(const llvm::Twine &path) {
-  return llvm::sys::fs::exists(path);
-}
 
 /// Finds the toolkit a GPU variant compiles with, or reports what is
 /// missing and how to point at it.
 static bool findToolkit(llvm::StringRef variant, std::string &path) {
-  if (variant == "cuda") {
-    std::vector<std::string> candidates;
-    if (!cudaPath.empty())
-      candidates = {cudaPath};
-    else
-      candidates = {environment("CUDA_PATH"), environment("CUDA_HOME"),
-                    "/usr/local/cuda"};
-    for (const std::string &c : candidates)
-      if (!c.empty() && exists(c + "/bin/ptxas") &&
-          exists(c + "/nvvm/libdevice/libdevice.10.bc")) {
-        if (!exists(c + "/bin/fatbinary")) {
-          llvm::errs() << "easyml-compile: error: the cuda variant needs "
-                          "fatbinary, not found in '"
-                       << c << "/bin'\n";
-          return false;
-        }
-        path = c;
-        return true;
-      }
-    llvm::errs() << "easyml-compile: error: the cuda variant needs the CUDA "
-                    "toolkit (bin/ptxas, nvvm/libdevice/libdevice.10.bc); "
-                 << (cudaPath.empty()
-                         ? "none in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda"
-                         : "not found in '" + cudaPath + "'")
-                 << " (install it or give --cuda-path)\n";
+  llvm::Expected<std::string> found =
+      findGpuToolkit(variant, variant == "cuda" ? cudaPath : rocmPath);
+  if (!found) {
+    llvm::errs() << "easyml-compile: error: "
+                 << llvm::toString(found.takeError()) << "\n";
     return false;
   }
-  // ROCm: a root with amdgcn/bitcode and llvm/bin/ld.lld, as MLIR's ROCDL
-  // target expects; Debian's rocm-device-libs and lld-19 are laid out
-  // differently, so link them into that shape.
-  std::vector<std::string> roots;
-  if (!rocmPath.empty())
-    roots = {rocmPath};
-  else
-    roots = {environment("ROCM_PATH"), "/opt/rocm"};
-  for (const std::string &r : roots)
-    if (!r.empty() && exists(r + "/amdgcn/bitcode/ocml.bc") &&
-        exists(r + "/llvm/bin/ld.lld")) {
-      path = r;
-      return true;
-    }
-  if (!rocmPath.empty()) {
-    llvm::errs() << "easyml-compile: error: the rocm variant needs the ROCm "
-                    "device libraries and ld.lld: '"
-                 << rocmPath
-                 << "' has no amdgcn/bitcode/ocml.bc or llvm/bin/ld.lld\n";
-    return false;
-  }
-  std::string bitcode = "/usr/lib/x86_64-linux-gnu/amdgcn";
-  auto lld = llvm::sys::findProgramByName("ld.lld-19");
-  if (!lld)
-    lld = llvm::sys::findProgramByName("ld.lld");
-  if (!exists(bitcode + "/bitcode/ocml.bc") || !lld) {
-    llvm::errs() << "easyml-compile: error: the rocm variant needs the ROCm "
-                    "device libraries (amdgcn/bitcode/ocml.bc) and ld.lld: "
-                    "none in $ROCM_PATH or /opt/rocm"
-                 << (exists(bitcode + "/bitcode/ocml.bc")
-                         ? ""
-                         : ", no Debian rocm-device-libs")
-                 << (lld ? "" : ", no ld.lld")
-                 << " (apt-get install rocm-device-libs lld-19, or give "
-                    "--rocm-path)\n";
-    return false;
-  }
-  if (rocmShim.dir.empty()) {
-    if (llvm::sys::fs::createUniqueDirectory("easyml-rocm", rocmShim.dir) ||
-        llvm::sys::fs::create_directories(rocmShim.dir + "/llvm/bin") ||
-        llvm::sys::fs::create_link(bitcode, rocmShim.dir + "/amdgcn") ||
-        llvm::sys::fs::create_link(*lld, rocmShim.dir + "/llvm/bin/ld.lld")) {
-      llvm::errs() << "easyml-compile: error: cannot prepare the ROCm "
-                      "toolkit links in a temporary directory\n";
-      return false;
-    }
-  }
-  path = std::string(rocmShim.dir);
+  path = *found;
   return true;
 }
 
@@ -350,7 +264,7 @@ static bool configureTarget() {
   if (variants.empty())
     variants = {"baseline", "cpu-simd"};
   for (const std::string &v : variants)
-    if (v != "baseline" && v != "cpu-simd" && v != "cuda" && v != "rocm") {
+    if (!symbolizeVariantKind(v)) {
       llvm::errs() << "easyml-compile: error: unknown variant '" << v
                    << "' (available: baseline, cpu-simd, cuda, rocm)\n";
       return false;
@@ -391,7 +305,7 @@ static bool configureTarget() {
   objOptions.vectorWidth = vectorInfo.width;
   for (const std::string &v : variants)
     if (isGpuVariant(v) && emit != Emit::Header && emit != Emit::Prepared &&
-        emit != Emit::LLVMDialect && !findToolkit(v, toolkits[v]))
+        !findToolkit(v, toolkits[v]))
       return false;
   bool simd = llvm::is_contained(variants, "cpu-simd");
   if (simd && vectorMath == "libmvec" && vectorInfo.isa != "none")
@@ -412,124 +326,112 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   mlir::OpPrintingFlags flags;
   if (!noLocations)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  auto runPipeline = [&](auto build, llvm::StringRef stage) {
+  // The stages of easyml-compile-pipeline (what easyml-opt runs), one pass
+  // manager each: --emit stops after one and --mlir-timing reports each.
+  PipelineOptions options;
+  options.variants = variants;
+  options.vectorWidth = vectorInfo.width;
+  options.vectorIsa = vectorInfo.isa;
+  options.vectorMath = vectorMath.getValue();
+  options.tables = !noTables;
+  options.cvodeRelTol = cvodeRtol.getValue();
+  options.cvodeAbsTol = cvodeAtol.getValue();
+  options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
+  options.cvodePivoting = cvodePivoting.getValue();
+  options.cudaChips = std::vector<std::string>(cudaChips.begin(),
+                                               cudaChips.end());
+  options.rocmChips = std::vector<std::string>(rocmChips.begin(),
+                                               rocmChips.end());
+  options.cudaPath = toolkits["cuda"];
+  options.rocmPath = toolkits["rocm"];
+  options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
+  auto runStage = [&](std::optional<CompileStage> stage,
+                      llvm::StringRef name) {
     mlir::PassManager pm(&context);
-    auto scope = timing.nest(stage);
+    auto scope = timing.nest(name);
     pm.enableTiming(scope);
-    PipelineOptions options;
-    options.variants = variants;
-    options.vectorWidth = vectorInfo.width;
-    options.vectorIsa = vectorInfo.isa;
-    options.vectorMath = vectorMath.getValue();
-    options.tables = !noTables;
-    options.cvodeRelTol = cvodeRtol.getValue();
-    options.cvodeAbsTol = cvodeAtol.getValue();
-    options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
-    options.cvodePivoting = cvodePivoting.getValue();
-    build(pm, options);
+    if (stage)
+      buildCompileStage(pm, *stage, options, &timing);
     return mlir::succeeded(mlir::applyPassManagerCLOptions(pm)) &&
            mlir::succeeded(pm.run(*module));
   };
   if (emit == Emit::MLIR) {
-    if (!runPipeline([](mlir::PassManager &, const PipelineOptions &) {},
-                     "passes"))
+    if (!runStage(std::nullopt, "passes"))
       return false;
     module->print(os, flags);
+    os << "\n";
     return true;
   }
-  if (!runPipeline(buildPreparePipeline, "prepare"))
+  if (!runStage(CompileStage::Prepare, "prepare"))
     return false;
   ModelOp modelOp = *module->getOps<ModelOp>().begin();
   ModelLayout layout = ModelLayout::get(modelOp);
   if (emit == Emit::Prepared) {
     module->print(os, flags);
+    os << "\n";
     return true;
   }
   if (emit == Emit::Header) {
     os << emitHeader(layout, objOptions);
     return true;
   }
-  // Kernels of every variant; GPU kernels then go their own way.
-  if (!runPipeline(
-          [](mlir::PassManager &pm, const PipelineOptions &options) {
-            // The options hold an ArrayRef: keep the list alive until the
-            // pass has copied it.
-            std::vector<std::string> names(options.variants.begin(),
-                                           options.variants.end());
-            LowerToKernelsOptions lower;
-            lower.variants = names;
-            lower.vectorWidth = options.vectorWidth;
-            pm.addPass(createLowerToKernels(lower));
-          },
-          "kernels"))
+  if (!runStage(CompileStage::Kernels, "kernels") ||
+      !runStage(CompileStage::Gpu, "gpu"))
     return false;
-  auto gpuModules = splitGpuModules(*module);
-  if (!runPipeline(buildKernelsToLLVMPipeline, "lower"))
+  if (emit != Emit::GpuAsm && !runStage(CompileStage::Lower, "lower"))
     return false;
   if (emit == Emit::LLVMDialect) {
     module->print(os, flags);
+    os << "\n";
     return true;
   }
-  // Every variant's chips are serialised side by side.
-  std::vector<std::unique_ptr<GpuPipelineOptions>> gpuOptions;
-  std::vector<std::string> timingNames;
-  std::vector<GpuCompileJob> gpuJobs;
-  timingNames.reserve(gpuModules.size());
-  for (auto &[variant, gpuModule] : gpuModules) {
-    auto options = std::make_unique<GpuPipelineOptions>();
-    options->target = variant;
-    auto &chips = variant == "cuda" ? cudaChips : rocmChips;
-    options->chips = std::vector<std::string>(chips.begin(), chips.end());
-    options->toolkit = toolkits[variant];
-    options->format = emit == Emit::GpuAsm ? "isa"
-                      : variant == "cuda"  ? "fatbin"
-                                           : "bin";
-    timingNames.push_back("gpu-" + variant);
-    gpuJobs.push_back({*gpuModule, options.get(), timingNames.back()});
-    gpuOptions.push_back(std::move(options));
-  }
-  if (mlir::failed(compileGpuModules(gpuJobs, timing)))
-    return false;
-  for (auto &[variant, gpuModule] : gpuModules) {
+  // The GPU variants' code objects leave the module for the descriptor.
+  bool anyGpu = false;
+  for (const std::string &variant : variants)
+    if (isGpuVariant(variant))
+      objOptions.gpuImages[variant].clear();
+  for (mlir::gpu::BinaryOp binary :
+       llvm::make_early_inc_range(module->getOps<mlir::gpu::BinaryOp>())) {
+    anyGpu = true;
+    auto variantAttr = binary->getAttrOfType<VariantAttr>("easyml.variant");
+    std::string variant = variantAttr ? variantAttr.getName().str() : "";
     std::vector<GpuImage> &images = objOptions.gpuImages[variant];
-    images.clear();
-    for (auto binary : gpuModule->getOps<mlir::gpu::BinaryOp>())
-      for (mlir::Attribute a : binary.getObjects()) {
-        auto object = llvm::cast<mlir::gpu::ObjectAttr>(a);
-        std::string chip;
-        if (auto nvvm =
-                llvm::dyn_cast<mlir::NVVM::NVVMTargetAttr>(object.getTarget()))
-          chip = nvvm.getChip().str();
-        else if (auto rocdl = llvm::dyn_cast<mlir::ROCDL::ROCDLTargetAttr>(
-                     object.getTarget()))
-          chip = rocdl.getChip().str();
-        std::string data = object.getObject().getValue().str();
-        // Assembly comes back NUL-terminated from the serializer: a text
-        // file must not carry it (ptxas rejects it).
-        if (emit == Emit::GpuAsm)
-          while (!data.empty() && data.back() == '\0')
-            data.pop_back();
-        GpuImage image{chip, variant == "cuda" ? "fatbin" : "hsaco",
-                       std::move(data)};
-        // What the compute kernel uses decides its block size; a code
-        // object we cannot read still runs, at the runtime's default.
-        if (emit != Emit::GpuAsm)
-          if (llvm::Error e = recordKernelResources(
-                  image, layout.symbol(variant, "compute")))
-            llvm::errs() << "easyml-compile: warning: " << variant << " "
-                         << chip << " code object: "
-                         << llvm::toString(std::move(e))
-                         << "; its kernels will run 128 threads per block\n";
-        images.push_back(std::move(image));
-      }
-    if (emit == Emit::GpuAsm)
-      for (const GpuImage &image : images)
+    for (mlir::Attribute a : binary.getObjects()) {
+      auto object = llvm::cast<mlir::gpu::ObjectAttr>(a);
+      std::string chip;
+      if (auto nvvm =
+              llvm::dyn_cast<mlir::NVVM::NVVMTargetAttr>(object.getTarget()))
+        chip = nvvm.getChip().str();
+      else if (auto rocdl = llvm::dyn_cast<mlir::ROCDL::ROCDLTargetAttr>(
+                   object.getTarget()))
+        chip = rocdl.getChip().str();
+      std::string data = object.getObject().getValue().str();
+      // Assembly comes back NUL-terminated from the serializer: a text
+      // file must not carry it (ptxas rejects it).
+      if (emit == Emit::GpuAsm)
+        while (!data.empty() && data.back() == '\0')
+          data.pop_back();
+      GpuImage image{chip, variant == "cuda" ? "fatbin" : "hsaco",
+                     std::move(data)};
+      // What the compute kernel uses decides its block size; a code
+      // object we cannot read still runs, at the runtime's default.
+      if (emit != Emit::GpuAsm)
+        if (llvm::Error e = recordKernelResources(
+                image, layout.symbol(variant, "compute")))
+          llvm::errs() << "easyml-compile: warning: " << variant << " "
+                       << chip << " code object: "
+                       << llvm::toString(std::move(e))
+                       << "; its kernels will run 128 threads per block\n";
+      if (emit == Emit::GpuAsm)
         os << "// " << layout.name << ": " << variant << " kernels for "
            << image.chip << "\n"
            << image.data << "\n";
+      images.push_back(std::move(image));
+    }
+    binary->erase();
   }
   if (emit == Emit::GpuAsm) {
-    if (gpuModules.empty()) {
+    if (!anyGpu) {
       llvm::errs() << "easyml-compile: error: --emit=gpu-asm needs a GPU "
                       "variant (--variant=cuda or rocm)\n";
       return false;
@@ -673,32 +575,14 @@ static std::string cachePath(int argc, char **argv, llvm::StringRef name,
                   emit == Emit::Header || emit == Emit::GpuAsm;
   if (!artifact || noCache || verifyDiagnostics || splitInputFile)
     return "";
-  std::string dir = cacheDir;
-  if (dir.empty())
-    dir = environment("EASYML_CACHE_DIR");
-  if (dir.empty() && !environment("XDG_CACHE_HOME").empty())
-    dir = environment("XDG_CACHE_HOME") + "/easyml";
-  if (dir.empty() && !environment("HOME").empty())
-    dir = environment("HOME") + "/.cache/easyml";
+  std::string dir = artifactCacheDirectory(cacheDir);
   if (dir.empty())
     return "";
-  llvm::SHA256 hash;
-  auto add = [&](llvm::StringRef text) {
-    hash.update(text);
-    hash.update(llvm::StringRef("\0", 1));
-  };
+  ArtifactKey key;
+  auto add = [&](llvm::StringRef piece) { key.add(piece); };
   add("easyml-compile " EASYML_VERSION " " EASYML_GIT_HASH
       " llvm " LLVM_VERSION_STRING);
-  // This very build of the tool: a rebuild at the same commit is another
-  // compiler.
-  std::string self = llvm::sys::fs::getMainExecutable(
-      argv[0], reinterpret_cast<void *>(&cachePath));
-  llvm::sys::fs::file_status status;
-  if (!llvm::sys::fs::status(self, status))
-    add(self + " " + std::to_string(status.getSize()) + " " +
-        std::to_string(status.getLastModificationTime()
-                           .time_since_epoch()
-                           .count()));
+  key.addExecutable(argv[0], reinterpret_cast<void *>(&cachePath));
   if (target) {
     add(target->getTargetTriple().str());
     add(target->getTargetCPU());
@@ -722,37 +606,11 @@ static std::string cachePath(int argc, char **argv, llvm::StringRef name,
   }
   add(name);
   add(content);
-  std::array<uint8_t, 32> digest = hash.final();
-  std::string key = llvm::toHex(digest, /*LowerCase=*/true);
   const char *ext = emit == Emit::Obj      ? ".o"
                     : emit == Emit::Shared ? ".so"
                     : emit == Emit::Header ? ".h"
                                            : ".txt";
-  return dir + "/compile/" + key.substr(0, 2) + "/" + key + ext;
-}
-
-/// Stores an artifact in the cache: written aside, then renamed into place,
-/// so concurrent builds never see half an entry. Failing to cache is not an
-/// error.
-static void storeInCache(const std::string &path, llvm::StringRef data) {
-  llvm::StringRef dir = llvm::sys::path::parent_path(path);
-  if (llvm::sys::fs::create_directories(dir))
-    return;
-  llvm::SmallString<256> tmp;
-  int fd;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp%%%%%%", fd, tmp))
-    return;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << data;
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return;
-    }
-  }
-  if (llvm::sys::fs::rename(tmp, path))
-    llvm::sys::fs::remove(tmp);
+  return key.path(dir, ext);
 }
 
 int main(int argc, char **argv) {
@@ -793,7 +651,7 @@ int main(int argc, char **argv) {
   {
     auto cacheTimer = timing.nest("cache");
     cached = cachePath(argc, argv, name, file->getBuffer());
-    if (!cached.empty() && exists(cached)) {
+    if (!cached.empty() && llvm::sys::fs::exists(cached)) {
       auto hit = llvm::MemoryBuffer::getFile(cached, /*IsText=*/false,
                                              /*RequiresNullTerminator=*/false);
       auto output = hit ? mlir::openOutputFile(outputFile, &errorMessage)
@@ -839,8 +697,8 @@ int main(int argc, char **argv) {
   if (!cached.empty()) {
     // The warnings first: an entry is complete once its artifact exists.
     if (!diagnosticsText.empty())
-      storeInCache(cached + ".diag", diagnosticsText);
-    storeInCache(cached, out);
+      storeArtifact(cached + ".diag", diagnosticsText);
+    storeArtifact(cached, out);
   }
   return 0;
 }

@@ -55,6 +55,9 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     argument is a device pointer to the kernel arguments; a whole task wave
     runs in one launch with the cell's state in registers. Tables are built
     on the host (by the first CPU variant, or a `baseline` table builder).
+    The module carries its variant as `easyml.variant =
+    #easyml.variant<cuda, width = 1, soa>`, which the GPU stage
+    (`easyml-gpu-modules-to-binary`) reads.
   }];
   let options = [
     ListOption<"variants", "variants", "std::string",

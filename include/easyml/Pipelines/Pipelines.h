@@ -14,11 +14,25 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/Timing.h"
 
 namespace easyml {
+
+#define GEN_PASS_DECL
+#include "easyml/Pipelines/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "easyml/Pipelines/Passes.h.inc"
+
+/// easyml-gpu-modules-to-binary with the serialisation of each chip timed
+/// under `timing` (scopes "gpu-<variant>-<chip>"), as easyml-compile
+/// reports it; `timing` must outlive the pass.
+std::unique_ptr<mlir::Pass>
+createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
+                         mlir::TimingScope *timing);
 
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   ListOption<std::string> variants{
@@ -56,7 +70,47 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-pivoting",
       llvm::cl::desc("partial pivoting in cvode iteration matrices"),
       llvm::cl::init(false)};
+  ListOption<std::string> cudaChips{
+      *this, "cuda-chips",
+      llvm::cl::desc("NVIDIA chips of the cuda variant (default: "
+                     "sm_80,sm_90)")};
+  ListOption<std::string> rocmChips{
+      *this, "rocm-chips",
+      llvm::cl::desc("AMD chips of the rocm variant (default: "
+                     "gfx90a,gfx942)")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, "
+                     "/usr/local/cuda)")};
+  Option<std::string> rocmPath{
+      *this, "rocm-path",
+      llvm::cl::desc("ROCm root (default: $ROCM_PATH, /opt/rocm, else "
+                     "Debian's rocm-device-libs)")};
+  Option<std::string> gpuFormat{
+      *this, "gpu-format",
+      llvm::cl::desc("GPU code objects: fatbin, bin, isa or llvm (default: "
+                     "fatbin for cuda, bin for rocm)")};
 };
+
+/// The stages of easyml-compile-pipeline, in order. easyml-compile runs
+/// them one pass manager each (its --emit stops after one, and
+/// --mlir-timing reports each); easyml-opt runs them as one pipeline.
+enum class CompileStage {
+  /// buildPreparePipeline.
+  Prepare,
+  /// easyml-lower-to-kernels: the kernels of every variant.
+  Kernels,
+  /// easyml-gpu-modules-to-binary, when a GPU variant is asked for.
+  Gpu,
+  /// buildKernelsToLLVMPipeline: host kernels to the LLVM dialect.
+  Lower,
+};
+
+/// Adds `stage` of easyml-compile-pipeline to `pm`. `gpuTiming`, when
+/// given, times each chip's serialisation (see createGpuModulesToBinary).
+void buildCompileStage(mlir::OpPassManager &pm, CompileStage stage,
+                       const PipelineOptions &options,
+                       mlir::TimingScope *gpuTiming = nullptr);
 
 /// GPU code objects from the `gpu.module`s of one vendor's kernels.
 struct GpuPipelineOptions
@@ -123,17 +177,19 @@ mlir::LogicalResult compileGpuModules(llvm::ArrayRef<GpuCompileJob> modules,
 void buildPreparePipeline(mlir::OpPassManager &pm,
                           const PipelineOptions &options);
 
-/// Prepared easyml IR to the LLVM dialect: kernels for `options.variant`,
-/// then upstream conversions.
+/// Prepared easyml IR to the LLVM dialect: the Kernels, Gpu and Lower
+/// stages.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
                               const PipelineOptions &options);
 
-/// The CPU part of the above, after easyml-lower-to-kernels: host kernels to
-/// the LLVM dialect (GPU modules must have been moved out).
+/// The Lower stage, after easyml-lower-to-kernels (and, with GPU variants,
+/// easyml-gpu-modules-to-binary): host kernels to the LLVM dialect;
+/// gpu.binary ops are kept.
 void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm,
                                 const PipelineOptions &options);
 
-/// Both of the above.
+/// Every stage: easyml IR to the LLVM dialect and, for GPU variants,
+/// gpu.binary code objects. Exactly what easyml-compile runs.
 void buildCompilePipeline(mlir::OpPassManager &pm,
                           const PipelineOptions &options);
 
@@ -149,8 +205,9 @@ splitGpuModules(mlir::ModuleOp module);
 /// `easyml-gpu-to-binary` for easyml-opt.
 void registerPipelines();
 
-/// Registers the EasyML check pass used at the end of the pipelines.
-void registerCheckPasses();
+/// Registers the passes of the pipelines (easyml-gpu-modules-to-binary,
+/// easyml-check-llvm-only).
+void registerPipelinePasses();
 
 } // namespace easyml
 

@@ -14,6 +14,7 @@
 #define EASYML_TARGET_MODELOBJECT_H
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/LLVMContext.h"
@@ -37,9 +38,11 @@ struct GpuImage {
   int64_t blockSize = 0, registers = 0, spillBytes = 0;
 };
 
-/// Whether `variant` runs on a GPU (its kernels are embedded code objects).
+/// Whether the variant named `variant` runs on a GPU (its kernels are
+/// embedded code objects).
 inline bool isGpuVariant(llvm::StringRef variant) {
-  return variant == "cuda" || variant == "rocm";
+  std::optional<VariantKind> kind = symbolizeVariantKind(variant);
+  return kind && isGpuVariant(*kind);
 }
 
 struct ObjectOptions {

@@ -100,10 +100,11 @@ constexpr unsigned kGlobalAddressSpace = 1;
 /// Emits the kernels of one model.
 class KernelBuilder {
 public:
-  KernelBuilder(ModelOp model, ModuleOp module, StringRef variant,
-                int64_t width, bool soa, bool gpu = false)
-      : model(model), module(module), variant(variant), width(width), soa(soa),
-        gpu(gpu), layout(ModelLayout::get(model)), b(model.getContext()),
+  KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target)
+      : model(model), module(module), target(target),
+        variant(target.getName()), width(target.getWidth()),
+        soa(target.getLayout() == CellLayout::soa), gpu(target.isGpu()),
+        layout(ModelLayout::get(model)), b(model.getContext()),
         loc(model.getLoc()) {
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
     f64 = b.getF64Type();
@@ -127,7 +128,7 @@ public:
       b.setInsertionPointToEnd(module.getBody());
       gpuModule =
           b.create<gpu::GPUModuleOp>(loc, layout.symbol(variant, "kernels"));
-      gpuModule->setAttr("easyml.variant", b.getStringAttr(variant));
+      gpuModule->setAttr("easyml.variant", target);
     } else if (withTables) {
       buildTables();
     }
@@ -359,7 +360,7 @@ private:
       // reads .maxntid as an occupancy goal and caps registers (128 at 256
       // threads, 32 at 128: heavy spills); .minnctapersm 1 asks for one
       // resident block only, leaving the full 255 registers.
-      if (variant == "cuda") {
+      if (target.getKind() == VariantKind::cuda) {
         fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                         {EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
         fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
@@ -1115,6 +1116,8 @@ private:
 
   ModelOp model;
   ModuleOp module;
+  /// What the kernels are for; the fields below are read from it.
+  VariantAttr target;
   std::string variant;
   int64_t width;
   bool soa;
@@ -1153,7 +1156,7 @@ struct LowerToKernelsPass
       return "vector width " + std::to_string(width) +
              " is out of range (expected 1 to 64)";
     for (const std::string &v : variants)
-      if (v != "baseline" && v != "cpu-simd" && v != "cuda" && v != "rocm")
+      if (!symbolizeVariantKind(v))
         return "unknown variant '" + v +
                "' (this pass generates: baseline, cpu-simd, cuda, rocm)";
     return "";
@@ -1176,21 +1179,29 @@ struct LowerToKernelsPass
       module.emitError(problem);
       return signalPassFailure();
     }
-    auto isGpu = [](StringRef v) { return v == "cuda" || v == "rocm"; };
-    bool anyCpu = llvm::any_of(names, [&](auto &v) { return !isGpu(v); });
+    // Variant names are parsed here, once; later stages read the typed
+    // attribute.
+    SmallVector<VariantAttr> targets;
+    for (const std::string &v : names)
+      targets.push_back(VariantAttr::get(&getContext(),
+                                         *symbolizeVariantKind(v),
+                                         vectorWidth.getValue()));
+    bool anyCpu =
+        llvm::any_of(targets, [](VariantAttr t) { return !t.isGpu(); });
     for (ModelOp model : models) {
       bool tablesDone = false;
-      for (const std::string &v : names) {
-        bool simd = v == "cpu-simd", gpu = isGpu(v);
-        KernelBuilder builder(model, module, v, simd ? vectorWidth : 1,
-                              /*soa=*/v != "baseline", gpu);
-        if (failed(builder.build(/*withTables=*/!gpu && !tablesDone)))
+      for (VariantAttr target : targets) {
+        KernelBuilder builder(model, module, target);
+        if (failed(builder.build(/*withTables=*/!target.isGpu() &&
+                                 !tablesDone)))
           return signalPassFailure();
-        tablesDone |= !gpu;
+        tablesDone |= !target.isGpu();
       }
       // GPU variants alone: a host table builder under the baseline name.
       if (!anyCpu) {
-        KernelBuilder builder(model, module, "baseline", 1, /*soa=*/false);
+        KernelBuilder builder(
+            model, module,
+            VariantAttr::get(&getContext(), VariantKind::baseline, 1));
         builder.buildTablesOnly();
       }
       model.erase();

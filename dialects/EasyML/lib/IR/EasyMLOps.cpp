@@ -318,3 +318,63 @@ LogicalResult OutputOp::verifySymbolUses(SymbolTableCollection &tables) {
            << getVarAttr() << ", which the model declares read-only";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// VariantAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+VariantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                    VariantKind kind, int64_t width, CellLayout layout) {
+  if (width < 1 || width > 64)
+    return emitError() << "variant '" << stringifyVariantKind(kind)
+                       << "' has width " << width << " (expected 1 to 64)";
+  if (kind != VariantKind::cpu_simd && width != 1)
+    return emitError() << "variant '" << stringifyVariantKind(kind)
+                       << "' computes one cell at a time, not " << width;
+  if (layout != defaultLayout(kind))
+    return emitError() << "variant '" << stringifyVariantKind(kind)
+                       << "' keeps its cells in "
+                       << stringifyCellLayout(defaultLayout(kind))
+                       << " layout, not " << stringifyCellLayout(layout);
+  return success();
+}
+
+Attribute VariantAttr::parse(AsmParser &parser, Type) {
+  std::string name;
+  StringRef layoutName;
+  int64_t width;
+  SMLoc kindLoc, layoutLoc;
+  if (parser.parseLess() || (kindLoc = parser.getCurrentLocation(), false) ||
+      parser.parseKeywordOrString(&name) || parser.parseComma() ||
+      parser.parseKeyword("width") || parser.parseEqual() ||
+      parser.parseInteger(width) || parser.parseComma() ||
+      (layoutLoc = parser.getCurrentLocation(), false) ||
+      parser.parseKeyword(&layoutName) || parser.parseGreater())
+    return {};
+  std::optional<VariantKind> kind = symbolizeVariantKind(name);
+  if (!kind) {
+    parser.emitError(kindLoc, "unknown variant '")
+        << name << "' (expected baseline, \"cpu-simd\", cuda or rocm)";
+    return {};
+  }
+  std::optional<CellLayout> layout = symbolizeCellLayout(layoutName);
+  if (!layout) {
+    parser.emitError(layoutLoc, "unknown cell layout '")
+        << layoutName << "' (expected aos or soa)";
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(kindLoc); },
+                    parser.getContext(), *kind, width, *layout);
+}
+
+void VariantAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  StringRef name = getName();
+  if (name.contains('-'))
+    printer << '"' << name << '"';
+  else
+    printer << name;
+  printer << ", width = " << getWidth() << ", "
+          << stringifyCellLayout(getLayout()) << ">";
+}

@@ -95,4 +95,80 @@ def EasyML_AccessAttr : EnumAttr<EasyML_Dialect, EasyML_Access, "access"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel variants
+//===----------------------------------------------------------------------===//
+
+def EasyML_VariantBaseline : I32EnumAttrCase<"baseline", 0>;
+def EasyML_VariantCpuSimd : I32EnumAttrCase<"cpu_simd", 1, "cpu-simd">;
+def EasyML_VariantCuda : I32EnumAttrCase<"cuda", 2>;
+def EasyML_VariantRocm : I32EnumAttrCase<"rocm", 3>;
+
+def EasyML_VariantKind : I32EnumAttr<"VariantKind",
+    "the code shape and device of a model's kernels", [
+    EasyML_VariantBaseline, EasyML_VariantCpuSimd, EasyML_VariantCuda,
+    EasyML_VariantRocm]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::easyml";
+}
+
+def EasyML_CellLayoutAoS : I32EnumAttrCase<"aos", 0>;
+def EasyML_CellLayoutSoA : I32EnumAttrCase<"soa", 1>;
+
+def EasyML_CellLayout : I32EnumAttr<"CellLayout",
+    "how the cells' states are laid out: one record per cell (aos) or one "
+    "row per variable (soa)", [EasyML_CellLayoutAoS, EasyML_CellLayoutSoA]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::easyml";
+}
+
+def EasyML_VariantAttr : AttrDef<EasyML_Dialect, "Variant"> {
+  let mnemonic = "variant";
+  let summary = "what one variant's kernels are generated for";
+  let description = [{
+    Carried by the kernels `easyml-lower-to-kernels` generates (on each GPU
+    variant's `gpu.module`, and kept on the `gpu.binary` it becomes) and
+    read by the later stages instead of re-parsing variant names: the kind
+    (`baseline`, `"cpu-simd"`, `cuda`, `rocm`), the cells one thread or
+    lane group computes at once (`width`: the vector width of `cpu-simd`, 1
+    otherwise) and the cells' state layout (`aos` for `baseline`, as
+    openCARP; `soa` otherwise). The chips a GPU variant is built for are
+    the upstream `#nvvm.target`/`#rocdl.target` attributes its module gets
+    when serialised.
+
+    ```mlir
+    gpu.module @easyml_m_cuda_kernels
+        attributes {easyml.variant = #easyml.variant<cuda, width = 1, soa>}
+    ```
+  }];
+  let parameters = (ins EnumParameter<EasyML_VariantKind>:$kind,
+                        "int64_t":$width,
+                        EnumParameter<EasyML_CellLayout>:$layout);
+  // `<kind, width = W, layout>`, the kind a keyword or, for "cpu-simd", a
+  // string.
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    // The variant as easyml-lower-to-kernels generates it: `simdWidth`
+    // cells per vector for cpu-simd.
+    AttrBuilder<(ins "VariantKind":$kind, "int64_t":$simdWidth), [{
+      return $_get($_ctxt, kind, defaultWidth(kind, simdWidth),
+                   defaultLayout(kind));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The name used in options and symbols' documentation: "cpu-simd".
+    llvm::StringRef getName() const { return stringifyVariantKind(getKind()); }
+    /// Whether the kernels run on a GPU (cuda, rocm).
+    bool isGpu() const { return isGpuVariant(getKind()); }
+    static int64_t defaultWidth(VariantKind kind, int64_t simdWidth) {
+      return kind == VariantKind::cpu_simd ? simdWidth : 1;
+    }
+    static CellLayout defaultLayout(VariantKind kind) {
+      return kind == VariantKind::baseline ? CellLayout::aos
+                                           : CellLayout::soa;
+    }
+  }];
+}
+
 #endif // EASYML_DIALECT_EASYML_IR_EASYMLBASE_TD

@@ -17,6 +17,13 @@
 
 #include "easyml/Dialect/EasyML/IR/EasyMLEnums.h.inc"
 
+namespace easyml {
+/// Whether kernels of `kind` run on a GPU (cuda, rocm).
+inline bool isGpuVariant(VariantKind kind) {
+  return kind == VariantKind::cuda || kind == VariantKind::rocm;
+}
+} // namespace easyml
+
 #define GET_ATTRDEF_CLASSES
 #include "easyml/Dialect/EasyML/IR/EasyMLAttrs.h.inc"
 

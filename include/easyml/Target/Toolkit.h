@@ -1,0 +1,35 @@
+//===- Toolkit.h - where GPU toolkits are ---------------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Finds the toolkit each GPU variant is compiled with: the CUDA toolkit
+// (ptxas, fatbinary, libdevice) or a ROCm root as MLIR's ROCDL target
+// expects it (amdgcn/bitcode, llvm/bin/ld.lld). Shared by easyml-compile
+// and the easyml-gpu-modules-to-binary pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_TARGET_TOOLKIT_H
+#define EASYML_TARGET_TOOLKIT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace easyml {
+
+/// The toolkit root of GPU variant `variant` ("cuda" or "rocm"). With a
+/// non-empty `explicitPath` only that path is considered; otherwise
+/// $CUDA_PATH, $CUDA_HOME, /usr/local/cuda (cuda) or $ROCM_PATH, /opt/rocm
+/// and, failing those, Debian's rocm-device-libs with ld.lld-19 linked into
+/// a temporary root removed at exit (rocm). The error says what is missing
+/// and how to point at it. Thread-safe; results are remembered.
+llvm::Expected<std::string> findGpuToolkit(llvm::StringRef variant,
+                                           llvm::StringRef explicitPath = "");
+
+} // namespace easyml
+
+#endif // EASYML_TARGET_TOOLKIT_H

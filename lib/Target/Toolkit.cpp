@@ -1,0 +1,133 @@
+//===- Toolkit.cpp - where GPU toolkits are -------------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Target/Toolkit.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+using namespace easyml;
+
+namespace {
+/// The ROCm root built of links (see findRocm), removed at exit.
+struct RocmShim {
+  llvm::SmallString<128> dir;
+  ~RocmShim() {
+    if (!dir.empty())
+      llvm::sys::fs::remove_directories(dir);
+  }
+};
+} // namespace
+
+static std::string environment(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+static bool exists(const llvm::Twine &path) {
+  return llvm::sys::fs::exists(path);
+}
+
+static llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static llvm::Expected<std::string> findCuda(llvm::StringRef explicitPath) {
+  std::vector<std::string> candidates;
+  if (!explicitPath.empty())
+    candidates = {explicitPath.str()};
+  else
+    candidates = {environment("CUDA_PATH"), environment("CUDA_HOME"),
+                  "/usr/local/cuda"};
+  for (const std::string &c : candidates)
+    if (!c.empty() && exists(c + "/bin/ptxas") &&
+        exists(c + "/nvvm/libdevice/libdevice.10.bc")) {
+      if (!exists(c + "/bin/fatbinary"))
+        return failure("the cuda variant needs fatbinary, not found in '" + c +
+                       "/bin'");
+      return c;
+    }
+  std::string where =
+      explicitPath.empty()
+          ? std::string("none in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda")
+          : "not found in '" + explicitPath.str() + "'";
+  return failure("the cuda variant needs the CUDA toolkit (bin/ptxas, "
+                 "nvvm/libdevice/libdevice.10.bc); " +
+                 where + " (install it or give --cuda-path)");
+}
+
+// ROCm: a root with amdgcn/bitcode and llvm/bin/ld.lld, as MLIR's ROCDL
+// target expects; Debian's rocm-device-libs and lld-19 are laid out
+// differently, so they are linked into that shape.
+static llvm::Expected<std::string> findRocm(llvm::StringRef explicitPath) {
+  std::vector<std::string> roots;
+  if (!explicitPath.empty())
+    roots = {explicitPath.str()};
+  else
+    roots = {environment("ROCM_PATH"), "/opt/rocm"};
+  for (const std::string &r : roots)
+    if (!r.empty() && exists(r + "/amdgcn/bitcode/ocml.bc") &&
+        exists(r + "/llvm/bin/ld.lld"))
+      return r;
+  if (!explicitPath.empty())
+    return failure("the rocm variant needs the ROCm device libraries and "
+                   "ld.lld: '" +
+                   explicitPath +
+                   "' has no amdgcn/bitcode/ocml.bc or llvm/bin/ld.lld");
+  std::string bitcode = "/usr/lib/x86_64-linux-gnu/amdgcn";
+  auto lld = llvm::sys::findProgramByName("ld.lld-19");
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld");
+  bool haveBitcode = exists(bitcode + "/bitcode/ocml.bc");
+  if (!haveBitcode || !lld)
+    return failure(
+        std::string("the rocm variant needs the ROCm device libraries "
+                    "(amdgcn/bitcode/ocml.bc) and ld.lld: none in $ROCM_PATH "
+                    "or /opt/rocm") +
+        (haveBitcode ? "" : ", no Debian rocm-device-libs") +
+        (lld ? "" : ", no ld.lld") +
+        " (apt-get install rocm-device-libs lld-19, or give --rocm-path)");
+  static RocmShim shim;
+  if (shim.dir.empty()) {
+    llvm::SmallString<128> dir;
+    if (llvm::sys::fs::createUniqueDirectory("easyml-rocm", dir) ||
+        llvm::sys::fs::create_directories(dir + "/llvm/bin") ||
+        llvm::sys::fs::create_link(bitcode, dir + "/amdgcn") ||
+        llvm::sys::fs::create_link(*lld, dir + "/llvm/bin/ld.lld")) {
+      if (!dir.empty())
+        llvm::sys::fs::remove_directories(dir);
+      return failure("cannot prepare the ROCm toolkit links in a temporary "
+                     "directory");
+    }
+    shim.dir = dir;
+  }
+  return std::string(shim.dir);
+}
+
+llvm::Expected<std::string> easyml::findGpuToolkit(llvm::StringRef variant,
+                                                   llvm::StringRef
+                                                       explicitPath) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::string> found;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(variant.str(), explicitPath.str());
+  if (auto it = found.find(key); it != found.end())
+    return it->second;
+  llvm::Expected<std::string> path =
+      variant == "cuda"   ? findCuda(explicitPath)
+      : variant == "rocm" ? findRocm(explicitPath)
+                          : failure("'" + variant + "' is not a GPU variant");
+  if (path)
+    found[key] = *path;
+  return path;
+}
