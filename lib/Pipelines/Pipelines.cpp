@@ -438,9 +438,14 @@ void easyml::registerPipelines() {
       "lower prepared easyml IR to kernels in the LLVM dialect",
       buildLowerToLLVMPipeline);
   PassPipelineRegistration<PipelineOptions>(
+      "easyml-kernels-to-llvm",
+      "the Lower stage: host kernels (easyml-lower-to-kernels) to the LLVM "
+      "dialect, vector math to libmvec or libm, gpu.binary kept",
+      buildKernelsToLLVMPipeline);
+  PassPipelineRegistration<PipelineOptions>(
       "easyml-compile-pipeline",
-      "easyml IR to the kernels of the requested variants in the LLVM "
-      "dialect",
+      "easyml IR to the kernels of the requested variants: the LLVM "
+      "dialect, and a gpu.binary per GPU variant (what easyml-compile runs)",
       buildCompilePipeline);
   PassPipelineRegistration<GpuPipelineOptions>(
       "easyml-gpu-to-binary",

@@ -201,8 +201,8 @@ std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
 splitGpuModules(mlir::ModuleOp module);
 
 /// Registers `easyml-prepare`, `easyml-lower-to-llvm`,
-/// `easyml-compile-pipeline`, `easyml-baseline-pipeline` and
-/// `easyml-gpu-to-binary` for easyml-opt.
+/// `easyml-kernels-to-llvm`, `easyml-compile-pipeline`,
+/// `easyml-baseline-pipeline` and `easyml-gpu-to-binary` for easyml-opt.
 void registerPipelines();
 
 /// Registers the passes of the pipelines (easyml-gpu-modules-to-binary,
