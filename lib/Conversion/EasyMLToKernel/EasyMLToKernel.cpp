@@ -173,6 +173,18 @@ private:
     return hostGiven(field(args, f, ptrTy));
   }
   Value load(Type t, Value ptr) { return b.create<LLVM::LoadOp>(loc, t, ptr); }
+  /// A load of memory no kernel writes while it runs (kernel arguments,
+  /// parameters, per-cell parameter rows, lookup tables). In GPU kernels it
+  /// is marked invariant, so it goes through the read-only data path
+  /// (NVPTX ld.global.nc; constant loads on AMDGPU) and may be hoisted or
+  /// reordered freely. (Not on the CPU: the same memory changes between
+  /// calls, e.g. tables rebuilt for a new dt.)
+  Value loadReadOnly(Type t, Value ptr) {
+    return b.create<LLVM::LoadOp>(loc, t, ptr, /*alignment=*/0,
+                                  /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false,
+                                  /*isInvariant=*/gpu);
+  }
   void store(Value v, Value ptr) { b.create<LLVM::StoreOp>(loc, v, ptr); }
   Value field(Value args, ArgField f, Type t) {
     return load(t, gep(args, i64, static_cast<int64_t>(f)));
@@ -458,7 +470,9 @@ private:
                                       /*withElse=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      b.create<scf::YieldOp>(loc, loadCells(gep(hostGiven(row), f64, cell)));
+      Value at = gep(hostGiven(row), f64, cell);
+      b.create<scf::YieldOp>(
+          loc, vectorized() ? loadCells(at) : loadReadOnly(f64, at));
       b.setInsertionPointToStart(ifOp.elseBlock());
       b.create<scf::YieldOp>(loc, perCell(paramValues[i]));
       cellParams[i] = ifOp.getResult(0);
@@ -633,7 +647,7 @@ private:
   Value loadTableEntry(Value rowIndex, int64_t c) {
     Value index = addI(rowIndex, perCell(cI64(c)));
     if (!vectorized())
-      return load(f64, gep(tablesPtr, f64, index));
+      return loadReadOnly(f64, gep(tablesPtr, f64, index));
     Type ptrs = LLVM::getFixedVectorType(ptrTy, width);
     Value addresses = b.create<LLVM::GEPOp>(loc, ptrs, f64, tablesPtr,
                                             ArrayRef<LLVM::GEPArg>{index});
