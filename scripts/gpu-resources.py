@@ -7,7 +7,10 @@ chip, then `ptxas -v` on the PTX; prints per kernel the registers per
 thread, spill stores/loads and stack frame (bytes per thread), and the
 theoretical occupancy at the runtime's block size (128 threads) from the
 chip's register file (65,536 registers per SM, allocated per warp in units
-of 256; at most 64 warps and 32 blocks per SM on sm_80 and sm_90).
+of 256; at most 64 warps and 32 blocks per SM on sm_80 and sm_90), and
+what the model's largest cvode group keeps live across its stage-2
+right-hand side (LU non-zeros + 2 x states, f64 values: 2 registers each;
+from the easyml.stiff_cost of --emit=prepared).
 
   scripts/gpu-resources.py --corpus ../shared/corpus [--models ohara-2011]
       [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
@@ -125,8 +128,10 @@ def main():
 
     results, offenders, disagree = {}, [], []
     print(f"{'model':<44} {'states':>6} {'regs':>5} {'spill st':>9} "
-          f"{'spill ld':>9} {'stack':>6} {'occup.':>7}  (compute kernel, "
-          f"{args.chip}, {args.block} threads per block)")
+          f"{'spill ld':>9} {'stack':>6} {'occup.':>7} {'stiff live':>10}"
+          f"  (compute kernel, {args.chip}, {args.block} threads per block;"
+          f" stiff live: f64 values the largest cvode group keeps live "
+          f"across its stage-2 right-hand side)")
     with tempfile.TemporaryDirectory(prefix="easyml-gpu-resources-") as tmp:
         for i, name in enumerate(models):
             print(f"[{i + 1}/{len(models)}] {name}", file=sys.stderr,
@@ -163,15 +168,28 @@ def main():
                 capture_output=True, text=True).stdout
             nstates = len(set(re.findall(r"easyml\.state\s+@(\w+)", info))) \
                 or None
+            # What the stiff groups keep live across their stage-2
+            # right-hand side (easyml.stiff_cost of each cvode group).
+            prepared = subprocess.run(
+                [os.path.join(args.build, "bin", "easyml-compile"),
+                 sources[name], "--emit=prepared", "--no-locations", "-w"],
+                capture_output=True, text=True).stdout
+            stiff = [dict((k, int(v)) for k, v in re.findall(
+                r"(\w+) = (\d+) : i64", m))
+                for m in re.findall(r"easyml\.stiff_cost = \{([^}]*)\}",
+                                    prepared)]
             compute = next((v for k, v in kernels.items()
                             if k.endswith("_compute")), {})
-            results[name] = {"states": nstates, "kernels": kernels}
+            results[name] = {"states": nstates, "kernels": kernels,
+                             "stiff_groups": stiff}
+            live = max((g["live_across_stage2"] for g in stiff), default=0)
             print(f"{name:<44} {nstates if nstates else '?':>6} "
                   f"{compute.get('registers', '?'):>5} "
                   f"{compute.get('spill_stores', '?'):>9} "
                   f"{compute.get('spill_loads', '?'):>9} "
                   f"{compute.get('stack', '?'):>6} "
-                  f"{100 * compute.get('occupancy', 0):6.1f}%", flush=True)
+                  f"{100 * compute.get('occupancy', 0):6.1f}% "
+                  f"{live:>10}", flush=True)
             if args.descriptor:
                 d = descriptor(args, sources[name], tmp, name)
                 results[name]["descriptor"] = d

@@ -437,6 +437,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   Value minRemaining = z.mul(dt, z.cst(1e-12));
   Value minStep = z.mul(dt, z.cst(1e-9));
   LogicalResult status = success();
+  DictionaryAttr cost;
 
   auto whileOp = b.create<scf::WhileOp>(
       loc, types, init,
@@ -472,6 +473,17 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         }
         UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)),
                       opts.cvodePivoting);
+        int64_t jnz = 0;
+        for (const auto &row : *j)
+          for (Value v : row)
+            jnz += v && !isConstant(v, 0.0);
+        int64_t lunz = lu.nonZeros();
+        cost = b.getDictionaryAttr(
+            {b.getNamedAttr("states", b.getI64IntegerAttr(n)),
+             b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
+             b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
+             b.getNamedAttr("live_across_stage2",
+                            b.getI64IntegerAttr(lunz + 2 * n))});
         SmallVector<Value> k1 = lu.solve(f);
         SmallVector<Value> x2;
         for (unsigned i = 0; i < n; ++i)
@@ -550,6 +562,8 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
       });
   if (failed(status))
     return failure();
+  if (cost)
+    whileOp->setAttr("easyml.stiff_cost", cost);
   for (unsigned i = 0; i < n; ++i)
     next[group[i]] = whileOp.getResult(2 + i);
   hiddenNext.push_back({b.getStringAttr(hName), whileOp.getResult(1)});

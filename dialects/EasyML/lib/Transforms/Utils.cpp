@@ -485,3 +485,12 @@ SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
   }
   return y;
 }
+
+unsigned UnrolledLU::nonZeros() const {
+  unsigned count = 0;
+  for (const auto &row : lu)
+    for (mlir::Value v : row)
+      if (v && !isConstant(v, 0.0))
+        ++count;
+  return count;
+}

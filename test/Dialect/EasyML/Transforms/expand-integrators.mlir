@@ -142,6 +142,9 @@ easyml.model @markov {
 // CHECK: arith.maxnumf
 // CHECK: arith.minnumf %{{.*}}, %[[DT]]
 // CHECK: scf.yield
+// What the group keeps live from the first solve to the second: the
+// factors' non-zeros and 2 values per state.
+// CHECK: } attributes {easyml.stiff_cost = {jacobian_nonzeros = 1 : i64, live_across_stage2 = 3 : i64, lu_nonzeros = 1 : i64, states = 1 : i64}}
 // CHECK: easyml.next @y, %[[R]]#2
 // CHECK: easyml.next @cvode.h.0, %[[R]]#1
 easyml.model @cvode {
@@ -166,6 +169,8 @@ easyml.model @cvode {
 // CHECK-LABEL: easyml.model @cvode_pair
 // CHECK: scf.while
 // CHECK-NOT: arith.cmpi eq
+// Two Jacobian entries off the diagonal make a full 2x2 iteration matrix.
+// CHECK: easyml.stiff_cost = {jacobian_nonzeros = 2 : i64, live_across_stage2 = 8 : i64, lu_nonzeros = 4 : i64, states = 2 : i64}
 // CHECK: easyml.next @cvode.h.3
 // PIVOT-LABEL: easyml.model @cvode_pair
 // PIVOT-NOT: easyml.hidden @cvode.h.3_

@@ -79,6 +79,13 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
     Jacobians are derived from the IR by forward-mode differentiation; the
     linear systems are solved by Gaussian elimination unrolled at compile
     time, skipping structurally zero entries.
+
+    Each cvode group's sub-step loop carries what it costs in storage,
+    `easyml.stiff_cost = {states = n, jacobian_nonzeros = .., lu_nonzeros =
+    .., live_across_stage2 = ..}`: the factors of the iteration matrix stay
+    live from the first solve to the second, across the stage-2 right-hand
+    side, with the group's states and first stage (LU non-zeros + 2n f64
+    values; on a GPU thread, 255 32-bit registers hold at most 127).
   }];
   let options = [
     Option<"cvodeRelTol", "cvode-rtol", "double", "1e-6",

@@ -69,6 +69,9 @@ public:
   llvm::SmallVector<mlir::Value> solve(mlir::ArrayRef<mlir::Value> b);
   /// The smallest magnitude among the pivots (NaN-propagating).
   mlir::Value smallestPivot();
+  /// Entries of the factors that are not structurally zero (the values a
+  /// solve reads).
+  unsigned nonZeros() const;
 
 private:
   mlir::OpBuilder &builder;
