@@ -15,6 +15,8 @@
 #include <limits>
 #include <map>
 #include <thread>
+#include <cerrno>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace easyml::rt;
@@ -53,6 +55,15 @@ std::string jsonEscape(const std::string &s) {
 }
 
 /// Rank 0's string on every rank... or `root`'s.
+// Tags of the writer protocol (MPI_COMM_WORLD-like communicator).
+enum : int {
+  kTagStart = 7301,   // rank 0 -> writer: rows, cols (rows < 0: none), path
+  kTagData = 7302,    // rank -> writer: row0, rows, cell begin, cell end
+  kTagPayload = 7303, // rank -> writer: the rows' values
+  kTagClose = 7304,   // rank -> writer: 1 (ok) or 0
+  kTagStatus = 7305,  // writer -> rank 0: ok, bytes, seconds; message
+};
+
 std::string broadcast(MPI_Comm comm, int root, const std::string &s) {
   long long n = static_cast<long long>(s.size());
   MPI_Bcast(&n, 1, MPI_LONG_LONG, root, comm);
@@ -213,6 +224,34 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
   next_ ^= 1;
   std::string mine;
   bool ok = drain(b, mine);
+  if (writer_ >= 0) {
+    // Via the writer rank: this rank's rows only, no agreement.
+    if (!ok) {
+      error = mine;
+      return false;
+    }
+    int64_t w = part.size();
+    if (n <= 0 || w <= 0)
+      return true;
+    if (row0 + n > rows_ || n * w > std::numeric_limits<int>::max()) {
+      error = "'" + path_ + "': rows " + std::to_string(row0) + "-" +
+              std::to_string(row0 + n - 1) + " do not fit";
+      return false;
+    }
+    Buffer &buf = buffers_[b];
+    buf.data.assign(data, data + n * w);
+    buf.head[0] = row0;
+    buf.head[1] = n;
+    buf.head[2] = part.begin;
+    buf.head[3] = part.end;
+    MPI_Request req[2];
+    MPI_Isend(buf.head, 4, MPI_INT64_T, writer_, kTagData, world_, &req[0]);
+    MPI_Isend(buf.data.data(), static_cast<int>(n * w), MPI_DOUBLE, writer_,
+              kTagPayload, world_, &req[1]);
+    buf.requests.assign(req, req + 2);
+    bytes_ += static_cast<double>(n * w) * 8;
+    return true;
+  }
   if (ok && row0 + n > rows_) {
     mine = "'" + path_ + "' holds " + std::to_string(rows_) +
            " rows; row " + std::to_string(row0 + n - 1) + " was written";
@@ -245,6 +284,8 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
 bool ParallelMatrixFile::close(bool ok, std::string &error) {
   if (!open_)
     return false;
+  if (writer_ >= 0)
+    return closeViaWriter(ok, error);
   std::string mine;
   bool drained = drain(0, mine);
   drained = drain(1, mine) && drained;
@@ -266,6 +307,245 @@ bool ParallelMatrixFile::close(bool ok, std::string &error) {
   if (!agree(comm_, renamed, mine) || !ok) {
     if (!mine.empty())
       error = mine;
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// A dedicated writer rank
+//===----------------------------------------------------------------------===//
+
+namespace {
+void sendStatus(MPI_Comm world, int dest, bool ok, const WriterStats &stats,
+                const std::string &msg) {
+  double v[4] = {ok ? 1.0 : 0.0, stats.bytes, stats.writeSeconds,
+                 stats.idleSeconds};
+  MPI_Send(v, 4, MPI_DOUBLE, dest, kTagStatus, world);
+  MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, dest,
+           kTagStatus, world);
+}
+
+bool receiveStatus(MPI_Comm world, int source, WriterStats &stats,
+                   std::string &msg) {
+  double v[4];
+  MPI_Recv(v, 4, MPI_DOUBLE, source, kTagStatus, world, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  MPI_Probe(source, kTagStatus, world, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  msg.assign(static_cast<size_t>(n), '\0');
+  MPI_Recv(msg.data(), n, MPI_CHAR, source, kTagStatus, world,
+           MPI_STATUS_IGNORE);
+  stats.rank = source;
+  stats.bytes = v[1];
+  stats.writeSeconds = v[2];
+  stats.idleSeconds = v[3];
+  return v[0] != 0;
+}
+
+/// Writes all of `data` at `offset`; false with errno set on failure.
+bool writeAllAt(int fd, const char *data, size_t size, off_t offset) {
+  while (size) {
+    ssize_t w = ::pwrite(fd, data, size, offset);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    data += w;
+    size -= static_cast<size_t>(w);
+    offset += w;
+  }
+  return true;
+}
+} // namespace
+
+bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
+                                       int writer, const std::string &path,
+                                       int64_t rows, int64_t cols,
+                                       std::string &error) {
+  comm_ = comm;
+  world_ = world;
+  writer_ = writer;
+  path_ = path;
+  part_ = path + ".part";
+  rows_ = rows;
+  cols_ = cols;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  std::string mine;
+  bool ok = true;
+  if (rank == 0) {
+    int64_t head[2] = {rows, cols};
+    MPI_Send(head, 2, MPI_INT64_T, writer, kTagStart, world);
+    MPI_Send(path.data(), static_cast<int>(path.size()), MPI_CHAR, writer,
+             kTagStart, world);
+    WriterStats ignored;
+    std::string msg;
+    ok = receiveStatus(world, writer, ignored, msg);
+    if (!ok)
+      mine = "writer rank " + std::to_string(writer) + ": " + msg;
+  }
+  int flag = ok;
+  MPI_Bcast(&flag, 1, MPI_INT, 0, comm);
+  mine = broadcast(comm, 0, mine);
+  if (!flag) {
+    error = mine;
+    writer_ = -1;
+    return false;
+  }
+  open_ = true;
+  return true;
+}
+
+bool ParallelMatrixFile::closeViaWriter(bool ok, std::string &error) {
+  std::string mine;
+  bool drained = drain(0, mine);
+  drained = drain(1, mine) && drained;
+  open_ = false;
+  int64_t flag = ok && drained;
+  MPI_Send(&flag, 1, MPI_INT64_T, writer_, kTagClose, world_);
+  int rank;
+  MPI_Comm_rank(comm_, &rank);
+  std::string msg;
+  int written = 1;
+  if (rank == 0) {
+    written = receiveStatus(world_, writer_, writerStats_, msg);
+    if (!written && !msg.empty())
+      msg = "writer rank " + std::to_string(writer_) + ": " + msg;
+  }
+  MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
+  msg = broadcast(comm_, 0, msg);
+  // This rank's own failure first, then the writer's.
+  ok = agree(comm_, ok && drained, mine) && ok;
+  writer_ = -1;
+  if (!ok) {
+    if (!mine.empty())
+      error = mine;
+    return false;
+  }
+  if (!written) {
+    error = msg.empty() ? "writer rank: '" + path_ + "' was not written"
+                        : msg;
+    return false;
+  }
+  return true;
+}
+
+void easyml::rt::releaseMatrixWriter(MPI_Comm world, int writer) {
+  int64_t head[2] = {-1, 0};
+  MPI_Send(head, 2, MPI_INT64_T, writer, kTagStart, world);
+  MPI_Send(nullptr, 0, MPI_CHAR, writer, kTagStart, world);
+}
+
+bool easyml::rt::serveMatrixFile(MPI_Comm world, int computeRanks,
+                                 WriterStats &stats, std::string &error) {
+  MPI_Comm_rank(world, &stats.rank);
+  int64_t head[2];
+  MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  MPI_Probe(0, kTagStart, world, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  std::string path(static_cast<size_t>(n), '\0');
+  MPI_Recv(path.data(), n, MPI_CHAR, 0, kTagStart, world, MPI_STATUS_IGNORE);
+  if (head[0] < 0)
+    return true; // nothing to write
+  const int64_t rows = head[0], cols = head[1];
+  std::string part = path + ".part";
+  std::remove(part.c_str());
+  std::string header = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
+                                              std::to_string(cols) + ")");
+  int fd = ::open(part.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  std::string msg;
+  bool ok = fd >= 0 && writeAllAt(fd, header.data(), header.size(), 0);
+  if (!ok) {
+    msg = "cannot write '" + path + "': " + std::strerror(errno);
+    if (fd >= 0) {
+      ::close(fd);
+      std::remove(part.c_str());
+    }
+  }
+  sendStatus(world, 0, ok, stats, msg);
+  if (!ok) {
+    error = msg;
+    return false;
+  }
+  const int64_t headerBytes = static_cast<int64_t>(header.size());
+  int closed = 0;
+  bool allClosedOk = true, writeOk = true;
+  std::vector<double> rowsIn;
+  while (closed < computeRanks) {
+    double t0 = now();
+    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &st);
+    stats.idleSeconds += now() - t0;
+    int src = st.MPI_SOURCE;
+    if (st.MPI_TAG == kTagClose) {
+      int64_t v = 0;
+      MPI_Recv(&v, 1, MPI_INT64_T, src, kTagClose, world, MPI_STATUS_IGNORE);
+      ++closed;
+      allClosedOk = allClosedOk && v != 0;
+      continue;
+    }
+    if (st.MPI_TAG != kTagData) {
+      // Not ours (nothing else is sent to this rank): take it off the
+      // queue so the loop goes on.
+      int count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      std::vector<char> junk(static_cast<size_t>(count));
+      MPI_Recv(junk.data(), count, MPI_BYTE, src, st.MPI_TAG, world,
+               MPI_STATUS_IGNORE);
+      continue;
+    }
+    int64_t h[4];
+    MPI_Recv(h, 4, MPI_INT64_T, src, kTagData, world, MPI_STATUS_IGNORE);
+    const int64_t row0 = h[0], nrows = h[1], c0 = h[2], c1 = h[3];
+    const int64_t width = c1 - c0;
+    rowsIn.resize(static_cast<size_t>(nrows * width));
+    MPI_Recv(rowsIn.data(), static_cast<int>(nrows * width), MPI_DOUBLE, src,
+             kTagPayload, world, MPI_STATUS_IGNORE);
+    if (!writeOk)
+      continue;
+    if (row0 < 0 || row0 + nrows > rows || c0 < 0 || c1 > cols) {
+      writeOk = false;
+      msg = "'" + path + "' holds " + std::to_string(rows) + " x " +
+            std::to_string(cols) + " values; rank " + std::to_string(src) +
+            " sent rows " + std::to_string(row0) + "-" +
+            std::to_string(row0 + nrows - 1) + " of cells " +
+            std::to_string(c0) + "-" + std::to_string(c1 - 1);
+      continue;
+    }
+    double t1 = now();
+    for (int64_t r = 0; r < nrows && writeOk; ++r) {
+      off_t off = static_cast<off_t>(headerBytes + ((row0 + r) * cols + c0) *
+                                                       8);
+      if (!writeAllAt(fd,
+                      reinterpret_cast<const char *>(rowsIn.data() +
+                                                     r * width),
+                      static_cast<size_t>(width) * 8, off)) {
+        writeOk = false;
+        msg = "writing '" + path + "' failed: " + std::strerror(errno);
+      }
+    }
+    stats.writeSeconds += now() - t1;
+    stats.bytes += static_cast<double>(nrows * width) * 8;
+  }
+  if (::close(fd) != 0 && writeOk) {
+    writeOk = false;
+    msg = "writing '" + path + "' failed: " + std::strerror(errno);
+  }
+  bool renamed = false;
+  if (writeOk && allClosedOk) {
+    renamed = std::rename(part.c_str(), path.c_str()) == 0;
+    if (!renamed)
+      msg = "cannot write '" + path + "': " + std::strerror(errno);
+  }
+  if (!renamed)
+    std::remove(part.c_str());
+  bool mineOk = writeOk && (renamed || !allClosedOk);
+  sendStatus(world, 0, renamed, stats, mineOk ? std::string() : msg);
+  if (!mineOk) {
+    error = msg;
     return false;
   }
   return true;

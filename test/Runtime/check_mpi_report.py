@@ -3,13 +3,15 @@
 mpirun) and, optionally, what a test expects of it.
 
     check_mpi_report.py report.json --ranks N [--slowed RANK --within E]
-        [--no-repartition]
+        [--no-repartition] [--writer RANK]
 
 Invariants: every epoch's cells per rank add up to the simulation's;
 every repartition gives each rank a contiguous range, in rank order,
 covering all cells; per-rank cell-steps add up to cells x steps.
 --slowed R --within E: the first repartition comes at one of the first E
 epochs, and from then on rank R holds fewer cells than every other rank.
+--writer W: rank W wrote every cell's Vm (--save-vm): samples x cells x 8
+bytes, and it is not among the computing ranks.
 """
 import argparse
 import json
@@ -28,6 +30,7 @@ def main():
     p.add_argument("--slowed", type=int)
     p.add_argument("--within", type=int, default=5)
     p.add_argument("--no-repartition", action="store_true")
+    p.add_argument("--writer", type=int)
     a = p.parse_args()
     top = json.load(open(a.report))
     r = top.get("mpi")
@@ -70,6 +73,17 @@ def main():
             if mine >= min(others):
                 fail(f"epoch at step {e['step0']}: slowed rank {a.slowed} "
                      f"holds {mine} cells, others {others}")
+    if a.writer is not None:
+        w = top.get("writer")
+        if w is None or w["rank"] != a.writer:
+            fail(f"expected writer rank {a.writer}, report has {w}")
+        if a.writer < a.ranks:
+            fail(f"writer rank {a.writer} is also a computing rank")
+        # Samples every 1 ms (the default --dt-out), from step 0.
+        samples = len(range(0, steps, round(1.0 / top["dt"])))
+        if w["bytes"] != samples * cells * 8:
+            fail(f"writer wrote {w['bytes']:.0f} bytes, expected "
+                 f"{samples} samples x {cells} cells x 8")
     print(f"check_mpi_report.py: {a.ranks} ranks, "
           f"{len(r['epoch_records'])} epochs, "
           f"{len(r['repartitions'])} repartitions: ok")

@@ -74,10 +74,19 @@ bool mpiAgree(bool ok, std::string &error) {
   return rt::agree(MPI_COMM_WORLD, ok, error);
 }
 
-int runDistributed(const BenchRun &run) {
+namespace {
+/// The computing ranks' side of --mpi-writer.
+struct WriterLink {
+  int rank = -1;        // the writer's rank in MPI_COMM_WORLD (-1: none)
+  bool started = false; // rank 0 has opened a file through it
+};
+
+/// One simulation over the ranks of `comm`; with a writer rank, --save-vm
+/// goes through it.
+int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
   const CommandLine &cl = *run.cl;
-  MPI_Comm comm = MPI_COMM_WORLD;
-  int rank = gRank, size = 1;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const easyml_model_desc &d = run.model->desc();
   const long num = run.num;
@@ -128,8 +137,12 @@ int runDistributed(const BenchRun &run) {
   rt::DistributedSimulation sim(comm, *run.model, num, run.options, dopts);
   if (!sim.valid(error))
     return stop(error, 1);
-  if (!run.quiet)
-    std::fprintf(stderr, "Ionic model: %s\nMPI: %d ranks\n", d.name, size);
+  if (!run.quiet) {
+    std::fprintf(stderr, "Ionic model: %s\nMPI: %d ranks", d.name, size);
+    if (writer.rank >= 0)
+      std::fprintf(stderr, " computing, rank %d writing", writer.rank);
+    std::fprintf(stderr, "\n");
+  }
   std::vector<std::string> log;
   if (!rt::applyParamMods(d, cl.get("imp-par"), sim.params(), error, &log))
     return stop(error, 1);
@@ -209,10 +222,19 @@ int runDistributed(const BenchRun &run) {
     return stop(e, 1);
   int64_t samples = sampleCount(run.outFirst, run.outEvery, run.nLast + 1);
   rt::ParallelMatrixFile vmAll;
-  if (cl.has("save-vm") &&
-      !vmAll.open(comm, cl.get("save-vm"), samples, num, error)) {
-    outputs.remove();
-    return stop(error, 1);
+  if (cl.has("save-vm")) {
+    bool opened;
+    if (writer.rank >= 0) {
+      writer.started = true;
+      opened = vmAll.openViaWriter(comm, MPI_COMM_WORLD, writer.rank,
+                                   cl.get("save-vm"), samples, num, error);
+    } else {
+      opened = vmAll.open(comm, cl.get("save-vm"), samples, num, error);
+    }
+    if (!opened) {
+      outputs.remove();
+      return stop(error, 1);
+    }
   }
   // Every rank records the same variables of the same cells (cell 0, or
   // all with --save-vm), so every rank cuts the same epochs; each takes the
@@ -336,6 +358,7 @@ int runDistributed(const BenchRun &run) {
   ok = rank != 0 || outputs.finish(error);
   if (std::string e = check(ok, error); !e.empty())
     return abandon(e, 1);
+  bool viaWriter = vmAll.viaWriter();
   if (vmAll.isOpen() && !vmAll.close(true, error)) {
     outputs.remove();
     return stop(error, 1);
@@ -432,6 +455,13 @@ int runDistributed(const BenchRun &run) {
     row("output", outputAll);
     row("total", wall + run.loadSeconds + run.compileSeconds);
     report.print(stderr);
+    if (viaWriter) {
+      const rt::WriterStats &w = vmAll.writerStats();
+      std::fprintf(stderr,
+                   "writer rank %d: %.3g MB written in %.4f s, %.4f s "
+                   "waiting for rows\n",
+                   w.rank, w.bytes / 1e6, w.writeSeconds, w.idleSeconds);
+    }
   }
   if (cl.has("report-json")) {
     std::string p = cl.get("report-json");
@@ -461,10 +491,52 @@ int runDistributed(const BenchRun &run) {
     std::fprintf(f, "}");
     if (!bioJson.empty())
       std::fprintf(f, ",\n  \"biomarkers\": %s", bioJson.c_str());
+    if (viaWriter) {
+      const rt::WriterStats &w = vmAll.writerStats();
+      std::fprintf(f,
+                   ",\n  \"writer\": {\"rank\": %d, \"bytes\": %.0f, "
+                   "\"write_seconds\": %.6f, \"idle_seconds\": %.6f}",
+                   w.rank, w.bytes, w.writeSeconds, w.idleSeconds);
+    }
     std::fprintf(f, ",\n  \"mpi\": %s\n}\n", report.json(2).c_str());
     std::fclose(f);
   }
   return 0;
+}
+} // namespace
+
+int runDistributed(const BenchRun &run) {
+  WriterLink writer;
+  if (!run.cl->has("mpi-writer"))
+    return runRanks(run, MPI_COMM_WORLD, writer);
+  int worldSize = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  if (worldSize < 2) {
+    std::fprintf(stderr, "easyml-bench: error: --mpi-writer needs at least 2 "
+                         "ranks (the last one writes), got 1\n");
+    return 1;
+  }
+  // The last rank writes; the others compute, over a communicator of
+  // their own (their ranks unchanged).
+  writer.rank = worldSize - 1;
+  bool writing = gRank == writer.rank;
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, writing ? 1 : 0, gRank, &comm);
+  int code = 0;
+  if (writing) {
+    rt::WriterStats stats;
+    std::string error;
+    // A failure is reported by rank 0 (the writer tells it why).
+    code = rt::serveMatrixFile(MPI_COMM_WORLD, worldSize - 1, stats, error)
+               ? 0
+               : 1;
+  } else {
+    code = runRanks(run, comm, writer);
+    if (gRank == 0 && !writer.started)
+      rt::releaseMatrixWriter(MPI_COMM_WORLD, writer.rank);
+  }
+  MPI_Comm_free(&comm);
+  return code;
 }
 
 } // namespace easyml::bench

@@ -146,6 +146,11 @@ std::vector<OptionSpec> optionSpecs() {
        "under MPI, for testing the balance across ranks: RANK:FACTOR makes "
        "that rank take FACTOR times as long",
        ""},
+      {"mpi-writer", 0, K::None,
+       "under MPI: the last rank computes nothing and writes --save-vm, "
+       "receiving each rank's rows while the next epoch computes (instead "
+       "of collective MPI-IO from every rank)",
+       ""},
       {"mpi-epoch-steps", 0, K::Required,
        "under MPI: at most this many steps between two exchanges of the "
        "ranks' times (0: 20 steps, doubling while the split holds, up to "
@@ -914,6 +919,9 @@ int main(int argc, char **argv) {
   bool quiet = cl.has("quiet");
   // Under mpirun: one simulation across the ranks.
   bool mpi = underMpirun();
+  if (!mpi && cl.has("mpi-writer"))
+    fail("--mpi-writer applies under mpirun (one process writes its own "
+         "files)");
   int rank = mpi ? mpiStart(argc, argv) : 0;
   if (rank != 0)
     quiet = true;

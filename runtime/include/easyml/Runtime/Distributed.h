@@ -97,6 +97,14 @@ struct DistributedReport {
   void print(FILE *out) const;
 };
 
+/// What a dedicated writer rank did for one ParallelMatrixFile.
+struct WriterStats {
+  int rank = -1;
+  double bytes = 0;
+  /// Seconds spent writing, and waiting for rows.
+  double writeSeconds = 0, idleSeconds = 0;
+};
+
 /// A file of one (rows x cols) float64 .npy matrix that every rank writes
 /// its columns of: row r, column c at the header + (r*cols + c) * 8.
 /// Rows are written with non-blocking collective MPI-IO writes from two
@@ -108,33 +116,67 @@ public:
   /// Collective. Creates `path` (as `path`.part until close()).
   bool open(MPI_Comm comm, const std::string &path, int64_t rows,
             int64_t cols, std::string &error);
+  /// Collective over `comm`, the computing ranks: the same file, written
+  /// by the dedicated writer rank `writer` of `world` (which runs
+  /// serveMatrixFile()). Rank 0 of `comm` must be rank 0 of `world`.
+  /// Rows are sent to the writer without blocking, from two buffers per
+  /// rank; writeRows() is then not collective and needs no agreement.
+  bool openViaWriter(MPI_Comm comm, MPI_Comm world, int writer,
+                     const std::string &path, int64_t rows, int64_t cols,
+                     std::string &error);
+  /// Whether the rows go to a writer rank (openViaWriter()).
+  bool viaWriter() const { return writer_ >= 0; }
   bool isOpen() const { return open_; }
   /// Collective (every rank calls with the same row0 and n; `part` may be
-  /// empty). `data` holds n rows of part.size() values; it is copied.
+  /// empty), except via a writer rank. `data` holds n rows of part.size()
+  /// values; it is copied.
   bool writeRows(int64_t row0, int64_t n, CellRange part, const double *data,
                  std::string &error);
   /// Collective. Waits for the writes, closes, and renames the file into
   /// place when every rank succeeded (`ok`), else removes it.
   bool close(bool ok, std::string &error);
-  /// Seconds this rank waited for its writes.
+  /// Seconds this rank waited for its writes (or sends).
   double waitSeconds() const { return wait_; }
   double bytesWritten() const { return bytes_; }
   const std::string &path() const { return path_; }
+  /// Via a writer rank, on rank 0 after close(): what the writer did.
+  const WriterStats &writerStats() const { return writerStats_; }
 
 private:
   bool drain(int buffer, std::string &error);
+  bool closeViaWriter(bool ok, std::string &error);
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm world_ = MPI_COMM_NULL;
+  int writer_ = -1;
+  WriterStats writerStats_;
   MPI_File fh_ = MPI_FILE_NULL;
   bool open_ = false;
   std::string path_, part_;
   int64_t rows_ = 0, cols_ = 0, header_ = 0;
   struct Buffer {
     std::vector<double> data;
+    int64_t head[4] = {0, 0, 0, 0}; // row0, rows, first and last cell + 1
     std::vector<MPI_Request> requests;
   } buffers_[2];
   int next_ = 0;
   double wait_ = 0, bytes_ = 0;
 };
+
+/// Runs on the dedicated writer rank of `world`, the rank after the
+/// `computeRanks` computing ones: receives the file opened by
+/// ParallelMatrixFile::openViaWriter() and the rows every computing rank
+/// sends, writes them into `path`.part with positional writes and renames
+/// it into place when every computing rank closed it successfully, else
+/// removes it. Returns when every computing rank closed the file (or when
+/// rank 0 said there is none: releaseMatrixWriter()). False, with `error`,
+/// only when the writer itself failed (a computing rank's failure is that
+/// rank's to report).
+bool serveMatrixFile(MPI_Comm world, int computeRanks, WriterStats &stats,
+                     std::string &error);
+
+/// From rank 0 of `world`, when no file will be opened via the writer rank
+/// `writer`: lets serveMatrixFile() return.
+void releaseMatrixWriter(MPI_Comm world, int writer);
 
 /// Collective: writes a table of `names.size()` columns whose rows are
 /// spread over the ranks into `path` in writeTable()'s formats (CSV, or a
