@@ -476,8 +476,15 @@ bool easyml::rt::serveMatrixFile(MPI_Comm world, int computeRanks,
   bool allClosedOk = true, writeOk = true;
   std::vector<double> rowsIn;
   while (closed < computeRanks) {
+    // Waiting without spinning: rows come once per epoch, and the writer
+    // may share its node's cores with computing ranks (MPI_Probe spins).
     double t0 = now();
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &st);
+    for (int flag = 0;;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &flag, &st);
+      if (flag)
+        break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     stats.idleSeconds += now() - t0;
     int src = st.MPI_SOURCE;
     if (st.MPI_TAG == kTagClose) {
