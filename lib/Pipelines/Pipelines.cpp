@@ -262,6 +262,8 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
   bool rocm = options.target == "rocm";
   std::vector<std::string> chips = chipsOf(options);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // One thread per cell first: scf-to-cf would run the cell loop in order.
+  kernels.addPass(createMapCellsToGpuThreads());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());

@@ -19,6 +19,10 @@
 
 namespace easyml {
 
+/// Marks the `scf.parallel` over a kernel's cells (easyml-lower-to-kernels);
+/// easyml-map-cells-to-gpu-threads maps it in GPU kernels.
+constexpr llvm::StringLiteral kCellLoopAttr = "easyml.cells";
+
 #define GEN_PASS_DECL
 #include "easyml/Conversion/Passes.h.inc"
 

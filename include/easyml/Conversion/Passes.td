@@ -28,7 +28,10 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     - `easyml_<model>_<variant>_tables`: fills the lookup tables from the
       parameters and `dt`.
 
-    The loops are `scf.for`, the arithmetic stays in `arith`/`math`, and
+    The loop over the cells is an `scf.parallel` tagged `easyml.cells`
+    (iterations are independent; it runs in order on the CPU and
+    `easyml-map-cells-to-gpu-threads` maps it to GPU threads), the step loop
+    an `scf.for`, the arithmetic stays in `arith`/`math`, and
     memory is addressed with `llvm.getelementptr`/`llvm.load`/`llvm.store`
     on the plain pointers of the C ABI. The `baseline` variant keeps
     openCARP's layout: one record of `sv_size` doubles per cell, one cell
@@ -48,9 +51,9 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
 
     The GPU variants (`cuda`, `rocm`) put `init`, `compute` and `eval` as
     `gpu.func` kernels into a `gpu.module @easyml_<model>_<variant>_kernels`
-    (the module becomes a `gpu.container_module`): one thread per cell
-    `begin + block_id.x * block_dim.x + thread_id.x`, threads past `end`
-    doing nothing, scalar code as `baseline` but with structure-of-arrays
+    (the module becomes a `gpu.container_module`): the same cell loop,
+    one thread per cell once mapped, threads past `end` doing nothing,
+    scalar code as `baseline` but with structure-of-arrays
     state so neighbouring threads access neighbouring addresses. The
     argument is a device pointer to the kernel arguments; a whole task wave
     runs in one launch with the cell's state in registers. Tables are built
@@ -127,6 +130,32 @@ def ConvertMathToDeviceLibrary
            "cuda (libdevice) or rocm (ROCm device libraries)">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def MapCellsToGpuThreads
+    : Pass<"easyml-map-cells-to-gpu-threads", "mlir::gpu::GPUModuleOp"> {
+  let summary = "give each GPU thread one cell of the kernels' cell loops";
+  let description = [{
+    `easyml-lower-to-kernels` writes every kernel's loop over the cells
+    `[begin, end)` as a one-dimensional `scf.parallel` tagged
+    `easyml.cells`, for every variant. On the CPU it runs in order (the
+    runtime splits cells between threads by giving each call its own
+    range). In a GPU kernel this pass maps it to the threads: the loop
+    becomes
+
+    ```mlir
+    %i = lb + (gpu.block_id x * gpu.block_dim x + gpu.thread_id x) * step
+    scf.if %i < ub { body with %i }
+    ```
+
+    so one launch covers the range with one thread per cell and threads
+    past the end do nothing. It runs on each `gpu.module` before the
+    conversion to NVVM or ROCDL (`easyml-gpu-to-binary`); a tagged loop
+    left in a kernel would run every cell in every thread, so one that is
+    not one-dimensional is an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect"];
 }
 
 #endif // EASYML_CONVERSION_PASSES_TD

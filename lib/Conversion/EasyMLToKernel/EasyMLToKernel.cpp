@@ -555,32 +555,32 @@ private:
   /// Opens the loop over cells [begin, end): one cell per iteration, or one
   /// vector of cells starting at a multiple of the width, with `laneMask`
   /// marking the lanes inside [begin, end). Returns lane 0's cell index.
+  /// Opens the loop over the cells [begin, end) and returns the first
+  /// cell of the current iteration (i64). The loop is an `scf.parallel`
+  /// tagged `easyml.cells`: iterations are independent (counters are
+  /// atomic). On the CPU it runs in order (scf-to-cf); in a GPU kernel
+  /// easyml-map-cells-to-gpu-threads gives each thread one cell. Vector
+  /// variants step by the vector width from the aligned cell below
+  /// `begin`, lanes outside [begin, end) masked.
   Value openCellLoop(Value begin, Value end) {
-    if (gpu) {
-      // One thread per cell: cell = begin + block * blockDim + thread.
-      Value block = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
-      Value dim = b.create<gpu::BlockDimOp>(loc, gpu::Dimension::x);
-      Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-      Value index = b.create<arith::AddIOp>(
-          loc, b.create<arith::MulIOp>(loc, block, dim), thread);
-      Value cell = addI(begin, b.create<arith::IndexCastOp>(loc, i64, index));
-      auto inside = b.create<scf::IfOp>(
-          loc,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cell, end),
-          /*withElseRegion=*/false);
-      b.setInsertionPointToStart(inside.thenBlock());
-      return cell;
+    Type index = b.getIndexType();
+    auto toIndex = [&](Value v) {
+      return b.create<arith::IndexCastOp>(loc, index, v).getResult();
+    };
+    Value first = begin;
+    if (vectorized()) {
+      Value w = cI64(width);
+      first = mulI(b.create<arith::DivSIOp>(loc, begin, w), w);
     }
-    if (!vectorized()) {
-      auto loop = b.create<scf::ForOp>(loc, begin, end, cI64(1));
-      b.setInsertionPointToStart(loop.getBody());
-      return loop.getInductionVar();
-    }
-    Value w = cI64(width);
-    Value first = mulI(b.create<arith::DivSIOp>(loc, begin, w), w);
-    auto loop = b.create<scf::ForOp>(loc, first, end, w);
+    auto loop = b.create<scf::ParallelOp>(
+        loc, ValueRange{toIndex(first)}, ValueRange{toIndex(end)},
+        ValueRange{b.create<arith::ConstantIndexOp>(loc, width)});
+    loop->setAttr(easyml::kCellLoopAttr, b.getUnitAttr());
     b.setInsertionPointToStart(loop.getBody());
-    Value cell = loop.getInductionVar();
+    Value cell =
+        b.create<arith::IndexCastOp>(loc, i64, loop.getInductionVars()[0]);
+    if (!vectorized())
+      return cell;
     SmallVector<int64_t> iota;
     for (int64_t i = 0; i < width; ++i)
       iota.push_back(i);

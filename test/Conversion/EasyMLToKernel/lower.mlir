@@ -5,10 +5,12 @@
 // CHECK-NOT: easyml.model
 // CHECK-LABEL: func.func @easyml_m_baseline_tables(%{{.*}}: !llvm.ptr)
 // CHECK-LABEL: func.func @easyml_m_baseline_init(%{{.*}}: !llvm.ptr)
-// Loop over cells [begin, end).
-// CHECK: scf.for %[[CELL:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64
+// Loop over cells [begin, end): a parallel loop tagged easyml.cells (run
+// in order on the CPU; one thread per cell on a GPU).
+// CHECK: scf.parallel (%[[CELL:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK: } {easyml.cells}
 // CHECK-LABEL: func.func @easyml_m_baseline_compute(%{{.*}}: !llvm.ptr)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} : i64
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // Inner loop over the steps of the wave, the state carried in registers.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
 // The clamp of .ub counts its events atomically.
