@@ -16,7 +16,9 @@ from the easyml.stiff_cost of --emit=prepared).
       [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
 
 --no-spill-up-to N exits non-zero when a compute kernel of a model with at
-most N states spills. --descriptor also builds the model's shared library
+most N states spills. --ceiling FILE (a --json output) exits non-zero when
+a model's compute kernel spills more than FILE records for it (a ratchet:
+spill-free models stay spill-free, the others do not get worse). --descriptor also builds the model's shared library
 and checks that what `easyml-bench --imp-info` reports (read from the code
 object by easyml-compile) agrees with ptxas: same registers and stack frame
 of the compute kernel; it lists the block size chosen and its occupancy. Progress goes to stderr; a model whose ptxas runs
@@ -113,6 +115,7 @@ def main():
     ap.add_argument("--cuda")
     ap.add_argument("--json")
     ap.add_argument("--no-spill-up-to", type=int, metavar="N")
+    ap.add_argument("--ceiling", metavar="FILE")
     ap.add_argument("--descriptor", action="store_true")
     args = ap.parse_args()
     ptxas = ptxas_path(args)
@@ -126,7 +129,14 @@ def main():
                                        if f.endswith(".model"))
         sources = {m: os.path.join(base, m + ".model") for m in models}
 
-    results, offenders, disagree = {}, [], []
+    results, offenders, disagree, worse = {}, [], [], []
+    ceiling = {}
+    if args.ceiling:
+        for m, r in json.load(open(args.ceiling))["models"].items():
+            k = next((v for n, v in r.get("kernels", {}).items()
+                      if n.endswith("_compute")), None)
+            if k is not None:
+                ceiling[m] = k.get("spill_stores", 0)
     print(f"{'model':<44} {'states':>6} {'regs':>5} {'spill st':>9} "
           f"{'spill ld':>9} {'stack':>6} {'occup.':>7} {'stiff live':>10}"
           f"  (compute kernel, {args.chip}, {args.block} threads per block;"
@@ -200,6 +210,10 @@ def main():
                 else:
                     print(f"{name:<44} descriptor agrees: block "
                           f"{d['block']}, occupancy {d['occupancy']}")
+            if name in ceiling and \
+                    compute.get("spill_stores", 0) > ceiling[name]:
+                worse.append(f"{name} ({compute.get('spill_stores')} B > "
+                             f"{ceiling[name]} B)")
             if (args.no_spill_up_to is not None and nstates is not None and
                     nstates <= args.no_spill_up_to and
                     compute.get("spill_stores", 0) > 0):
@@ -218,7 +232,11 @@ def main():
     if offenders:
         print(f"spills with <= {args.no_spill_up_to} states: "
               + ", ".join(offenders))
-    return 1 if offenders or disagree else 0
+    if args.ceiling:
+        print(f"ceiling {os.path.basename(args.ceiling)}: "
+              + ("spills above it: " + ", ".join(worse) if worse else
+                 f"no model spills more ({len(ceiling)} recorded)"))
+    return 1 if offenders or disagree or worse else 0
 
 
 if __name__ == "__main__":
