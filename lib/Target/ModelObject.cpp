@@ -19,6 +19,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
@@ -482,4 +483,40 @@ std::string easyml::emitHeader(const ModelLayout &l,
   os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
      << guard << " */\n";
   return s;
+}
+
+bool easyml::linkSharedObject(llvm::StringRef object,
+                              llvm::ArrayRef<std::string> libraries,
+                              std::string &library, std::string &error) {
+  llvm::SmallString<128> obj, so;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("easyml", "o", fd, obj)) {
+    error = "cannot write a temporary file";
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(obj);
+      error = "cannot write a temporary file";
+      return false;
+    }
+  }
+  llvm::sys::fs::createUniquePath("easyml-%%%%%%%%.so", so, true);
+  bool linked = linkSharedLibrary(obj, so, libraries, error);
+  llvm::sys::fs::remove(obj);
+  if (linked) {
+    auto buffer = llvm::MemoryBuffer::getFile(so);
+    if (buffer) {
+      library = (*buffer)->getBuffer().str();
+    } else {
+      error = "cannot read the linked library";
+      linked = false;
+    }
+  }
+  llvm::sys::fs::remove(so);
+  return linked;
 }

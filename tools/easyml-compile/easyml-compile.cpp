@@ -222,17 +222,6 @@ static std::string locString(llvm::SourceMgr &sm, llvm::SMLoc loc) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-/// Writes `data` to a temporary file and returns its path, or "" on error.
-static std::string writeTemporary(llvm::StringRef data, llvm::StringRef ext) {
-  llvm::SmallString<128> path;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("easyml", ext, fd, path))
-    return "";
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  os << data;
-  return std::string(path);
-}
-
 namespace {
 /// What --variant, --cpu and --vector-width resolve to, shared by every
 /// model of the input.
@@ -470,28 +459,13 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
     return true;
   }
   auto linkTimer = timing.nest("link");
-  std::string obj =
-      writeTemporary(llvm::StringRef(code.data(), code.size()), "o");
-  llvm::SmallString<128> so;
-  llvm::sys::fs::createUniquePath("easyml-%%%%%%%%.so", so, true);
-  bool linked =
-      !obj.empty() && linkSharedLibrary(obj, so, objOptions.libraries, error);
-  if (!obj.empty())
-    llvm::sys::fs::remove(obj);
-  if (!linked) {
-    llvm::errs() << "easyml-compile: error: "
-                 << (error.empty() ? "cannot write a temporary file" : error)
-                 << "\n";
-    llvm::sys::fs::remove(so);
+  std::string library;
+  if (!linkSharedObject(llvm::StringRef(code.data(), code.size()),
+                        objOptions.libraries, library, error)) {
+    llvm::errs() << "easyml-compile: error: " << error << "\n";
     return false;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(so);
-  llvm::sys::fs::remove(so);
-  if (!buffer) {
-    llvm::errs() << "easyml-compile: error: cannot read the linked library\n";
-    return false;
-  }
-  os << (*buffer)->getBuffer();
+  os << library;
   return true;
 }
 

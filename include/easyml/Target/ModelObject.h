@@ -100,6 +100,13 @@ bool linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef outputPath,
                        llvm::ArrayRef<std::string> libraries,
                        std::string &error);
 
+/// Links the object file `object` (its bytes) into a shared library and
+/// returns the library's bytes; the temporary files are removed whatever
+/// happens. False with `error` on failure.
+bool linkSharedObject(llvm::StringRef object,
+                      llvm::ArrayRef<std::string> libraries,
+                      std::string &library, std::string &error);
+
 /// The C header declaring the model's descriptor and its indices.
 std::string emitHeader(const ModelLayout &layout, const ObjectOptions &options);
 
