@@ -39,8 +39,16 @@ def facts(args):
     compiler = os.path.join(args.build, "bin", "easyml-compile")
     bench = os.path.join(args.build, "bin", "easyml-bench")
     out = {}
-    for name in sorted(os.listdir(os.path.join(args.corpus, "models"))):
-        path = os.path.join(args.corpus, "models", name, "model.model")
+    sources = {name: os.path.join(args.corpus, "models", name, "model.model")
+               for name in (args.models or
+                            os.listdir(os.path.join(args.corpus, "models")))}
+    # Models the pack derives (tentusscher-2006 in openCARP's method mix).
+    if args.derived:
+        for f in os.listdir(args.derived):
+            if f.endswith(".model"):
+                sources[f[:-len(".model")]] = os.path.join(args.derived, f)
+    for name in sorted(sources):
+        path = sources[name]
         flops, calls = static_flops(compiler, path, name)
         lib = os.path.join(os.path.dirname(args.facts), "models", name + ".so")
         info = subprocess.run([bench, "--load-module", lib, "--imp-info"],
@@ -91,8 +99,13 @@ def main():
     ap.add_argument("--variant", default="cuda", choices=["cuda", "rocm"])
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--cells", type=int, default=1 << 20)
-    ap.add_argument("--big-model", default="tentusscher-2006",
-                    help="also run this model at --big-cells")
+    ap.add_argument("--big-model", nargs="+",
+                    default=["tentusscher-2006",
+                             "tentusscher-2006-opencarp-mix"],
+                    help="also run these models at --big-cells (the cvode "
+                         "form and openCARP's method mix of tentusscher)")
+    ap.add_argument("--derived", help="(with --facts) a folder of models "
+                    "the pack derives, besides the corpus")
     ap.add_argument("--big-cells", type=int, default=1 << 24)
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--cpu-threads", type=int, default=os.cpu_count() or 1)
@@ -131,7 +144,8 @@ def main():
     for name in models:
         lib = os.path.join(args.pack, "models", name + ".so")
         f = info[name]
-        sizes = sorted({args.cells} | ({args.big_cells} if name == args.big_model else set()))
+        sizes = sorted({args.cells} |
+                       ({args.big_cells} if name in args.big_model else set()))
         for cells in sizes:
             r = {"model": name, "cells": cells, **f}
             try:

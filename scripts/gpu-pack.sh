@@ -6,7 +6,12 @@
 # corpus files the checks read (reference traces, protocols, meta), packed.
 #
 #   scripts/gpu-pack.sh [--out build/gpu-pack] [--cuda-chips sm_90] [--rocm]
-#                       [--cpu x86-64-v4]
+#                       [--cpu x86-64-v4] [--models "m1 m2"]
+#
+# Besides the corpus models the pack holds tentusscher-2006-opencarp-mix:
+# tentusscher-2006 in openCARP's method mix (gates Rush-Larsen, the rest
+# forward Euler instead of its cvode group), which benchmarks/gpu.py runs at
+# 2^24 cells next to the cvode form (issue 15).
 #
 # The cpu-simd part is compiled for --cpu (default x86-64-v4: AVX-512 that
 # every AVX-512 Xeon has; the build machine's own CPU may have more).
@@ -20,6 +25,7 @@ VARIANTS="cpu-simd,cuda"
 CPU="x86-64-v4"
 CORPUS="${EASYML_CORPUS:-$ROOT/../shared/corpus}"
 EXTRA=""
+MODELS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$2"; shift 2 ;;
@@ -30,7 +36,8 @@ while [ $# -gt 0 ]; do
     # on the emulated driver (test/Runtime/EmulatedDriver).
     --vector-width) EXTRA="--vector-width=$2"; shift 2 ;;
     --corpus) CORPUS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --models) MODELS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -42,7 +49,7 @@ cp "$BIN/easyml-bench" "$OUT.tmp/bin/"
 # The OpenMP runtime easyml-bench links (LLVM's; absent where LLVM is).
 ldd "$BIN/easyml-bench" | awk '/libomp/ {print $3}' | xargs -r -I{} cp {} "$OUT.tmp/lib/"
 
-models=$(ls "$CORPUS/models")
+models=$(echo ${MODELS:-$(ls "$CORPUS/models")} | tr " " "\n")
 n=$(echo "$models" | wc -w)
 echo "compiling $n corpus models for $VARIANTS ($CHIPS)..."
 echo "$models" | xargs -P "$(nproc)" -I{} sh -c \
@@ -52,9 +59,22 @@ echo "$models" | xargs -P "$(nproc)" -I{} sh -c \
 if grep -q FAILED "$OUT.tmp/compile.log"; then
   echo "gpu-pack.sh: error: some models did not compile" >&2; exit 1
 fi
+# tentusscher-2006 in openCARP's method mix: its cvode group by forward
+# Euler (gates are Rush-Larsen by default), as openCARP's own model does.
+mkdir -p "$OUT.tmp/derived"
+mix="$OUT.tmp/derived/tentusscher-2006-opencarp-mix.model"
+sed 's/\.method(cvode)/.method(fe)/' \
+  "$CORPUS/models/tentusscher-2006/model.model" > "$mix"
+if grep -q 'method(cvode)' "$mix" || ! grep -q 'method(fe)' "$mix"; then
+  echo "gpu-pack.sh: error: cannot derive the openCARP method mix" >&2; exit 1
+fi
+"$BIN/easyml-compile" "$mix" --model-name tentusscher-2006-opencarp-mix \
+  --variant="$VARIANTS" --cuda-chips="$CHIPS" --cpu="$CPU" --emit=shared \
+  -o "$OUT.tmp/models/tentusscher-2006-opencarp-mix.so" -w $EXTRA
 # Roofline facts per model (the FP64 operations of one cell-step).
 python3 "$ROOT/benchmarks/gpu.py" --facts "$OUT.tmp/facts.json" \
-  --corpus "$CORPUS" --build "$ROOT/build"
+  --corpus "$CORPUS" --build "$ROOT/build" --derived "$OUT.tmp/derived" \
+  ${MODELS:+--models $MODELS}
 ( cd "$CORPUS" && tar cJf "$OUT.tmp/corpus.tar.xz" \
     models/*/reference.csv models/*/meta.json models/*/protocol.json )
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
