@@ -33,9 +33,45 @@ Location easyml::toLocation(MLIRContext &ctx, llvm::SourceMgr &sm,
 
 namespace {
 
-/// The dialect's spelling of a front-end integration method (same order).
+/// The dialect's spelling of a front-end integration method: one case per
+/// method, so a method added on one side only does not compile (-Wswitch)
+/// instead of mapping to its neighbour.
 ::easyml::Method toDialect(IntegrationMethod m) {
-  return static_cast<::easyml::Method>(m);
+  using ::easyml::Method;
+  switch (m) {
+  case IntegrationMethod::FE:
+    return Method::fe;
+  case IntegrationMethod::RK2:
+    return Method::rk2;
+  case IntegrationMethod::RK4:
+    return Method::rk4;
+  case IntegrationMethod::RushLarsen:
+    return Method::rush_larsen;
+  case IntegrationMethod::Sundnes:
+    return Method::sundnes;
+  case IntegrationMethod::MarkovBE:
+    return Method::markov_be;
+  case IntegrationMethod::Rosenbrock:
+    return Method::rosenbrock;
+  case IntegrationMethod::CVODE:
+    return Method::cvode;
+  case IntegrationMethod::None:
+    return Method::none;
+  }
+  llvm_unreachable("unknown integration method");
+}
+
+/// The dialect's spelling of how a model uses an external.
+::easyml::Access toDialect(AccessKind a) {
+  switch (a) {
+  case AccessKind::Read:
+    return ::easyml::Access::read;
+  case AccessKind::Write:
+    return ::easyml::Access::write;
+  case AccessKind::ReadWrite:
+    return ::easyml::Access::readwrite;
+  }
+  llvm_unreachable("unknown access");
 }
 
 class Generator {
@@ -323,7 +359,7 @@ OwningOpRef<ModuleOp> Generator::run() {
     b.create<ExternalOp>(
         nameLoc(e.name, v->loc), b.getStringAttr(e.name),
         b.getStringAttr(e.extName),
-        AccessAttr::get(&ctx, static_cast<::easyml::Access>(e.access)),
+        AccessAttr::get(&ctx, toDialect(e.access)),
         e.units ? b.getStringAttr(*e.units) : StringAttr(), unit(e.nodal),
         unit(e.trace));
   }

@@ -204,6 +204,11 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
     flagCases.push_back(llvm::join(f.cases, "|"));
     flagValues.push_back(d.doubles(f.caseValues, ".easyml.flagvalues"));
   }
+  static_assert(static_cast<int>(Access::read) == EASYML_ACCESS_READ &&
+                    static_cast<int>(Access::write) == EASYML_ACCESS_WRITE &&
+                    static_cast<int>(Access::readwrite) ==
+                        EASYML_ACCESS_READWRITE,
+                "the dialect's and the ABI's access kinds differ");
   std::vector<std::string> extNames, simNames;
   std::vector<int64_t> access;
   for (auto &e : l.externals) {
