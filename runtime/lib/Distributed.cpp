@@ -991,8 +991,9 @@ void DistributedSimulation::retireLocal() {
     counters_[i] += c[i];
   retiredCompute_ += local_->computeSeconds;
   for (const DeviceReport &dr : local_->report().devices) {
-    auto it = std::find_if(devices_.begin(), devices_.end(),
-                           [&](const DeviceReport &x) { return x.id == dr.id; });
+    auto it =
+        std::find_if(devices_.begin(), devices_.end(),
+                     [&](const DeviceReport &x) { return x.id == dr.id; });
     if (it == devices_.end()) {
       devices_.push_back(dr);
       continue;

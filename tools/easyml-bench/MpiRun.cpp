@@ -403,7 +403,8 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     std::vector<double> mineLast;
     for (int64_t r = 0; r < bt.rows(); ++r)
       if (static_cast<long long>(bt.row(r)[rt::kBioBeat]) == last)
-        mineLast.insert(mineLast.end(), bt.row(r), bt.row(r) + rt::kBioNumColumns);
+        mineLast.insert(mineLast.end(), bt.row(r),
+                        bt.row(r) + rt::kBioNumColumns);
     int n = static_cast<int>(mineLast.size());
     std::vector<int> counts(size), displs(size);
     MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
