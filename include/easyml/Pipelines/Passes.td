@@ -1,4 +1,4 @@
-//===- Passes.td - passes of the compile pipeline ---------*- tablegen -*-===//
+//===- Passes.td - passes of the compile pipeline ----------*- tablegen -*-===//
 //
 // Part of the EasyML toolchain.
 //
