@@ -361,30 +361,33 @@ bool writeAllAt(int fd, const char *data, size_t size, off_t offset) {
 } // namespace
 
 bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
-                                       int writer, const std::string &path,
-                                       int64_t rows, int64_t cols,
-                                       std::string &error) {
+                                       int firstWriter, int writers,
+                                       const std::string &path, int64_t rows,
+                                       int64_t cols, std::string &error) {
   comm_ = comm;
   world_ = world;
-  writer_ = writer;
   path_ = path;
   part_ = path + ".part";
   rows_ = rows;
   cols_ = cols;
-  int rank;
+  int rank, size;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  firstWriter_ = firstWriter;
+  writers_ = writers;
+  writer_ = firstWriter +
+            static_cast<int>(static_cast<int64_t>(rank) * writers / size);
   std::string mine;
   bool ok = true;
   if (rank == 0) {
     int64_t head[2] = {rows, cols};
-    MPI_Send(head, 2, MPI_INT64_T, writer, kTagStart, world);
-    MPI_Send(path.data(), static_cast<int>(path.size()), MPI_CHAR, writer,
-             kTagStart, world);
+    for (int w = 0; w < writers; ++w) {
+      MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+      MPI_Send(path.data(), static_cast<int>(path.size()), MPI_CHAR,
+               firstWriter + w, kTagStart, world);
+    }
     WriterStats ignored;
-    std::string msg;
-    ok = receiveStatus(world, writer, ignored, msg);
-    if (!ok)
-      mine = "writer rank " + std::to_string(writer) + ": " + msg;
+    ok = receiveStatus(world, firstWriter, ignored, mine);
   }
   int flag = ok;
   MPI_Bcast(&flag, 1, MPI_INT, 0, comm);
@@ -410,13 +413,12 @@ bool ParallelMatrixFile::closeViaWriter(bool ok, std::string &error) {
   std::string msg;
   int written = 1;
   if (rank == 0) {
-    written = receiveStatus(world_, writer_, writerStats_, msg);
-    if (!written && !msg.empty())
-      msg = "writer rank " + std::to_string(writer_) + ": " + msg;
+    written = receiveStatus(world_, firstWriter_, writerStats_, msg);
+    writerStats_.writers = writers_;
   }
   MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
   msg = broadcast(comm_, 0, msg);
-  // This rank's own failure first, then the writer's.
+  // This rank's own failure first, then the writers'.
   ok = agree(comm_, ok && drained, mine) && ok;
   writer_ = -1;
   if (!ok) {
@@ -425,22 +427,48 @@ bool ParallelMatrixFile::closeViaWriter(bool ok, std::string &error) {
     return false;
   }
   if (!written) {
-    error = msg.empty() ? "writer rank: '" + path_ + "' was not written"
-                        : msg;
+    error = msg.empty() ? "'" + path_ + "' was not written" : msg;
     return false;
   }
   return true;
 }
 
-void easyml::rt::releaseMatrixWriter(MPI_Comm world, int writer) {
+void easyml::rt::releaseMatrixWriter(MPI_Comm world, int firstWriter,
+                                     int writers) {
   int64_t head[2] = {-1, 0};
-  MPI_Send(head, 2, MPI_INT64_T, writer, kTagStart, world);
-  MPI_Send(nullptr, 0, MPI_CHAR, writer, kTagStart, world);
+  for (int w = 0; w < writers; ++w) {
+    MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+    MPI_Send(nullptr, 0, MPI_CHAR, firstWriter + w, kTagStart, world);
+  }
 }
 
-bool easyml::rt::serveMatrixFile(MPI_Comm world, int computeRanks,
-                                 WriterStats &stats, std::string &error) {
+namespace {
+/// Whether every writer of `writers` is `ok`; where one is not, `msg`
+/// becomes the first failing writer's message, prefixed with its rank in
+/// the world communicator (writer i is world rank `first` + i).
+bool agreeWriters(MPI_Comm writers, int first, bool ok, std::string &msg) {
+  int i, k;
+  MPI_Comm_rank(writers, &i);
+  MPI_Comm_size(writers, &k);
+  int mine = ok ? k : i, failing = k;
+  MPI_Allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, writers);
+  if (failing == k)
+    return true;
+  msg = "writer rank " + std::to_string(first + failing) + ": " +
+        broadcast(writers, failing, ok ? std::string() : msg);
+  return false;
+}
+} // namespace
+
+bool easyml::rt::serveMatrixFile(MPI_Comm world, MPI_Comm writers,
+                                 int computeRanks, WriterStats &stats,
+                                 std::string &error) {
+  int me = 0, k = 1;
+  MPI_Comm_rank(writers, &me);
+  MPI_Comm_size(writers, &k);
   MPI_Comm_rank(world, &stats.rank);
+  stats.writers = k;
+  const int first = stats.rank - me;
   int64_t head[2];
   MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world, MPI_STATUS_IGNORE);
   MPI_Status st;
@@ -452,30 +480,48 @@ bool easyml::rt::serveMatrixFile(MPI_Comm world, int computeRanks,
   if (head[0] < 0)
     return true; // nothing to write
   const int64_t rows = head[0], cols = head[1];
+  // The computing ranks this writer serves (see openViaWriter).
+  int group = 0;
+  for (int r = 0; r < computeRanks; ++r)
+    group += static_cast<int>(static_cast<int64_t>(r) * k / computeRanks) ==
+             me;
   std::string part = path + ".part";
-  std::remove(part.c_str());
   std::string header = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
                                               std::to_string(cols) + ")");
-  int fd = ::open(part.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  // The first writer creates the file; the others open it once it exists.
   std::string msg;
-  bool ok = fd >= 0 && writeAllAt(fd, header.data(), header.size(), 0);
-  if (!ok) {
-    msg = "cannot write '" + path + "': " + std::strerror(errno);
-    if (fd >= 0) {
-      ::close(fd);
-      std::remove(part.c_str());
-    }
+  int fd = -1;
+  bool ok = true;
+  if (me == 0) {
+    std::remove(part.c_str());
+    fd = ::open(part.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    ok = fd >= 0 && writeAllAt(fd, header.data(), header.size(), 0);
   }
-  sendStatus(world, 0, ok, stats, msg);
-  if (!ok) {
+  int created = ok;
+  MPI_Bcast(&created, 1, MPI_INT, 0, writers);
+  if (me != 0 && created) {
+    fd = ::open(part.c_str(), O_WRONLY);
+    ok = fd >= 0;
+  }
+  if (!ok)
+    msg = "cannot write '" + path + "': " + std::strerror(errno);
+  std::string all = msg;
+  bool allOk = agreeWriters(writers, first, ok, all);
+  if (me == 0)
+    sendStatus(world, 0, allOk, stats, all);
+  if (!allOk) {
+    if (fd >= 0)
+      ::close(fd);
+    if (me == 0)
+      std::remove(part.c_str());
     error = msg;
-    return false;
+    return ok;
   }
   const int64_t headerBytes = static_cast<int64_t>(header.size());
   int closed = 0;
   bool allClosedOk = true, writeOk = true;
   std::vector<double> rowsIn;
-  while (closed < computeRanks) {
+  while (closed < group) {
     // Waiting without spinning: rows come once per epoch, and the writer
     // may share its node's cores with computing ranks (MPI_Probe spins).
     double t0 = now();
@@ -541,17 +587,35 @@ bool easyml::rt::serveMatrixFile(MPI_Comm world, int computeRanks,
     writeOk = false;
     msg = "writing '" + path + "' failed: " + std::strerror(errno);
   }
-  bool renamed = false;
-  if (writeOk && allClosedOk) {
-    renamed = std::rename(part.c_str(), path.c_str()) == 0;
+  // Every writer's groups and writes, then the first writer decides.
+  int closedAll = allClosedOk, mineClosed = allClosedOk;
+  MPI_Allreduce(&mineClosed, &closedAll, 1, MPI_INT, MPI_MIN, writers);
+  std::string writeMsg = msg;
+  bool writesOk = agreeWriters(writers, first, writeOk, writeMsg);
+  WriterStats total = stats;
+  MPI_Reduce(&stats.bytes, &total.bytes, 1, MPI_DOUBLE, MPI_SUM, 0, writers);
+  MPI_Reduce(&stats.writeSeconds, &total.writeSeconds, 1, MPI_DOUBLE, MPI_MAX,
+             0, writers);
+  MPI_Reduce(&stats.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE, MPI_MIN,
+             0, writers);
+  if (me == 0) {
+    bool renamed = false;
+    std::string status = writesOk ? std::string() : writeMsg;
+    if (writesOk && closedAll) {
+      renamed = std::rename(part.c_str(), path.c_str()) == 0;
+      if (!renamed)
+        status = "writer rank " + std::to_string(first) + ": cannot write '" +
+                 path + "': " + std::strerror(errno);
+    }
     if (!renamed)
-      msg = "cannot write '" + path + "': " + std::strerror(errno);
+      std::remove(part.c_str());
+    sendStatus(world, 0, renamed, total, status);
+    if (writeOk && closedAll && writesOk && !renamed) {
+      error = status;
+      return false;
+    }
   }
-  if (!renamed)
-    std::remove(part.c_str());
-  bool mineOk = writeOk && (renamed || !allClosedOk);
-  sendStatus(world, 0, renamed, stats, mineOk ? std::string() : msg);
-  if (!mineOk) {
+  if (!writeOk) {
     error = msg;
     return false;
   }

@@ -3,15 +3,16 @@
 mpirun) and, optionally, what a test expects of it.
 
     check_mpi_report.py report.json --ranks N [--slowed RANK --within E]
-        [--no-repartition] [--writer RANK]
+        [--no-repartition] [--writer RANK [--writers K]]
 
 Invariants: every epoch's cells per rank add up to the simulation's;
 every repartition gives each rank a contiguous range, in rank order,
 covering all cells; per-rank cell-steps add up to cells x steps.
 --slowed R --within E: the first repartition comes at one of the first E
 epochs, and from then on rank R holds fewer cells than every other rank.
---writer W: rank W wrote every cell's Vm (--save-vm): samples x cells x 8
-bytes, and it is not among the computing ranks.
+--writer W: rank W (the first of --writers K) wrote every cell's Vm
+(--save-vm): samples x cells x 8 bytes, and it is not among the computing
+ranks.
 """
 import argparse
 import json
@@ -31,6 +32,7 @@ def main():
     p.add_argument("--within", type=int, default=5)
     p.add_argument("--no-repartition", action="store_true")
     p.add_argument("--writer", type=int)
+    p.add_argument("--writers", type=int, default=1)
     a = p.parse_args()
     top = json.load(open(a.report))
     r = top.get("mpi")
@@ -75,8 +77,10 @@ def main():
                      f"holds {mine} cells, others {others}")
     if a.writer is not None:
         w = top.get("writer")
-        if w is None or w["rank"] != a.writer:
-            fail(f"expected writer rank {a.writer}, report has {w}")
+        if w is None or w["rank"] != a.writer or \
+                w.get("writers", 1) != a.writers:
+            fail(f"expected {a.writers} writers from rank {a.writer}, "
+                 f"report has {w}")
         if a.writer < a.ranks:
             fail(f"writer rank {a.writer} is also a computing rank")
         # Samples every 1 ms (the default --dt-out), from step 0.

@@ -77,8 +77,9 @@ bool mpiAgree(bool ok, std::string &error) {
 namespace {
 /// The computing ranks' side of --mpi-writer.
 struct WriterLink {
-  int rank = -1;        // the writer's rank in MPI_COMM_WORLD (-1: none)
-  bool started = false; // rank 0 has opened a file through it
+  int rank = -1;        // the first writer's rank in MPI_COMM_WORLD (-1: none)
+  int count = 0;        // writers, the last ranks of MPI_COMM_WORLD
+  bool started = false; // rank 0 has opened a file through them
 };
 
 /// One simulation over the ranks of `comm`; with a writer rank, --save-vm
@@ -139,8 +140,11 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     return stop(error, 1);
   if (!run.quiet) {
     std::fprintf(stderr, "Ionic model: %s\nMPI: %d ranks", d.name, size);
-    if (writer.rank >= 0)
+    if (writer.count == 1)
       std::fprintf(stderr, " computing, rank %d writing", writer.rank);
+    else if (writer.count > 1)
+      std::fprintf(stderr, " computing, ranks %d-%d writing", writer.rank,
+                   writer.rank + writer.count - 1);
     std::fprintf(stderr, "\n");
   }
   std::vector<std::string> log;
@@ -227,7 +231,8 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     if (writer.rank >= 0) {
       writer.started = true;
       opened = vmAll.openViaWriter(comm, MPI_COMM_WORLD, writer.rank,
-                                   cl.get("save-vm"), samples, num, error);
+                                   writer.count, cl.get("save-vm"), samples,
+                                   num, error);
     } else {
       opened = vmAll.open(comm, cl.get("save-vm"), samples, num, error);
     }
@@ -458,10 +463,15 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     report.print(stderr);
     if (viaWriter) {
       const rt::WriterStats &w = vmAll.writerStats();
+      if (w.writers > 1)
+        std::fprintf(stderr, "writer ranks %d-%d: ", w.rank,
+                     w.rank + w.writers - 1);
+      else
+        std::fprintf(stderr, "writer rank %d: ", w.rank);
       std::fprintf(stderr,
-                   "writer rank %d: %.3g MB written in %.4f s, %.4f s "
-                   "waiting for rows\n",
-                   w.rank, w.bytes / 1e6, w.writeSeconds, w.idleSeconds);
+                   "%.3g MB written; the busiest writer %.4f s writing, "
+                   "%.4f s waiting for rows\n",
+                   w.bytes / 1e6, w.writeSeconds, w.idleSeconds);
     }
   }
   if (cl.has("report-json")) {
@@ -495,9 +505,11 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     if (viaWriter) {
       const rt::WriterStats &w = vmAll.writerStats();
       std::fprintf(f,
-                   ",\n  \"writer\": {\"rank\": %d, \"bytes\": %.0f, "
-                   "\"write_seconds\": %.6f, \"idle_seconds\": %.6f}",
-                   w.rank, w.bytes, w.writeSeconds, w.idleSeconds);
+                   ",\n  \"writer\": {\"rank\": %d, \"writers\": %d, "
+                   "\"bytes\": %.0f, \"write_seconds\": %.6f, "
+                   "\"idle_seconds\": %.6f}",
+                   w.rank, w.writers, w.bytes, w.writeSeconds,
+                   w.idleSeconds);
     }
     std::fprintf(f, ",\n  \"mpi\": %s\n}\n", report.json(2).c_str());
     std::fclose(f);
@@ -512,29 +524,37 @@ int runDistributed(const BenchRun &run) {
     return runRanks(run, MPI_COMM_WORLD, writer);
   int worldSize = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-  if (worldSize < 2) {
-    std::fprintf(stderr, "easyml-bench: error: --mpi-writer needs at least 2 "
-                         "ranks (the last one writes), got 1\n");
+  std::string v = run.cl->get("mpi-writer");
+  char *end = nullptr;
+  long k = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || k < 1 || k >= worldSize) {
+    if (gRank == 0)
+      std::fprintf(stderr,
+                   "easyml-bench: error: --mpi-writer=N needs 1 <= N < the "
+                   "%d ranks (the last N write), got '%s'\n",
+                   worldSize, v.c_str());
     return 1;
   }
-  // The last rank writes; the others compute, over a communicator of
+  // The last k ranks write; the others compute, over a communicator of
   // their own (their ranks unchanged).
-  writer.rank = worldSize - 1;
-  bool writing = gRank == writer.rank;
+  writer.count = static_cast<int>(k);
+  writer.rank = worldSize - writer.count;
+  bool writing = gRank >= writer.rank;
   MPI_Comm comm;
   MPI_Comm_split(MPI_COMM_WORLD, writing ? 1 : 0, gRank, &comm);
   int code = 0;
   if (writing) {
     rt::WriterStats stats;
     std::string error;
-    // A failure is reported by rank 0 (the writer tells it why).
-    code = rt::serveMatrixFile(MPI_COMM_WORLD, worldSize - 1, stats, error)
+    // A failure is reported by rank 0 (the writers tell it why).
+    code = rt::serveMatrixFile(MPI_COMM_WORLD, comm, writer.rank, stats,
+                               error)
                ? 0
                : 1;
   } else {
     code = runRanks(run, comm, writer);
     if (gRank == 0 && !writer.started)
-      rt::releaseMatrixWriter(MPI_COMM_WORLD, writer.rank);
+      rt::releaseMatrixWriter(MPI_COMM_WORLD, writer.rank, writer.count);
   }
   MPI_Comm_free(&comm);
   return code;

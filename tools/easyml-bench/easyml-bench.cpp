@@ -146,11 +146,12 @@ std::vector<OptionSpec> optionSpecs() {
        "under MPI, for testing the balance across ranks: RANK:FACTOR makes "
        "that rank take FACTOR times as long",
        ""},
-      {"mpi-writer", 0, K::None,
-       "under MPI: the last rank computes nothing and writes --save-vm, "
-       "receiving each rank's rows while the next epoch computes (instead "
-       "of collective MPI-IO from every rank)",
-       ""},
+      {"mpi-writer", 0, K::Optional,
+       "under MPI: the last N ranks (default 1) compute nothing and write "
+       "--save-vm, each receiving the rows of a contiguous group of ranks "
+       "while the next epoch computes (instead of collective MPI-IO from "
+       "every rank)",
+       "1"},
       {"mpi-epoch-steps", 0, K::Required,
        "under MPI: at most this many steps between two exchanges of the "
        "ranks' times (0: 20 steps, doubling while the split holds, up to "

@@ -97,11 +97,13 @@ struct DistributedReport {
   void print(FILE *out) const;
 };
 
-/// What a dedicated writer rank did for one ParallelMatrixFile.
+/// What the dedicated writer ranks did for one ParallelMatrixFile.
 struct WriterStats {
-  int rank = -1;
+  /// The first writer's rank in the world communicator, and how many.
+  int rank = -1, writers = 1;
+  /// Bytes written by all writers.
   double bytes = 0;
-  /// Seconds spent writing, and waiting for rows.
+  /// The busiest writer's seconds spent writing, and waiting for rows.
   double writeSeconds = 0, idleSeconds = 0;
 };
 
@@ -117,13 +119,15 @@ public:
   bool open(MPI_Comm comm, const std::string &path, int64_t rows,
             int64_t cols, std::string &error);
   /// Collective over `comm`, the computing ranks: the same file, written
-  /// by the dedicated writer rank `writer` of `world` (which runs
-  /// serveMatrixFile()). Rank 0 of `comm` must be rank 0 of `world`.
-  /// Rows are sent to the writer without blocking, from two buffers per
-  /// rank; writeRows() is then not collective and needs no agreement.
-  bool openViaWriter(MPI_Comm comm, MPI_Comm world, int writer,
-                     const std::string &path, int64_t rows, int64_t cols,
-                     std::string &error);
+  /// by the `writers` dedicated writer ranks `firstWriter`, ... of `world`
+  /// (which run serveMatrixFile()); rank r of `comm` sends to writer
+  /// r * writers / size(comm), so each serves a contiguous group. Rank 0
+  /// of `comm` must be rank 0 of `world`. Rows are sent without blocking,
+  /// from two buffers per rank; writeRows() is then not collective and
+  /// needs no agreement.
+  bool openViaWriter(MPI_Comm comm, MPI_Comm world, int firstWriter,
+                     int writers, const std::string &path, int64_t rows,
+                     int64_t cols, std::string &error);
   /// Whether the rows go to a writer rank (openViaWriter()).
   bool viaWriter() const { return writer_ >= 0; }
   bool isOpen() const { return open_; }
@@ -147,7 +151,8 @@ private:
   bool closeViaWriter(bool ok, std::string &error);
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm world_ = MPI_COMM_NULL;
-  int writer_ = -1;
+  int writer_ = -1; // this rank's writer
+  int firstWriter_ = -1, writers_ = 0;
   WriterStats writerStats_;
   MPI_File fh_ = MPI_FILE_NULL;
   bool open_ = false;
@@ -162,21 +167,22 @@ private:
   double wait_ = 0, bytes_ = 0;
 };
 
-/// Runs on the dedicated writer rank of `world`, the rank after the
-/// `computeRanks` computing ones: receives the file opened by
-/// ParallelMatrixFile::openViaWriter() and the rows every computing rank
-/// sends, writes them into `path`.part with positional writes and renames
-/// it into place when every computing rank closed it successfully, else
-/// removes it. Returns when every computing rank closed the file (or when
-/// rank 0 said there is none: releaseMatrixWriter()). False, with `error`,
-/// only when the writer itself failed (a computing rank's failure is that
-/// rank's to report).
-bool serveMatrixFile(MPI_Comm world, int computeRanks, WriterStats &stats,
-                     std::string &error);
+/// Runs on each dedicated writer rank of `world` (the ranks of `writers`,
+/// which follow the `computeRanks` computing ones): receives the file
+/// opened by ParallelMatrixFile::openViaWriter() and the rows its group of
+/// computing ranks sends, writes them into `path`.part with positional
+/// writes (the first writer creates it), and, once every writer's group
+/// closed it, the first writer renames it into place when every
+/// computing rank and every writer succeeded, else removes it. Returns
+/// then (or when rank 0 said there is no file: releaseMatrixWriter()).
+/// False, with `error`, only when this writer itself failed (a computing
+/// rank's failure is that rank's to report).
+bool serveMatrixFile(MPI_Comm world, MPI_Comm writers, int computeRanks,
+                     WriterStats &stats, std::string &error);
 
-/// From rank 0 of `world`, when no file will be opened via the writer rank
-/// `writer`: lets serveMatrixFile() return.
-void releaseMatrixWriter(MPI_Comm world, int writer);
+/// From rank 0 of `world`, when no file will be opened via the writer
+/// ranks `firstWriter`, ...: lets serveMatrixFile() return.
+void releaseMatrixWriter(MPI_Comm world, int firstWriter, int writers);
 
 /// Collective: writes a table of `names.size()` columns whose rows are
 /// spread over the ranks into `path` in writeTable()'s formats (CSV, or a
