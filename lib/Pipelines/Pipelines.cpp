@@ -190,6 +190,9 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
     LowerToKernelsOptions lower;
     lower.variants = variants; // copied by createLowerToKernels
     lower.vectorWidth = options.vectorWidth;
+    std::vector<std::string> perCell(options.perCellParams.begin(),
+                                     options.perCellParams.end());
+    lower.perCellParams = perCell; // copied by createLowerToKernels
     pm.addPass(createLowerToKernels(lower));
     return;
   }

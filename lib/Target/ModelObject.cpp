@@ -230,6 +230,7 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                     static_cast<int>(CellLayout::soa) == EASYML_LAYOUT_SOA,
                 "the dialect's and the ABI's cell layouts differ");
   std::vector<llvm::Constant *> variants;
+  std::vector<int64_t> rowParams = l.paramIndices(options.perCellParams);
   for (auto &v : options.variants) {
     bool gpu = isGpuVariant(v);
     std::vector<llvm::Constant *> images;
@@ -259,7 +260,10 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
          d.int64(images.size()), d.records(images, ".easyml.images"),
          gpu ? d.str(l.symbol(v, "init")) : d.null(),
          gpu ? d.str(l.symbol(v, "compute")) : d.null(),
-         gpu ? d.str(l.symbol(v, "eval")) : d.null()}));
+         gpu ? d.str(l.symbol(v, "eval")) : d.null(),
+         d.int64(gpu ? l.gpuParamsByValue() : 0),
+         d.int64(gpu ? static_cast<int64_t>(rowParams.size()) : -1),
+         gpu ? d.int64s(rowParams, ".easyml.row_params") : d.null()}));
   }
   // Tables are built on the host, by the first CPU variant's function.
   std::string tablesVariant = "baseline";

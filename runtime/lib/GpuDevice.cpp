@@ -95,6 +95,15 @@ private:
   bool prepareRecord(const RecordPlan &plan, CellRange cells, int64_t samples,
                      std::string &error);
   void fillArgs(easyml_kernel_args &a, const WaveTask &task, CellRange cells);
+  /// The launch's kernel parameters (ABI 4): the staged kernel arguments
+  /// and, where the variant takes them so, the parameters, both by value
+  /// (the driver copies them when the launch is queued).
+  std::vector<void *> kernelParams() {
+    std::vector<void *> p{argsStage_};
+    if (variant_->params_by_value)
+      p.push_back(paramsHost_.data());
+    return p;
+  }
   bool copyRows(bool toDevice, uint64_t base, double *const *hostRows,
                 int64_t numRows, CellRange r, std::string &error);
   void pin(void *p, size_t bytes) {
@@ -118,7 +127,9 @@ private:
   std::vector<uint64_t> paramRows_;
   uint64_t paramTable_ = 0;
   uint64_t paramVersion_ = ~0ull;
-  uint64_t params_ = 0, tables_ = 0, counters_ = 0, extTable_ = 0, args_ = 0;
+  uint64_t params_ = 0, tables_ = 0, counters_ = 0, extTable_ = 0;
+  /// The parameters and flags, for launches that pass them by value.
+  std::vector<double> paramsHost_;
   size_t paramsBytes_ = 0, tablesBytes_ = 0;
   uint64_t rec_ = 0, recSlots_ = 0;
   size_t recBytes_ = 0, recSlotsBytes_ = 0;
@@ -144,8 +155,8 @@ GpuDevice::~GpuDevice() {
   std::string ignored;
   ctx_->synchronize(ignored);
   releaseWindow();
-  for (uint64_t p : {params_, tables_, counters_, extTable_, args_, rec_,
-                     recSlots_, paramTable_})
+  for (uint64_t p : {params_, tables_, counters_, extTable_, rec_, recSlots_,
+                     paramTable_})
     ctx_->release(p);
   for (void *e : {evStart_, evKernelStart_, evKernelStop_, evEnd_})
     ctx_->destroyEvent(e);
@@ -168,17 +179,21 @@ bool GpuDevice::bind(CellStore &store, std::string &error) {
   argsStage_ = new easyml_kernel_args{};
   pin(countersStage_.data(), countersStage_.size() * sizeof(int64_t));
   pin(zeros_.data(), zeros_.size() * sizeof(int64_t));
-  pin(argsStage_, sizeof(easyml_kernel_args));
+  int64_t byValue = variant_->params_by_value;
+  if (byValue != 0 && byValue != d.num_params + d.num_flags) {
+    error = "variant '" + std::string(variant_->name) + "' passes " +
+            std::to_string(byValue) + " parameters by value, but the model "
+            "has " + std::to_string(d.num_params + d.num_flags);
+    return false;
+  }
   counters_ = ctx_->allocate(countersStage_.size() * sizeof(int64_t), error);
   if (counters_)
     extTable_ = ctx_->allocate(
         std::max<int64_t>(1, d.num_externals) * sizeof(uint64_t), error);
-  if (extTable_)
-    args_ = ctx_->allocate(sizeof(easyml_kernel_args), error);
   for (void **e : {&evStart_, &evKernelStart_, &evKernelStop_, &evEnd_})
-    if (args_ && !(*e = ctx_->createEvent(error)))
+    if (extTable_ && !(*e = ctx_->createEvent(error)))
       return false;
-  return args_ != 0;
+  return extTable_ != 0;
 }
 
 bool GpuDevice::setUniforms(const std::vector<double> &params,
@@ -192,6 +207,7 @@ bool GpuDevice::setUniforms(const std::vector<double> &params,
     p = ctx_->allocate(bytes, error);
     return p != 0;
   };
+  paramsHost_ = params;
   if (!ensure(params_, paramsBytes_, params.size() * kDouble) ||
       !ensure(tables_, tablesBytes_, tables.size() * kDouble))
     return fail(error, "allocating parameters and tables");
@@ -311,11 +327,25 @@ bool GpuDevice::syncParamLayout(std::string &error) {
   paramRows_.resize(np, 0);
   tableStage_.assign(std::max<int64_t>(1, np), 0);
   bool any = false;
+  const easyml_variant &v = *variant_;
   for (int64_t p = 0; p < np; ++p) {
     if (!store_->perCell(p)) {
       ctx_->release(paramRows_[p]);
       paramRows_[p] = 0;
       continue;
+    }
+    // Simulation::setPerCellParam refuses these; a device added later
+    // must not run with them either.
+    if (v.num_row_params >= 0 &&
+        std::find(v.row_params, v.row_params + v.num_row_params, p) ==
+            v.row_params + v.num_row_params) {
+      const easyml_model_desc &d = *desc_;
+      std::string name = p < d.num_params ? d.param_names[p]
+                                          : d.flag_names[p - d.num_params];
+      error = "parameter '" + name + "' varies per cell, but variant '" +
+              v.name + "' reads it shared (compile the model with " +
+              "--per-cell-params=" + name + ")";
+      return false;
     }
     any = true;
     if (!paramRows_[p] &&
@@ -551,8 +581,6 @@ bool GpuDevice::launch(const WaveTask &task, std::string &error) {
     a.rec_samples = task.recSamples;
     a.rec_traces = plan.traces;
   }
-  if (!ctx_->copyToDevice(args_, argsStage_, sizeof(easyml_kernel_args), error))
-    return failed("uploading the kernel arguments");
   void *fn = task.entry == Entry::Init      ? init_
              : task.entry == Entry::Compute ? compute_
                                             : eval_;
@@ -562,9 +590,10 @@ bool GpuDevice::launch(const WaveTask &task, std::string &error) {
   unsigned block = static_cast<unsigned>(
       image_ && image_->block_size > 0 ? image_->block_size : 128);
   int64_t blocks = std::max<int64_t>(1, (r.size() + block - 1) / block);
-  void *params[] = {&args_};
+  std::vector<void *> params = kernelParams();
   if (!ctx_->record(evKernelStart_, error) ||
-      !ctx_->launch(fn, static_cast<unsigned>(blocks), block, params, error) ||
+      !ctx_->launch(fn, static_cast<unsigned>(blocks), block, params.data(),
+                    error) ||
       !ctx_->record(evKernelStop_, error))
     return failed(std::string("kernel ") + name + " on cells [" +
                   std::to_string(r.begin) + ", " + std::to_string(r.end) + ")");
@@ -680,15 +709,13 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
                             at(lastExt_, e, range_.begin), bytes, error))
       return fail(error, "restoring the externals before the wave");
   deviceStale = true; // the host holds the state after the wave
-  void *params[] = {&args_};
+  std::vector<void *> params = kernelParams();
   for (int64_t k = 0; k < task.nsteps; ++k) {
     WaveTask one = task;
     one.step0 = task.step0 + k;
     one.nsteps = 1;
     fillArgs(*argsStage_, one, CellRange{c, c + 1});
-    if (!ctx_->copyToDevice(args_, argsStage_, sizeof(easyml_kernel_args),
-                            error) ||
-        !ctx_->launch(compute_, 1, 1, params, error))
+    if (!ctx_->launch(compute_, 1, 1, params.data(), error))
       return fail(error, "replaying cell " + std::to_string(c));
     for (int64_t v = 0; v < rows; ++v)
       if (!ctx_->copyToHost(&sv[v], at(sv_, v, c), kDouble, error))

@@ -107,6 +107,23 @@ bool Simulation::setPerCellParam(const std::string &name, const double *values,
               "setStateRow)";
       return false;
     }
+  // GPU variants read per cell only the parameters they were compiled for
+  // (easyml-compile --per-cell-params): the others come from the shared
+  // value, whatever the row holds.
+  for (const auto &device : scheduler_->devices()) {
+    const easyml_variant &v = device->variant();
+    if (v.num_row_params < 0 ||
+        std::find(v.row_params, v.row_params + v.num_row_params, p) !=
+            v.row_params + v.num_row_params)
+      continue;
+    error = "parameter '" + name + "' cannot vary per cell on " +
+            device->id() + ": variant '" + v.name + "' of model " +
+            std::string(d.name) +
+            " reads it shared (compile the model with "
+            "--per-cell-params=" +
+            name + ", or --per-cell-params=all)";
+    return false;
+  }
   CellStore &store = scheduler_->store();
   double *row = store.makePerCell(p, scheduler_->params()[p]);
   std::copy(values, values + store.cells(), row);

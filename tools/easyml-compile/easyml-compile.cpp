@@ -162,6 +162,14 @@ cl::opt<bool> cvodePivoting(
              "(default: without; a sub-step with a near-zero pivot is "
              "rejected and retried shorter)"),
     cl::init(false), cl::cat(category));
+cl::list<std::string> perCellParams(
+    "per-cell-params",
+    cl::desc("Parameters and flags the GPU variants read per cell, "
+             "comma-separated, or 'all' (a population varies them; the "
+             "others are shared and passed in the launch's constant bank, "
+             "which keeps them out of registers). CPU variants read any "
+             "parameter per cell"),
+    cl::CommaSeparated, cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(2), cl::Prefix, cl::cat(category));
 cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -264,6 +272,7 @@ static bool configureTarget() {
     return false;
   }
   objOptions.variants = variants;
+  objOptions.perCellParams.assign(perCellParams.begin(), perCellParams.end());
   objOptions.exportGenericSymbol = emit == Emit::Shared;
   objOptions.cpu = cpu;
   objOptions.optLevel = optLevel;
@@ -307,6 +316,21 @@ static bool configureTarget() {
 static bool generate(mlir::MLIRContext &context, const Model &model,
                      llvm::SourceMgr &sm, mlir::TimingScope &timing,
                      llvm::raw_ostream &os) {
+  // --per-cell-params names parameters or flags of this model (the lowering
+  // checks it too, with what only it knows: the tables' inputs).
+  bool namesOk = true;
+  for (const std::string &name : objOptions.perCellParams) {
+    auto named = [&](const auto &v) { return v.name == name; };
+    if (name == "all" || llvm::any_of(model.params, named) ||
+        llvm::any_of(model.flags, named))
+      continue;
+    llvm::errs() << "easyml-compile: error: --per-cell-params: model '"
+                 << model.name << "' has no parameter or flag '" << name
+                 << "'\n";
+    namesOk = false;
+  }
+  if (!namesOk)
+    return false;
   auto genTimer = timing.nest("mlirgen");
   mlir::OwningOpRef<mlir::ModuleOp> module = mlirGen(context, model, sm);
   genTimer.stop();
@@ -327,6 +351,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cvodeAbsTol = cvodeAtol.getValue();
   options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
   options.cvodePivoting = cvodePivoting.getValue();
+  options.perCellParams = objOptions.perCellParams;
   options.cudaChips = std::vector<std::string>(cudaChips.begin(),
                                                cudaChips.end());
   options.rocmChips = std::vector<std::string>(rocmChips.begin(),

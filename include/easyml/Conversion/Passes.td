@@ -54,9 +54,13 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     (the module becomes a `gpu.container_module`): the same cell loop,
     one thread per cell once mapped, threads past `end` doing nothing,
     scalar code as `baseline` but with structure-of-arrays
-    state so neighbouring threads access neighbouring addresses. The
-    argument is a device pointer to the kernel arguments; a whole task wave
-    runs in one launch with the cell's state in registers. Tables are built
+    state so neighbouring threads access neighbouring addresses. A kernel
+    takes the kernel arguments by value, then the parameters and flags by
+    value where they fit in the launch's parameter space (ABI 4): the GPU
+    reads both as constant-bank operands, so they hold no registers across
+    the step loop. Only the parameters named by `per-cell-params` may vary
+    per cell in GPU kernels (their rows are read once per cell); a whole
+    task wave runs in one launch with the cell's state in registers. Tables are built
     on the host (by the first CPU variant, or a `baseline` table builder).
     The module carries its variant as `easyml.variant =
     #easyml.variant<cuda, width = 1, soa>`, which the GPU stage
@@ -68,6 +72,10 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
                "the first CPU one also provides the table builder">,
     Option<"vectorWidth", "vector-width", "int64_t", "8",
            "cells per vector in the cpu-simd variant">,
+    ListOption<"perCellParams", "per-cell-params", "std::string",
+               "parameters and flags the GPU variants read per cell (rows "
+               "of args.param_rows), or 'all'; the others are shared and "
+               "passed by value (CPU variants read any parameter per cell)">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",

@@ -66,6 +66,9 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-max-substeps",
       llvm::cl::desc("most sub-steps of a cvode group per time step"),
       llvm::cl::init(5000)};
+  ListOption<std::string> perCellParams{
+      *this, "per-cell-params",
+      llvm::cl::desc("parameters the GPU variants read per cell, or 'all'")};
   Option<bool> cvodePivoting{
       *this, "cvode-pivoting",
       llvm::cl::desc("partial pivoting in cvode iteration matrices"),

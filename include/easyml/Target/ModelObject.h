@@ -63,6 +63,8 @@ struct ObjectOptions {
   std::vector<std::string> libraries;
   /// Code objects of each GPU variant, by variant name.
   std::map<std::string, std::vector<GpuImage>> gpuImages;
+  /// Parameters the GPU variants read per cell (--per-cell-params; "all").
+  std::vector<std::string> perCellParams;
 };
 
 /// The SIMD unit of a target, as the cpu-simd variant uses it.

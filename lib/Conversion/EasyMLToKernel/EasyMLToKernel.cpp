@@ -100,7 +100,10 @@ constexpr unsigned kGlobalAddressSpace = 1;
 /// Emits the kernels of one model.
 class KernelBuilder {
 public:
-  KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target)
+  /// `perCellParams`: the parameters GPU kernels read per cell (validated
+  /// by the pass); CPU kernels read any parameter per cell.
+  KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target,
+                ArrayRef<std::string> perCellParams = {})
       : model(model), module(module), target(target),
         variant(target.getName()), width(target.getWidth()),
         soa(target.getLayout() == CellLayout::soa), gpu(target.isGpu()),
@@ -109,6 +112,10 @@ public:
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
     f64 = b.getF64Type();
     i64 = b.getI64Type();
+    rowCapable.assign(layout.params.size() + layout.flags.size(), !gpu);
+    if (gpu)
+      for (int64_t i : layout.paramIndices(perCellParams))
+        rowCapable[i] = true;
   }
 
   /// Only the host table builder.
@@ -186,8 +193,42 @@ private:
                                   /*isInvariant=*/gpu);
   }
   void store(Value v, Value ptr) { b.create<LLVM::StoreOp>(loc, v, ptr); }
+  /// Field `f` of the kernel arguments: a load through the pointer CPU
+  /// entry points take, or a member of the struct GPU kernels take by
+  /// value (a constant-bank operand, no register held for it).
   Value field(Value args, ArgField f, Type t) {
+    if (isa<LLVM::LLVMStructType>(args.getType()))
+      return b.create<LLVM::ExtractValueOp>(loc, args,
+                                            ArrayRef<int64_t>{f});
     return load(t, gep(args, i64, static_cast<int64_t>(f)));
+  }
+  /// The LLVM type of field `f` of easyml_kernel_args.
+  Type argFieldType(int f) const {
+    switch (f) {
+    case kDt:
+    case kStim:
+      return f64;
+    case kSv:
+    case kExt:
+    case kParams:
+    case kTables:
+    case kCounters:
+    case kOut:
+    case kParamRows:
+    case kRec:
+    case kRecSlot:
+    case kBio:
+      return ptrTy;
+    default:
+      return i64;
+    }
+  }
+  /// easyml_kernel_args as an LLVM struct: what GPU kernels take by value.
+  Type argsStructType() const {
+    SmallVector<Type> fields;
+    for (int f = 0; f < kNumArgFields; ++f)
+      fields.push_back(argFieldType(f));
+    return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
   }
   Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
@@ -357,15 +398,23 @@ private:
     return b.create<arith::SelectOp>(loc, beyond, b0, v);
   }
 
-  /// Starts entry point `entry` (one `!llvm.ptr` argument: the kernel
-  /// arguments): a host function, or a GPU kernel in the variant's
-  /// gpu.module. Returns the argument; the builder is in the entry block.
+  /// Starts entry point `entry`: a host function taking a pointer to the
+  /// kernel arguments, or a GPU kernel in the variant's gpu.module taking
+  /// them by value, then the parameters and flags by value where they fit
+  /// (ABI 4: both live in the launch's parameter space, which the GPU
+  /// reads as constant-bank operands instead of holding them in
+  /// registers). Returns the kernel arguments (pointer or struct); the
+  /// builder is in the entry block.
   Value startFunction(StringRef entry) {
     Block *entryBlock;
+    paramsArg = Value();
     if (gpu) {
       b.setInsertionPoint(gpuModule.getBody()->getTerminator());
+      SmallVector<Type> inputs{argsStructType()};
+      if (int64_t n = layout.gpuParamsByValue())
+        inputs.push_back(LLVM::LLVMArrayType::get(f64, n));
       auto fn = b.create<gpu::GPUFuncOp>(loc, layout.symbol(variant, entry),
-                                         b.getFunctionType({ptrTy}, {}));
+                                         b.getFunctionType(inputs, {}));
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
       // Launch bound: the runtime never launches more threads per block,
       // and the register allocators may count on it. On its own, ptxas
@@ -395,7 +444,9 @@ private:
     for (Operation &op : model.getBody().front())
       if (op.hasTrait<OpTrait::ConstantLike>())
         b.clone(op, modelConstants);
-    return hostGiven(entryBlock->getArgument(0));
+    if (gpu && entryBlock->getNumArguments() > 1)
+      paramsArg = entryBlock->getArgument(1);
+    return entryBlock->getArgument(0);
   }
 
   /// Ends the function started last.
@@ -410,13 +461,19 @@ private:
   /// Loads every parameter and flag's shared value once, and the rows of
   /// per-cell parameters (ABI 3 `param_rows`; null where shared).
   void loadParams(Value args, bool withRows = true) {
-    Value params = pointerField(args, kParams);
     paramValues.clear();
     paramRows.clear();
     size_t n = layout.params.size() + layout.flags.size();
-    for (size_t i = 0; i < n; ++i)
-      paramValues.push_back(load(f64, gep(params, f64, i)));
-    if (!withRows || n == 0)
+    if (paramsArg) {
+      for (size_t i = 0; i < n; ++i)
+        paramValues.push_back(b.create<LLVM::ExtractValueOp>(
+            loc, paramsArg, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+    } else {
+      Value params = pointerField(args, kParams);
+      for (size_t i = 0; i < n; ++i)
+        paramValues.push_back(load(f64, gep(params, f64, i)));
+    }
+    if (!withRows || !llvm::is_contained(rowCapable, true))
       return;
     Value rows = field(args, kParamRows, ptrTy);
     Value null = b.create<LLVM::ZeroOp>(loc, ptrTy);
@@ -430,7 +487,8 @@ private:
       Value table = hostGiven(rows);
       SmallVector<Value> loaded;
       for (size_t i = 0; i < n; ++i)
-        loaded.push_back(load(ptrTy, gep(table, ptrTy, i)));
+        loaded.push_back(rowCapable[i] ? load(ptrTy, gep(table, ptrTy, i))
+                                       : null);
       b.create<scf::YieldOp>(loc, loaded);
       b.setInsertionPointToStart(ifOp.elseBlock());
       b.create<scf::YieldOp>(loc, SmallVector<Value>(n, null));
@@ -439,8 +497,9 @@ private:
       paramRows.push_back(row);
   }
 
-  /// The parameters and flags (params indices) that `region` reads, nodal
-  /// parameters excepted (those are per-cell storage already).
+  /// The parameters and flags (params indices) that `region` reads and
+  /// that may vary per cell in these kernels, nodal parameters excepted
+  /// (those are per-cell storage already).
   SmallVector<bool> paramsReadBy(Region &region) {
     SmallVector<bool> used(layout.params.size() + layout.flags.size(), false);
     region.walk([&](GetOp get) {
@@ -450,7 +509,7 @@ private:
       if (idx < static_cast<int>(layout.params.size()) &&
           layout.params[idx].nodal)
         return;
-      used[idx] = true;
+      used[idx] = rowCapable[idx];
     });
     return used;
   }
@@ -908,8 +967,8 @@ private:
     auto bioIf = b.create<scf::IfOp>(loc, on, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(bioIf.thenBlock());
-    Value bio = hostGiven(raw);
     Value rowStride = field(args, kStride, i64);
+    Value bio = hostGiven(raw);
     auto address = [&](int row) {
       return gep(bio, f64, addI(mulI(cI64(row), rowStride), cell));
     };
@@ -1144,6 +1203,13 @@ private:
   Location loc;
   Type ptrTy, f64, i64;
   SmallVector<Value> paramValues;
+  /// GPU kernels: the parameters and flags passed by value (null when
+  /// they do not fit, or on the CPU).
+  Value paramsArg;
+  /// Per params index: whether these kernels read a row for it when the
+  /// simulation gives one (every parameter on the CPU; on GPUs those named
+  /// by per-cell-params, the others shared).
+  SmallVector<bool> rowCapable;
   /// Rows of per-cell parameters (null where shared), and the parameters'
   /// values for the current cells.
   SmallVector<Value> paramRows, cellParams;
@@ -1176,6 +1242,36 @@ struct LowerToKernelsPass
     return "";
   }
 
+  /// Every name in per-cell-params is a parameter or flag of `model` that
+  /// no lookup table reads (tables are built once for all cells).
+  static LogicalResult checkPerCellParams(ModelOp model,
+                                          ArrayRef<std::string> names) {
+    ModelLayout layout = ModelLayout::get(model);
+    std::vector<std::string> unknown;
+    std::vector<int64_t> chosen = layout.paramIndices(names, &unknown);
+    bool ok = true;
+    for (const std::string &name : unknown) {
+      emitError(model.getLoc(), "per-cell-params: model '")
+          << model.getSymName() << "' has no parameter or flag '" << name
+          << "'";
+      ok = false;
+    }
+    bool all = llvm::is_contained(names, "all");
+    for (const ModelLayout::Table &t : layout.tables)
+      for (int64_t p : t.paramsRead)
+        if (!all && llvm::is_contained(chosen, p)) {
+          StringRef name = p < static_cast<int64_t>(layout.params.size())
+                               ? StringRef(layout.params[p].name)
+                               : StringRef(layout.flags[p - layout.params.size()].name);
+          emitError(model.getLoc(), "per-cell-params: '")
+              << name << "' is read by the lookup table of '" << t.variable
+              << "', which is built once for all cells (compile with "
+                 "--no-tables to let it vary per cell)";
+          ok = false;
+        }
+    return success(ok);
+  }
+
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
@@ -1202,10 +1298,14 @@ struct LowerToKernelsPass
                                          vectorWidth.getValue()));
     bool anyCpu =
         llvm::any_of(targets, [](VariantAttr t) { return !t.isGpu(); });
+    std::vector<std::string> perCell(perCellParams.begin(),
+                                     perCellParams.end());
     for (ModelOp model : models) {
+      if (failed(checkPerCellParams(model, perCell)))
+        return signalPassFailure();
       bool tablesDone = false;
       for (VariantAttr target : targets) {
-        KernelBuilder builder(model, module, target);
+        KernelBuilder builder(model, module, target, perCell);
         if (failed(builder.build(/*withTables=*/!target.isGpu() &&
                                  !tablesDone)))
           return signalPassFailure();

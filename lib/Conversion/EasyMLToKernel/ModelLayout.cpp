@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+#include "easyml/Runtime/ABI.h"
 
 #include <cctype>
 
@@ -137,6 +138,36 @@ int ModelLayout::paramIndex(llvm::StringRef n) const {
     return i;
   int f = indexOf(flags, n);
   return f < 0 ? -1 : static_cast<int>(params.size()) + f;
+}
+std::vector<int64_t>
+ModelLayout::paramIndices(llvm::ArrayRef<std::string> names,
+                          std::vector<std::string> *unknown) const {
+  int64_t n = static_cast<int64_t>(params.size() + flags.size());
+  std::vector<bool> chosen(n, false);
+  for (const std::string &name : names) {
+    if (name == "all") {
+      chosen.assign(n, true);
+      continue;
+    }
+    int i = paramIndex(name);
+    if (i >= 0)
+      chosen[i] = true;
+    else if (unknown)
+      unknown->push_back(name);
+  }
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < n; ++i)
+    if (chosen[i])
+      indices.push_back(i);
+  return indices;
+}
+
+int64_t ModelLayout::gpuParamsByValue() const {
+  int64_t n = static_cast<int64_t>(params.size() + flags.size());
+  int64_t room = (EASYML_GPU_PARAM_SPACE -
+                  static_cast<int64_t>(sizeof(easyml_kernel_args))) /
+                 static_cast<int64_t>(sizeof(double));
+  return n <= room ? n : 0;
 }
 int ModelLayout::hiddenIndex(llvm::StringRef n) const {
   for (size_t i = 0; i < hidden.size(); ++i)

@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -27,12 +28,16 @@ namespace {
 struct Module {
   const easyml_model_desc *desc = nullptr;
   const easyml_variant *variant = nullptr;
+  /// Doubles the GPU variant whose code object was loaded takes by value
+  /// after the kernel arguments (ABI 4).
+  int64_t paramsByValue = 0;
 };
 
 struct Function {
   const easyml_model_desc *desc;
   easyml_kernel_fn fn;
   bool compute;
+  int64_t paramsByValue;
 };
 
 double hostSeconds() {
@@ -149,6 +154,14 @@ bool substitute(Module &m, const void *image) {
   if (!m.desc)
     return false;
   std::string name = colon == std::string::npos ? s : s.substr(colon + 1);
+  // The GPU variant the code object belongs to says how its kernels take
+  // their arguments.
+  for (int64_t i = 0; i < m.desc->num_variants; ++i) {
+    const easyml_variant &v = m.desc->variants[i];
+    for (int64_t k = 0; k < v.num_images; ++k)
+      if (v.images[k].data == image)
+        m.paramsByValue = v.params_by_value;
+  }
   for (int64_t i = 0; i < m.desc->num_variants; ++i) {
     const easyml_variant &v = m.desc->variants[i];
     if (name == v.name && v.device == EASYML_DEVICE_CPU &&
@@ -237,13 +250,13 @@ int easyml::emulated::getFunction(void **function, void *module,
                                   const char *name) {
   auto *m = static_cast<Module *>(module);
   std::string n(name);
-  auto *f = new Function{m->desc, nullptr, false};
+  auto *f = new Function{m->desc, nullptr, endsWith(n, "_compute"),
+                         m->paramsByValue};
   if (endsWith(n, "_init"))
     f->fn = m->variant->init;
-  else if (endsWith(n, "_compute")) {
+  else if (endsWith(n, "_compute"))
     f->fn = m->variant->compute;
-    f->compute = true;
-  } else if (endsWith(n, "_eval"))
+  else if (endsWith(n, "_eval"))
     f->fn = m->variant->eval;
   if (!f->fn) {
     delete f;
@@ -309,12 +322,22 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
   }
   if (injectedFailure(s->device, n))
     return kLaunchFailed;
-  // The argument is the device pointer of the kernel arguments, read when
-  // the kernel runs (after the copies queued before it).
-  auto *args = *static_cast<easyml_kernel_args **>(params[0]);
+  // ABI 4: the kernel arguments by value, then (where the variant says so)
+  // the parameters by value, both copied now as a driver copies them when
+  // the launch is queued. The substitute CPU kernel reads the parameters
+  // through args.params, so it is pointed at this launch's copy: a launch
+  // given the wrong values computes with them.
+  auto args = std::make_shared<easyml_kernel_args>(
+      *static_cast<const easyml_kernel_args *>(params[0]));
+  auto byValue = std::make_shared<std::vector<double>>();
+  if (f->paramsByValue > 0) {
+    const auto *p = static_cast<const double *>(params[1]);
+    byValue->assign(p, p + f->paramsByValue);
+    args->params = byValue->data();
+  }
   double latency = envNumber("EASYML_EMULATED_LATENCY", 5e-6);
-  s->post([f, args, latency](Stream &st) {
-    f->fn(args);
+  s->post([f, args, byValue, latency](Stream &st) {
+    f->fn(args.get());
     if (st.rate > 0) {
       double cellSteps = static_cast<double>(args->end - args->begin) *
                          (f->compute ? args->nsteps : 1);

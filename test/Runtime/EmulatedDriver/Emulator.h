@@ -12,7 +12,8 @@
 // point of a CPU variant with the GPU's storage layout (SoA, vector width
 // 1) from the model library named by EASYML_EMULATED_KERNELS=
 // <library.so>:<variant> (or =<variant>: the library holding the code
-// object).
+// object). It gets its arguments and parameters by value (ABI 4), copied
+// when the launch is queued.
 //
 // Environment:
 //   EASYML_EMULATED_DEVICES    devices (default 1)
@@ -71,8 +72,8 @@ int memoryInfo(size_t *free, size_t *total);
 
 /// Queues work on `stream` (null: a synchronous copy).
 int copy(void *dst, const void *src, size_t bytes, void *stream);
-/// Queues a kernel: params[0] points at the device pointer of its
-/// easyml_kernel_args.
+/// Queues a kernel: params[0] points at its easyml_kernel_args, params[1]
+/// (when the variant passes them by value) at its parameters.
 int launch(void *function, void **params, void *stream);
 
 int createStream(void **stream);

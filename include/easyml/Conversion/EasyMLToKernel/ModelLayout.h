@@ -86,6 +86,17 @@ struct ModelLayout {
   int64_t numRecordable() const {
     return svRows + static_cast<int64_t>(externals.size() + traces.size());
   }
+  /// The params indices (parameters then flags) of `names`, in params
+  /// order; "all" names every parameter and flag. Names that are not a
+  /// parameter or flag are added to `unknown`.
+  std::vector<int64_t>
+  paramIndices(llvm::ArrayRef<std::string> names,
+               std::vector<std::string> *unknown = nullptr) const;
+  /// How many doubles GPU kernels take by value after the kernel
+  /// arguments (ABI 4): every parameter and flag where they fit in the
+  /// launch's parameter space (EASYML_GPU_PARAM_SPACE), else 0 (the
+  /// kernels read args.params).
+  int64_t gpuParamsByValue() const;
   std::string symbol(llvm::StringRef variant, llvm::StringRef entry) const {
     return "easyml_" + name + "_" + variantIdentifier(variant) + "_" +
            entry.str();

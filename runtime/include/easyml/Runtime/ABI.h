@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 3
+#define EASYML_ABI_VERSION 4
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -126,6 +126,12 @@ enum easyml_device_kind {
   EASYML_DEVICE_ROCM = 2  /* images: hsaco code object per chip */
 };
 
+/* Bytes of kernel parameters every GPU launch may pass (CUDA's and HIP's
+ * portable limit). ABI 4 GPU kernels take easyml_kernel_args by value and,
+ * where they fit in the rest, the parameters and flags by value after it
+ * (easyml_variant.params_by_value). */
+#define EASYML_GPU_PARAM_SPACE 4096
+
 /* The most threads per block a GPU kernel is launched with: its launch
  * bound (nvvm.maxntid, amdgpu-flat-work-group-size), so block_size below is
  * at most this. */
@@ -147,9 +153,11 @@ typedef struct easyml_gpu_image {
 } easyml_gpu_image;
 
 /* One compiled variant of the model. CPU variants point at host functions;
- * GPU variants carry code objects whose kernels (named in *_kernel) take
- * one argument: a device pointer to an easyml_kernel_args whose pointers
- * are device pointers, one thread per cell of [begin, end). Every compute
+ * GPU variants carry code objects whose kernels (named in *_kernel) take,
+ * since ABI 4, an easyml_kernel_args by value (its pointers are device
+ * pointers) and then, when params_by_value is non-zero, that many doubles
+ * by value: the parameters then flags (params order), which the kernels
+ * read instead of args.params. One thread per cell of [begin, end). Every compute
  * entry also adds the number of cells it leaves with a non-finite state or
  * external to counters[num_counters], a slot the host allocates after the
  * model's counters (NaN detection where the cells are). */
@@ -164,6 +172,17 @@ typedef struct easyml_variant {
   int64_t num_images;       /* GPU variants */
   const easyml_gpu_image *images;
   const char *init_kernel, *compute_kernel, *eval_kernel;
+  /* ABI 4, GPU variants: doubles passed by value after the kernel
+   * arguments (num_params + num_flags, or 0: the kernels read
+   * args.params). 0 for CPU variants. */
+  int64_t params_by_value;
+  /* ABI 4: the parameters and flags (params indices) whose per-cell rows
+   * (args.param_rows) the kernels read. -1: any of them (CPU variants). GPU
+   * variants read only those named at compile time (easyml-compile
+   * --per-cell-params) and the shared value of every other one, so a
+   * simulation that varies another parameter per cell cannot run them. */
+  int64_t num_row_params;
+  const int64_t *row_params;
 } easyml_variant;
 
 typedef struct easyml_table_desc {
