@@ -40,8 +40,9 @@ from corpus_args import add_tools, corpus_parser
 BAR = 1e-12
 
 
-def run(cmd, timeout=900):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+def run(cmd, timeout=900, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -78,6 +79,11 @@ def check_model(args, name):
     with tempfile.TemporaryDirectory(prefix="easyml-step-") as work:
         builds = {"libmvec": ["--variant=baseline,cpu-simd"],
                   "scalar": ["--variant=cpu-simd", "--vector-math=scalar"]}
+        if args.skip_simd:
+            builds = {"libmvec": ["--variant=baseline"]}
+        if args.gpu_host:
+            builds["gpu"] = ["--variant=cuda", "--cuda-chips=sm_90",
+                             "--emulate-gpu-kernels"]
         libs = {}
         for key, flags in builds.items():
             lib = os.path.join(work, key + ".so")
@@ -90,13 +96,21 @@ def check_model(args, name):
                 return r
             libs[key] = lib
         states = {}
-        for tag, lib, variant in (("baseline", libs["libmvec"], "baseline"),
-                                  ("libmvec", libs["libmvec"], "cpu-simd"),
-                                  ("scalar", libs["scalar"], "cpu-simd")):
+        steps = [("baseline", "libmvec", "baseline", None)]
+        if not args.skip_simd:
+            steps += [("libmvec", "libmvec", "cpu-simd", None),
+                      ("scalar", "scalar", "cpu-simd", None)]
+        if args.gpu_host:
+            env = dict(os.environ, EASYML_EMULATED_KERNELS="host",
+                       LD_LIBRARY_PATH=args.gpu_host)
+            steps.append(("gpu", "gpu", "cuda", env))
+        for tag, build, variant, env in steps:
+            lib = libs[build]
             out = os.path.join(work, tag + ".csv")
             rc, _, se = run([args.bench, "--load-module", lib, "--variant",
                              variant, "--dt", repr(args.dt), "--threads", "1",
-                             "--pointwise", ref, "--pointwise-step", out])
+                             "--pointwise", ref, "--pointwise-step", out],
+                            env=env)
             if rc != 0 or not os.path.exists(out):
                 r["problems"].append("%s step failed: %s" % (
                     tag, (se.strip().splitlines() or ["?"])[-1]))
@@ -104,19 +118,22 @@ def check_model(args, name):
             states[tag] = read_states(out)
     names, base = states["baseline"]
     r["rows"] = len(base)
-    for tag in ("scalar", "libmvec"):
+    for tag in ("scalar", "libmvec", "gpu"):
+        if tag not in states:
+            continue
         d, row, var, scaled = compare(base, states[tag][1], names)
         r[tag] = {"max_rel": d, "row": row, "state": var,
                   "max_rel_to_scale": scaled}
-    if r["scalar"]["max_rel"] != 0:
-        r["problems"].append("scalar math: not bit-identical, %.3g (state "
-                             "%s, row %s)" % (r["scalar"]["max_rel"],
-                                              r["scalar"]["state"],
-                                              r["scalar"]["row"]))
+    for tag, what in (("scalar", "scalar math"),
+                      ("gpu", "GPU kernels on the host")):
+        if tag in r and r[tag]["max_rel"] != 0:
+            r["problems"].append("%s: not bit-identical, %.3g (state %s, row "
+                                 "%s)" % (what, r[tag]["max_rel"],
+                                          r[tag]["state"], r[tag]["row"]))
     # libmvec: a few ulp per call. Where a state is orders of magnitude
     # below its own scale, ulp-level differences of cancelling terms are
     # large relative to the value but not to the state's scale.
-    if not r["libmvec"]["max_rel_to_scale"] <= BAR:
+    if "libmvec" in r and not r["libmvec"]["max_rel_to_scale"] <= BAR:
         r["problems"].append("libmvec: %.3g > %g relative to the state's "
                              "scale" % (r["libmvec"]["max_rel_to_scale"], BAR))
     return r
@@ -126,6 +143,11 @@ def main():
     ap = corpus_parser(__doc__)
     ap.add_argument("--dt", type=float, default=0.01)
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--gpu-host", metavar="DIR",
+                    help="the emulated CUDA driver's directory: also check "
+                    "the cuda variant's kernels compiled for the host")
+    ap.add_argument("--skip-simd", action="store_true",
+                    help="leave out the cpu-simd checks")
     args = ap.parse_args()
     add_tools(args)
     models = args.models or sorted(os.listdir(os.path.join(args.corpus, "models")))
@@ -141,12 +163,15 @@ def main():
                 r = {"model": m, "problems": ["crashed: %r" % e]}
             results.append(r)
             sc, lv = r.get("scalar", {}), r.get("libmvec", {})
-            print("[%2d/%d] %-50s scalar %-8s libmvec %-8s (%s; to scale %s) %s"
+            gp = r.get("gpu", {})
+            print("[%2d/%d] %-50s scalar %-8s libmvec %-8s (%s; to scale "
+                  "%s)%s %s"
                   % (n, len(models), m,
                      "%.2g" % sc["max_rel"] if sc else "-",
                      "%.2g" % lv["max_rel"] if lv else "-",
                      lv.get("state", ""),
                      "%.2g" % lv["max_rel_to_scale"] if lv else "-",
+                     " gpu-host %.2g" % gp["max_rel"] if gp else "",
                      "; ".join(r["problems"])), flush=True)
     results.sort(key=lambda r: r["model"])
     failed = [r["model"] for r in results if r["problems"]]
@@ -154,13 +179,23 @@ def main():
     worst = max((x["max_rel"] for x in lv), default=0.0)
     worst_scaled = max((x["max_rel_to_scale"] for x in lv), default=0.0)
     within = sum(1 for x in lv if x["max_rel"] <= BAR)
-    print("%d models: scalar math bit-identical for %d; libmvec within %g for "
-          "%d (largest %.3g; relative to the state's scale %.3g); %d failed "
-          "(%.0f s)" % (len(results),
-                        sum(1 for r in results
-                            if r.get("scalar", {}).get("max_rel", 1) == 0),
-                        BAR, within, worst, worst_scaled, len(failed),
-                        time.time() - t0))
+    gpu_same = sum(1 for r in results
+                   if r.get("gpu", {}).get("max_rel", 1) == 0)
+    if args.skip_simd:
+        print("%d models: GPU kernels on the host bit-identical for %d; %d "
+              "failed (%.0f s)" % (len(results), gpu_same, len(failed),
+                                   time.time() - t0))
+    else:
+        print("%d models: scalar math bit-identical for %d; libmvec within %g "
+              "for %d (largest %.3g; relative to the state's scale %.3g)%s; "
+              "%d failed (%.0f s)"
+              % (len(results),
+                 sum(1 for r in results
+                     if r.get("scalar", {}).get("max_rel", 1) == 0),
+                 BAR, within, worst, worst_scaled,
+                 "; GPU kernels on the host bit-identical for %d" % gpu_same
+                 if args.gpu_host else "",
+                 len(failed), time.time() - t0))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"bar": BAR, "dt": args.dt, "results": results}, f,

@@ -194,6 +194,8 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
                                      options.perCellParams.end());
     lower.perCellParams = perCell; // copied by createLowerToKernels
     pm.addPass(createLowerToKernels(lower));
+    if (options.emulateGpuKernels)
+      pm.addPass(createCopyGpuKernelsToHost());
     return;
   }
   case CompileStage::Gpu: {
@@ -236,6 +238,7 @@ void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
   vecMath.library = options.vectorMath;
   vecMath.isa = options.vectorIsa;
   pm.addPass(createConvertMathToVectorLibrary(vecMath));
+  pm.addPass(createLowerOpaque()); // in host copies of GPU kernels
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -267,6 +270,9 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // One thread per cell first: scf-to-cf would run the cell loop in order.
   kernels.addPass(createMapCellsToGpuThreads());
+  LowerOpaqueOptions opaque;
+  opaque.target = rocm ? "rocm" : "cuda";
+  kernels.addPass(createLowerOpaque(opaque));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());

@@ -170,6 +170,12 @@ cl::list<std::string> perCellParams(
              "which keeps them out of registers). CPU variants read any "
              "parameter per cell"),
     cl::CommaSeparated, cl::cat(category));
+cl::opt<bool> emulateGpuKernels(
+    "emulate-gpu-kernels",
+    cl::desc("Also compile every GPU kernel for the host, as <kernel>_host, "
+             "which the test suite's emulated CUDA and HIP drivers run "
+             "(EASYML_EMULATED_KERNELS=host) on machines without a GPU"),
+    cl::init(false), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level (0-3)"),
                            cl::init(2), cl::Prefix, cl::cat(category));
 cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -352,6 +358,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
   options.cvodePivoting = cvodePivoting.getValue();
   options.perCellParams = objOptions.perCellParams;
+  options.emulateGpuKernels = emulateGpuKernels.getValue();
   options.cudaChips = std::vector<std::string>(cudaChips.begin(),
                                                cudaChips.end());
   options.rocmChips = std::vector<std::string>(rocmChips.begin(),

@@ -140,6 +140,52 @@ def ConvertMathToDeviceLibrary
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def CopyGpuKernelsToHost
+    : Pass<"easyml-copy-gpu-kernels-to-host", "mlir::ModuleOp"> {
+  let summary = "give every GPU kernel a host copy the emulated drivers run";
+  let description = [{
+    A test aid: for each kernel of a GPU variant's `gpu.module` (as
+    `easyml-lower-to-kernels` writes it, before its cell loop is mapped to
+    threads), adds a host function `<kernel>_host` taking a pointer to the
+    kernel arguments and a pointer to the parameters passed by value (or
+    null when the kernel takes none):
+
+    ```mlir
+    func.func @easyml_m_cuda_compute_host(%args: !llvm.ptr, %params: !llvm.ptr) {
+      %a = llvm.load %args : !llvm.ptr -> !llvm.struct<(...)>
+      %p = llvm.load %params : !llvm.ptr -> !llvm.array<N x f64>
+      ... the kernel's body, its cell loop run in order ...
+    }
+    ```
+
+    The copy is the GPU kernel's own code (its layout, argument passing,
+    per-cell parameter handling, address spaces), so the test suite's
+    emulated CUDA and HIP drivers, which run `<kernel>_host` when
+    `EASYML_EMULATED_KERNELS=host`, check it on machines without a GPU;
+    only the device back end (NVVM/ROCDL, libdevice/OCML, ptxas) is left
+    out. `easyml-compile --emulate-gpu-kernels` adds this pass.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def LowerOpaque : Pass<"easyml-lower-opaque"> {
+  let summary = "lower easyml.opaque to an empty inline-assembly statement";
+  let description = [{
+    Replaces each `easyml.opaque` by `llvm.inline_asm has_side_effects ""`
+    whose result is tied to its operand (constraint `=r,0` on the host,
+    `=l,0` for NVPTX, `=v,0` for AMDGPU): no instruction, but the back end
+    cannot see that the result equals the operand. Runs on GPU modules
+    before their conversion to NVVM or ROCDL, and on the host's kernels
+    (the emulation copies of GPU kernels hold some).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "whose registers the statement names: host, cuda or rocm">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def MapCellsToGpuThreads
     : Pass<"easyml-map-cells-to-gpu-threads", "mlir::gpu::GPUModuleOp"> {
   let summary = "give each GPU thread one cell of the kernels' cell loops";

@@ -66,6 +66,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-max-substeps",
       llvm::cl::desc("most sub-steps of a cvode group per time step"),
       llvm::cl::init(5000)};
+  Option<bool> emulateGpuKernels{
+      *this, "emulate-gpu-kernels",
+      llvm::cl::desc("also compile every GPU kernel for the host as "
+                     "<kernel>_host (easyml-copy-gpu-kernels-to-host), for "
+                     "the test suite's emulated drivers"),
+      llvm::cl::init(false)};
   ListOption<std::string> perCellParams{
       *this, "per-cell-params",
       llvm::cl::desc("parameters the GPU variants read per cell, or 'all'")};

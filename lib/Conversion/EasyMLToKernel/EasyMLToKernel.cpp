@@ -955,9 +955,10 @@ private:
   /// the definitions are in docs/biomarkers.md.
   ///
   /// Register pressure matters on GPUs, where the step loop keeps every
-  /// state in registers: the row stride is loaded inside the branch (the
-  /// stores below may alias the arguments, so nothing derived from it is
-  /// hoisted out of the step loop), and each accumulator is loaded,
+  /// state in registers: the rows' addresses are computed inside the
+  /// branch (on the CPU the stride is loaded there: the stores below may
+  /// alias the arguments, so nothing derived from it is hoisted; on a GPU
+  /// from an easyml.opaque copy of it), and each accumulator is loaded,
   /// updated and stored before the next is loaded.
   void emitBiomarkers(Value args, Value cell, Value s, Value dt, Value v0,
                       Value v1, ArrayRef<Value> states) {
@@ -967,7 +968,12 @@ private:
     auto bioIf = b.create<scf::IfOp>(loc, on, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(bioIf.thenBlock());
+    // On a GPU the arguments are constant-bank values, so the rows'
+    // addresses would be hoisted out of the step loop and held in
+    // registers through it: an opaque stride keeps them in this branch.
     Value rowStride = field(args, kStride, i64);
+    if (gpu)
+      rowStride = b.create<OpaqueOp>(loc, i64, rowStride);
     Value bio = hostGiven(raw);
     auto address = [&](int row) {
       return gep(bio, f64, addI(mulI(cI64(row), rowStride), cell));
@@ -1171,6 +1177,16 @@ private:
       yielded.append(r->hidden);
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
+      if (gpu) {
+        // The addresses of the cell's rows are recomputed after the step
+        // loop rather than kept from before it: held through the loop they
+        // cost two registers each (the optimisers would merge the two
+        // computations, so the second starts from opaque copies).
+        cell = b.create<OpaqueOp>(loc, i64, cell);
+        stride = b.create<OpaqueOp>(loc, i64, stride);
+        for (size_t j = 0; j < ne; ++j)
+          extPtrs[j] = hostGiven(load(ptrTy, gep(ext, ptrTy, j)));
+      }
       for (size_t i = 0; i < ns; ++i)
         storeCells(stepLoop.getResult(i), svAddress(sv, cell, i));
       for (size_t j = 0; j < ne; ++j)

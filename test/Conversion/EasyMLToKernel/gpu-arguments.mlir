@@ -18,6 +18,18 @@
 // CHECK-NOT: llvm.extractvalue %[[ARGS]][14]
 // CHECK: scf.for
 // CHECK: arith.mulf %[[GK]],
+// The biomarker rows are addressed inside their branch, from an opaque
+// copy of the stride, so their addresses are not hoisted out of the loop.
+// CHECK: %[[BIO:.*]] = llvm.extractvalue %[[ARGS]][25]
+// CHECK: scf.if
+// CHECK-NEXT: %[[ROWSTRIDE:.*]] = llvm.extractvalue %[[ARGS]][7]
+// CHECK-NEXT: easyml.opaque %[[ROWSTRIDE]] : i64
+// After the step loop the cell's rows are addressed from opaque copies of
+// the cell and the stride: recomputed there, not held through the loop.
+// CHECK: %[[CELL2:.*]] = easyml.opaque %{{.*}} : i64
+// CHECK-NEXT: %[[STRIDE2:.*]] = easyml.opaque %{{.*}} : i64
+// CHECK: arith.muli %{{.*}}, %[[STRIDE2]] : i64
+// CHECK-NEXT: arith.addi %{{.*}}, %[[CELL2]] : i64
 // CHECK-LABEL: gpu.func @easyml_m_cuda_eval(
 // CHECK-SAME: !llvm.array<3 x f64>) kernel
 

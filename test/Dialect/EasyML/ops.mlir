@@ -70,3 +70,11 @@ easyml.model @hidden attributes {easyml.integrators_expanded} {
     easyml.next @cvode.h.0, %h : f64
   }
 }
+
+// A kernel-level copy the optimisers cannot see through.
+// CHECK-LABEL: func.func @opaque(
+// CHECK: %{{.*}} = easyml.opaque %{{.*}} : i64
+func.func @opaque(%x: i64) -> i64 {
+  %y = easyml.opaque %x : i64
+  return %y : i64
+}

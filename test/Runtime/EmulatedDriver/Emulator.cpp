@@ -25,9 +25,15 @@
 using namespace easyml::emulated;
 
 namespace {
+/// A GPU kernel compiled for the host (easyml-copy-gpu-kernels-to-host).
+using HostKernelFn = void (*)(const easyml_kernel_args *, const double *);
+
 struct Module {
   const easyml_model_desc *desc = nullptr;
+  /// The CPU variant standing in for the kernels, or null when the
+  /// kernels' host copies run (EASYML_EMULATED_KERNELS=host).
   const easyml_variant *variant = nullptr;
+  void *library = nullptr;
   /// Doubles the GPU variant whose code object was loaded takes by value
   /// after the kernel arguments (ABI 4).
   int64_t paramsByValue = 0;
@@ -36,6 +42,7 @@ struct Module {
 struct Function {
   const easyml_model_desc *desc;
   easyml_kernel_fn fn;
+  HostKernelFn host;
   bool compute;
   int64_t paramsByValue;
 };
@@ -139,7 +146,7 @@ bool substitute(Module &m, const void *image) {
   if (!spec)
     return false;
   std::string s(spec), path;
-  size_t colon = s.rfind(':');
+  size_t colon = s == "host" ? std::string::npos : s.rfind(':');
   Dl_info where;
   if (colon != std::string::npos)
     path = s.substr(0, colon);
@@ -150,6 +157,7 @@ bool substitute(Module &m, const void *image) {
   void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     return false;
+  m.library = lib;
   m.desc = static_cast<const easyml_model_desc *>(dlsym(lib, "easyml_model"));
   if (!m.desc)
     return false;
@@ -162,6 +170,8 @@ bool substitute(Module &m, const void *image) {
       if (v.images[k].data == image)
         m.paramsByValue = v.params_by_value;
   }
+  if (name == "host")
+    return true;
   for (int64_t i = 0; i < m.desc->num_variants; ++i) {
     const easyml_variant &v = m.desc->variants[i];
     if (name == v.name && v.device == EASYML_DEVICE_CPU &&
@@ -250,15 +260,18 @@ int easyml::emulated::getFunction(void **function, void *module,
                                   const char *name) {
   auto *m = static_cast<Module *>(module);
   std::string n(name);
-  auto *f = new Function{m->desc, nullptr, endsWith(n, "_compute"),
+  auto *f = new Function{m->desc, nullptr, nullptr, endsWith(n, "_compute"),
                          m->paramsByValue};
-  if (endsWith(n, "_init"))
+  if (!m->variant)
+    f->host = reinterpret_cast<HostKernelFn>(
+        dlsym(m->library, (n + "_host").c_str()));
+  else if (endsWith(n, "_init"))
     f->fn = m->variant->init;
   else if (endsWith(n, "_compute"))
     f->fn = m->variant->compute;
   else if (endsWith(n, "_eval"))
     f->fn = m->variant->eval;
-  if (!f->fn) {
+  if (!f->fn && !f->host) {
     delete f;
     return kNotFound;
   }
@@ -337,7 +350,10 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
   }
   double latency = envNumber("EASYML_EMULATED_LATENCY", 5e-6);
   s->post([f, args, byValue, latency](Stream &st) {
-    f->fn(args.get());
+    if (f->host)
+      f->host(args.get(), byValue->empty() ? nullptr : byValue->data());
+    else
+      f->fn(args.get());
     if (st.rate > 0) {
       double cellSteps = static_cast<double>(args->end - args->begin) *
                          (f->compute ? args->nsteps : 1);

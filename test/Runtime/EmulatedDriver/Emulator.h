@@ -8,12 +8,18 @@
 // libcuda.so.1 and the HIP runtime libamdhip64.so): "device" pointers are
 // host pointers; every stream is a thread that runs its queue in order
 // (copies, kernels, event records), so emulated devices work concurrently
-// with the host as real ones do. A launched kernel runs the same entry
-// point of a CPU variant with the GPU's storage layout (SoA, vector width
-// 1) from the model library named by EASYML_EMULATED_KERNELS=
-// <library.so>:<variant> (or =<variant>: the library holding the code
-// object). It gets its arguments and parameters by value (ABI 4), copied
-// when the launch is queued.
+// with the host as real ones do. A launched kernel runs, by
+// EASYML_EMULATED_KERNELS:
+//   host                   the GPU kernel's own code compiled for the host
+//                          (`<kernel>_host`, from easyml-compile
+//                          --emulate-gpu-kernels) in the library holding
+//                          the code object: everything of the GPU variant
+//                          but its device back end;
+//   <library.so>:<variant> the same entry point of a CPU variant with the
+//                          GPU's storage layout (SoA, vector width 1),
+//   <variant>              from the library holding the code object.
+// Either way a kernel gets its arguments and parameters by value (ABI 4),
+// copied when the launch is queued.
 //
 // Environment:
 //   EASYML_EMULATED_DEVICES    devices (default 1)
@@ -62,7 +68,7 @@ int setCurrentDevice(int ordinal);
 int currentDevice();
 
 /// Loads a code object whose format the vendor front end has checked:
-/// finds the CPU variant standing in for its kernels.
+/// finds the host code standing in for its kernels.
 int loadModule(void **module, const void *image);
 int getFunction(void **function, void *module, const char *name);
 

@@ -375,4 +375,31 @@ def EasyML_TraceOp : EasyML_Op<"trace", [HasParent<"ComputeOp">]> {
   let assemblyFormat = "$label `,` $value attr-dict `:` type($value)";
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def EasyML_OpaqueOp : EasyML_Op<"opaque", [
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "a copy of a value that the optimisers cannot see through";
+  let description = [{
+    Returns its operand, without the optimisers knowing it does: values
+    computed from the result are neither merged with the same values
+    computed from the operand (CSE, GVN) nor hoisted out of a loop (LICM).
+    `easyml-lower-to-kernels` uses it in GPU kernels where recomputing a
+    cheap value beats holding it in a register through a long loop: the
+    cell's state addresses after the step loop, the biomarker rows inside
+    their branch. It has unknown side effects, so nothing moves it either;
+    `easyml-lower-opaque` lowers it to an empty inline-assembly statement
+    that ties its result to its operand, which costs no instruction.
+
+    ```mlir
+    %stride2 = easyml.opaque %stride : i64
+    ```
+  }];
+  let arguments = (ins I64:$input);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 #endif // EASYML_DIALECT_EASYML_IR_EASYMLOPS_TD
