@@ -317,7 +317,10 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 d.strings_(l.counters, ".easyml.counters"),
                 d.function(l.symbol(tablesVariant, "tables")),
                 d.int64(variants.size()),
-                d.records(variants, ".easyml.variants")});
+                d.records(variants, ".easyml.variants"),
+                d.int64(l.numDerived),
+                l.numDerived ? d.function(l.symbol(tablesVariant, "derived"))
+                             : d.null()});
   // The records must have the C structs' sizes (ABI.h): a field added on
   // one side only is caught here rather than by a crashing runtime.
   const llvm::DataLayout &dl = m.getDataLayout();
@@ -478,15 +481,21 @@ std::string easyml::emitHeader(const ModelLayout &l,
   os << "#define EASYML_" << l.name << "_SV_SIZE " << l.svSize << "\n";
   os << "#define EASYML_" << l.name << "_SV_ROWS " << l.svRows << "\n\n";
   // Host entry points of the CPU variants (GPU kernels are reached through
-  // the descriptor's code objects); the first CPU variant builds tables.
+  // the descriptor's code objects); the first CPU variant builds tables
+  // and derived values.
   bool first = true;
   for (auto &v : options.variants) {
     if (isGpuVariant(v))
       continue;
-    for (const char *entry : {"init", "compute", "eval", "tables"})
-      if (first || llvm::StringRef(entry) != "tables")
-        os << "void " << l.symbol(v, entry)
-           << "(const easyml_kernel_args *args);\n";
+    for (const char *entry : {"init", "compute", "eval", "tables", "derived"}) {
+      llvm::StringRef e(entry);
+      if ((e == "tables" || e == "derived") && !first)
+        continue;
+      if (e == "derived" && !l.numDerived)
+        continue;
+      os << "void " << l.symbol(v, entry)
+         << "(const easyml_kernel_args *args);\n";
+    }
     first = false;
   }
   os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "

@@ -67,6 +67,7 @@ public:
   }
 
   bool setUniforms(const std::vector<double> &params,
+                   const std::vector<double> &, // CPU kernels compute them
                    const std::vector<double> &tables, std::string &) override {
     params_ = params;
     tables_.assign(tables.begin(), tables.end());

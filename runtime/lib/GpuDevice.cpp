@@ -63,6 +63,7 @@ public:
 
   bool bind(CellStore &store, std::string &error) override;
   bool setUniforms(const std::vector<double> &params,
+                   const std::vector<double> &derived,
                    const std::vector<double> &tables,
                    std::string &error) override;
   bool own(CellRange range, std::string &error) override;
@@ -128,7 +129,8 @@ private:
   uint64_t paramTable_ = 0;
   uint64_t paramVersion_ = ~0ull;
   uint64_t params_ = 0, tables_ = 0, counters_ = 0, extTable_ = 0;
-  /// The parameters and flags, for launches that pass them by value.
+  /// The parameters and flags then the derived values, for launches that
+  /// pass them by value.
   std::vector<double> paramsHost_;
   size_t paramsBytes_ = 0, tablesBytes_ = 0;
   uint64_t rec_ = 0, recSlots_ = 0;
@@ -180,10 +182,11 @@ bool GpuDevice::bind(CellStore &store, std::string &error) {
   pin(countersStage_.data(), countersStage_.size() * sizeof(int64_t));
   pin(zeros_.data(), zeros_.size() * sizeof(int64_t));
   int64_t byValue = variant_->params_by_value;
-  if (byValue != 0 && byValue != d.num_params + d.num_flags) {
+  int64_t uniforms = d.num_params + d.num_flags + d.num_derived;
+  if (byValue != 0 && byValue != uniforms) {
     error = "variant '" + std::string(variant_->name) + "' passes " +
-            std::to_string(byValue) + " parameters by value, but the model "
-            "has " + std::to_string(d.num_params + d.num_flags);
+            std::to_string(byValue) + " values by value, but the model has " +
+            std::to_string(uniforms) + " parameters, flags and derived values";
     return false;
   }
   counters_ = ctx_->allocate(countersStage_.size() * sizeof(int64_t), error);
@@ -197,6 +200,7 @@ bool GpuDevice::bind(CellStore &store, std::string &error) {
 }
 
 bool GpuDevice::setUniforms(const std::vector<double> &params,
+                            const std::vector<double> &derived,
                             const std::vector<double> &tables,
                             std::string &error) {
   auto ensure = [&](uint64_t &p, size_t &have, size_t bytes) {
@@ -207,7 +211,10 @@ bool GpuDevice::setUniforms(const std::vector<double> &params,
     p = ctx_->allocate(bytes, error);
     return p != 0;
   };
+  // What kernels that take their parameters by value get: the parameters,
+  // then the derived values.
   paramsHost_ = params;
+  paramsHost_.insert(paramsHost_.end(), derived.begin(), derived.end());
   if (!ensure(params_, paramsBytes_, params.size() * kDouble) ||
       !ensure(tables_, tablesBytes_, tables.size() * kDouble))
     return fail(error, "allocating parameters and tables");

@@ -523,6 +523,18 @@ void Scheduler::statesWritten() {
 
 void Scheduler::paramValuesWritten() { paramValuesStale_ = true; }
 
+void Scheduler::buildDerived() {
+  const easyml_model_desc &d = desc_;
+  derived_.assign(d.num_derived, 0.0);
+  if (!d.build_derived || !d.num_derived)
+    return;
+  easyml_kernel_args a{};
+  a.dt = dt_;
+  a.params = params_.data();
+  a.out = derived_.data();
+  d.build_derived(&a);
+}
+
 bool Scheduler::initialize(double dt, Simulation &sim) {
   if (!usable())
     return false;
@@ -562,11 +574,12 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
       }
     }
   }
+  buildDerived();
   tablesSeconds += now() - t0;
   t0 = now();
   for (auto &device : set_.devices) {
     std::string err;
-    if (!device->setUniforms(params_, tables_, err))
+    if (!device->setUniforms(params_, derived_, tables_, err))
       return fail(*device, err);
     if (!device->range().empty() &&
         !device->upload(device->range(), kParamRows, err))
@@ -595,8 +608,9 @@ bool Scheduler::runWave(const WaveTask &task) {
   std::string err;
   // Parameters changed on the host since the last wave.
   if (params_ != uploadedParams_) {
+    buildDerived();
     for (auto &device : set_.devices)
-      if (!device->setUniforms(params_, tables_, err))
+      if (!device->setUniforms(params_, derived_, tables_, err))
         return fail(*device, err);
     uploadedParams_ = params_;
   }

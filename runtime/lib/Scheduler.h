@@ -173,6 +173,10 @@ private:
     double cellSteps = 0, seconds = 0;
   } window_;
   std::vector<double> params_, uploadedParams_, tables_;
+  /// The model's derived values for params_ and dt_ (build_derived).
+  std::vector<double> derived_;
+  /// Recomputes derived_ from params_ and dt_.
+  void buildDerived();
   bool paramValuesStale_ = false;
   double dt_ = 0.01;
   int64_t step_ = 0;

@@ -116,10 +116,31 @@ public:
     if (gpu)
       for (int64_t i : layout.paramIndices(perCellParams))
         rowCapable[i] = true;
+    // GPU kernels take the derived values by value (when they fit), except
+    // those that read a parameter the kernels read per cell.
+    if (gpu && layout.gpuParamsByValue()) {
+      ModelLayout::Derived d = ModelLayout::findDerived(model);
+      llvm::DenseSet<Operation *> perCell;
+      for (Operation *op : d.ops) {
+        auto get = dyn_cast<GetOp>(op);
+        int p = get ? layout.paramIndex(get.getVar()) : -1;
+        if ((p >= 0 && rowCapable[p]) ||
+            llvm::any_of(op->getOperands(), [&](Value v) {
+              return perCell.contains(v.getDefiningOp());
+            }))
+          perCell.insert(op);
+      }
+      for (auto [k, v] : llvm::enumerate(d.values))
+        if (!perCell.contains(v.getDefiningOp()))
+          derivedIndex[v] = static_cast<int>(k);
+    }
   }
 
   /// Only the host table builder.
-  void buildTablesOnly() { buildTables(); }
+  void buildTablesOnly() {
+    buildTables();
+    buildDerived();
+  }
 
   LogicalResult build(bool withTables) {
     if (!model.isExpanded())
@@ -128,8 +149,8 @@ public:
              << "' must have its integrators expanded before lowering "
                 "(run easyml-expand-integrators)";
     if (gpu) {
-      // Kernels of a GPU variant live in their own gpu.module; tables are
-      // built on the host by a CPU variant.
+      // Kernels of a GPU variant live in their own gpu.module; tables and
+      // derived values are built on the host by a CPU variant.
       module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                       b.getUnitAttr());
       b.setInsertionPointToEnd(module.getBody());
@@ -138,6 +159,7 @@ public:
       gpuModule->setAttr("easyml.variant", target);
     } else if (withTables) {
       buildTables();
+      buildDerived();
     }
     if (failed(buildInit()))
       return failure();
@@ -408,6 +430,7 @@ private:
   Value startFunction(StringRef entry) {
     Block *entryBlock;
     paramsArg = Value();
+    derivedValues.clear();
     if (gpu) {
       b.setInsertionPoint(gpuModule.getBody()->getTerminator());
       SmallVector<Type> inputs{argsStructType()};
@@ -468,6 +491,11 @@ private:
       for (size_t i = 0; i < n; ++i)
         paramValues.push_back(b.create<LLVM::ExtractValueOp>(
             loc, paramsArg, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+      derivedValues.clear();
+      for (int64_t k = 0; k < layout.numDerived; ++k)
+        derivedValues.push_back(b.create<LLVM::ExtractValueOp>(
+            loc, paramsArg,
+            ArrayRef<int64_t>{static_cast<int64_t>(n) + k}));
     } else {
       Value params = pointerField(args, kParams);
       for (size_t i = 0; i < n; ++i)
@@ -592,6 +620,33 @@ private:
       }
     }
     b.create<func::ReturnOp>(loc);
+  }
+
+  //===--- Derived values ---------------------------------------------===//
+  /// The host entry `derived` (when the model has derived values,
+  /// ModelLayout::findDerived): computes them from the shared parameters
+  /// and dt into args.out, in order. The runtime calls it whenever those
+  /// change and passes the values to GPU kernels by value.
+  void buildDerived() {
+    if (!layout.numDerived)
+      return;
+    Value args = startFunction("derived");
+    loadParams(args, /*withRows=*/false);
+    Value dt = field(args, kDt, f64);
+    Value out = pointerField(args, kOut);
+    ModelLayout::Derived d = ModelLayout::findDerived(model);
+    IRMapping mapping = modelConstants;
+    for (Operation *op : d.ops) {
+      if (auto get = dyn_cast<GetOp>(op))
+        mapping.map(get.getResult(), paramValue(get.getVar()));
+      else if (isa<TimeStepOp>(op))
+        mapping.map(op->getResult(0), dt);
+      else
+        b.clone(*op, mapping);
+    }
+    for (auto [k, v] : llvm::enumerate(d.values))
+      store(mapping.lookup(v), gep(out, f64, static_cast<int64_t>(k)));
+    finishFunction();
   }
 
   //===--- Cells and their storage ------------------------------------===//
@@ -769,6 +824,14 @@ private:
     r.outputs.resize(layout.externals.size());
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getComputeOp().getBody().front()) {
+      // A derived value the kernel takes by value: a constant-bank operand
+      // instead of a computation (whose inputs fold away unused).
+      if (!derivedValues.empty() && op.getNumResults() == 1)
+        if (auto it = derivedIndex.find(op.getResult(0));
+            it != derivedIndex.end()) {
+          mapping.map(op.getResult(0), derivedValues[it->second]);
+          continue;
+        }
       if (auto get = dyn_cast<GetOp>(op)) {
         StringRef n = get.getVar();
         Value v;
@@ -1220,8 +1283,12 @@ private:
   Type ptrTy, f64, i64;
   SmallVector<Value> paramValues;
   /// GPU kernels: the parameters and flags passed by value (null when
-  /// they do not fit, or on the CPU).
+  /// they do not fit, or on the CPU), then the derived values.
   Value paramsArg;
+  SmallVector<Value> derivedValues;
+  /// GPU kernels: the compute region's values they take as derived value
+  /// k (those that read no parameter the kernels read per cell).
+  DenseMap<Value, int> derivedIndex;
   /// Per params index: whether these kernels read a row for it when the
   /// simulation gives one (every parameter on the CPU; on GPUs those named
   /// by per-cell-params, the others shared).

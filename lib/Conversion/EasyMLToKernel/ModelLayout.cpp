@@ -7,6 +7,11 @@
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Runtime/ABI.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
 #include <cctype>
 
 using namespace mlir;
@@ -118,7 +123,62 @@ ModelLayout ModelLayout::get(ModelOp model) {
   if (ComputeOp compute = model.getComputeOp())
     compute.walk([&](TraceOp t) { l.traces.push_back(t.getLabel().str()); });
   l.svRows = l.svSize + static_cast<int64_t>(l.hidden.size());
+  l.numDerived = static_cast<int64_t>(findDerived(model).values.size());
   return l;
+}
+
+ModelLayout::Derived ModelLayout::findDerived(ModelOp model) {
+  Derived d;
+  ComputeOp compute = model.getComputeOp();
+  if (!compute)
+    return d;
+  llvm::DenseSet<StringRef> shared;
+  for (Operation &op : model.getBody().front()) {
+    if (auto p = dyn_cast<ParamOp>(op); p && !p.getNodal())
+      shared.insert(p.getSymName());
+    else if (auto f = dyn_cast<FlagOp>(op))
+      shared.insert(f.getSymName());
+  }
+  Block &block = compute.getBody().front();
+  llvm::DenseSet<Operation *> uniform;
+  auto isUniform = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (def->getBlock() != &block) // constants hoisted to the model
+      return def->hasTrait<OpTrait::ConstantLike>();
+    return uniform.contains(def);
+  };
+  for (Operation &op : block) {
+    bool is = false;
+    if (auto get = dyn_cast<GetOp>(op))
+      is = shared.contains(get.getVar());
+    else if (isa<TimeStepOp>(op) || op.hasTrait<OpTrait::ConstantLike>())
+      is = true;
+    else if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
+             op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+             op.getNumResults() == 1)
+      is = llvm::all_of(op.getOperands(), isUniform);
+    if (!is)
+      continue;
+    uniform.insert(&op);
+    d.ops.push_back(&op);
+  }
+  // Worth passing: computed doubles (not reads or constants) that
+  // something other than a uniform operation uses. (Comparisons stay in the
+  // kernels: they are cheap, and their users take booleans.)
+  for (Operation *op : d.ops) {
+    if (isa<GetOp, TimeStepOp>(op) || op->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    Value v = op->getResult(0);
+    if (!v.getType().isF64())
+      continue;
+    if (llvm::any_of(v.getUsers(), [&](Operation *user) {
+          return !uniform.contains(user);
+        }))
+      d.values.push_back(v);
+  }
+  return d;
 }
 
 template <typename T>
@@ -163,7 +223,7 @@ ModelLayout::paramIndices(llvm::ArrayRef<std::string> names,
 }
 
 int64_t ModelLayout::gpuParamsByValue() const {
-  int64_t n = static_cast<int64_t>(params.size() + flags.size());
+  int64_t n = static_cast<int64_t>(params.size() + flags.size()) + numDerived;
   int64_t room = (EASYML_GPU_PARAM_SPACE -
                   static_cast<int64_t>(sizeof(easyml_kernel_args))) /
                  static_cast<int64_t>(sizeof(double));

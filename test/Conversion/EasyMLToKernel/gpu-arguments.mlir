@@ -5,19 +5,27 @@
 
 // ABI 4: a GPU kernel takes the kernel arguments by value (a struct of
 // 8-byte fields in easyml_kernel_args order), then the parameters and flags
-// by value: the launch's parameter space, read as constant-bank operands.
+// and the model's derived values by value: the launch's parameter space,
+// read as constant-bank operands.
 // CHECK-LABEL: gpu.func @easyml_m_cuda_compute(
 // CHECK-SAME: %[[ARGS:[a-z0-9]+]]: !llvm.struct<(i64, i64, i64, i64, f64, f64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64, i64, ptr, i64)>,
-// CHECK-SAME: %[[PARAMS:[a-z0-9]+]]: !llvm.array<3 x f64>) kernel
+// CHECK-SAME: %[[PARAMS:[a-z0-9]+]]: !llvm.array<5 x f64>) kernel
 // Fields are members of the struct, not loads: dt is field 4.
 // CHECK-DAG: llvm.extractvalue %[[ARGS]][4]
-// Parameters are members of the array (gk is params[1], the flag params[2]).
-// CHECK-DAG: %[[GK:.*]] = llvm.extractvalue %[[PARAMS]][1] : !llvm.array<3 x f64>
+// Parameters are members of the array (the flag is params[2]), then the
+// derived values in order: sqrt(gk) [3] and g*g [4].
+// CHECK-DAG: %[[MODE:.*]] = llvm.extractvalue %[[PARAMS]][2] : !llvm.array<5 x f64>
+// CHECK-DAG: %[[SQRTGK:.*]] = llvm.extractvalue %[[PARAMS]][3] : !llvm.array<5 x f64>
+// CHECK-DAG: %[[GG:.*]] = llvm.extractvalue %[[PARAMS]][4] : !llvm.array<5 x f64>
 // Without --per-cell-params no parameter row is read: the per-cell parameter
 // table (field 14) is not even looked at.
 // CHECK-NOT: llvm.extractvalue %[[ARGS]][14]
 // CHECK: scf.for
-// CHECK: arith.mulf %[[GK]],
+// The derived values are operands, not computations.
+// CHECK-NOT: math.sqrt
+// CHECK: arith.mulf %[[SQRTGK]],
+// CHECK: arith.addf %{{.*}}, %[[MODE]]
+// CHECK: arith.mulf %[[GG]],
 // The biomarker rows are addressed inside their branch, from an opaque
 // copy of the stride, so their addresses are not hoisted out of the loop.
 // CHECK: %[[BIO:.*]] = llvm.extractvalue %[[ARGS]][25]
@@ -31,10 +39,20 @@
 // CHECK: arith.muli %{{.*}}, %[[STRIDE2]] : i64
 // CHECK-NEXT: arith.addi %{{.*}}, %[[CELL2]] : i64
 // CHECK-LABEL: gpu.func @easyml_m_cuda_eval(
-// CHECK-SAME: !llvm.array<3 x f64>) kernel
+// CHECK-SAME: !llvm.array<5 x f64>) kernel
+// The host computes the derived values (a baseline-named host function
+// when only GPU variants are built), in the kernels' order.
+// CHECK-LABEL: func.func @easyml_m_baseline_derived(
+// CHECK: %[[S:.*]] = math.sqrt
+// CHECK-NEXT: %[[P:.*]] = arith.mulf
+// CHECK-NEXT: %[[AT0:.*]] = llvm.getelementptr %{{.*}}[0]
+// CHECK-NEXT: llvm.store %[[S]], %[[AT0]]
+// CHECK-NEXT: %[[AT1:.*]] = llvm.getelementptr %{{.*}}[1]
+// CHECK-NEXT: llvm.store %[[P]], %[[AT1]]
 
 // With per-cell-params=gk, gk's row is read once per cell (when the table
-// and its row are given, else the shared value), the others stay shared.
+// and its row are given, else the shared value), the others stay shared;
+// a derived value of gk is computed per cell, the others still passed.
 // ROW-LABEL: gpu.func @easyml_m_cuda_compute(
 // ROW: llvm.extractvalue %{{.*}}[14]
 // ROW: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
@@ -45,11 +63,15 @@
 // ROW: %[[HAS:.*]] = llvm.icmp "ne" %[[ROWS]]#1
 // ROW: %[[VALUE:.*]] = scf.if %[[HAS]] -> (f64)
 // ROW: scf.for
-// ROW: arith.mulf %[[VALUE]],
+// ROW: %[[ROOT:.*]] = math.sqrt %[[VALUE]] : f64
+// ROW: arith.mulf %[[ROOT]],
 
-// CPU variants read a row for any parameter, as before.
+// CPU variants read a row for any parameter, as before, and compute the
+// derived values themselves.
+// CPU-LABEL: func.func @easyml_m_baseline_derived(
 // CPU-LABEL: func.func @easyml_m_baseline_compute(%{{.*}}: !llvm.ptr)
 // CPU: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr, !llvm.ptr, !llvm.ptr
+// CPU: math.sqrt
 // CPU-LABEL: gpu.func @easyml_m_cuda_compute(
 
 // expected-error@+1 {{per-cell-params: model 'm' has no parameter or flag 'nope'}}
@@ -71,9 +93,11 @@ easyml.model @m {
     %mode = easyml.get @mode : f64
     %x = easyml.get @x : f64
     %e = math.exp %v : f64
-    %f = arith.mulf %gk, %x : f64
+    %sqrtgk = math.sqrt %gk : f64
+    %f = arith.mulf %sqrtgk, %x : f64
     %h = arith.addf %f, %mode : f64
-    %i = arith.mulf %g, %x : f64
+    %gg = arith.mulf %g, %g : f64
+    %i = arith.mulf %gg, %x : f64
     easyml.output @Iion, %i : f64
     easyml.diff @x, %h : f64
   }

@@ -3,8 +3,12 @@
  *
  *   hetero <model.so> <devices> trace   stimulus train, Vm of every cell
  *                                       recorded every 50 steps, an event
- *                                       that clamps some cells' Vm; prints
- *                                       checksums of samples and states
+ *                                       that clamps some cells' Vm and
+ *                                       changes K_o (in the Luo-Rudy model
+ *                                       g_K = 0.282 sqrt(K_o/5.4) is a
+ *                                       derived value, which GPU kernels
+ *                                       take by value); prints checksums
+ *                                       of samples and states
  *   hetero <model.so> <devices> nan <cell>
  *                                       growth = 1 in one cell only (a
  *                                       per-cell parameter): the blow-up is
@@ -51,13 +55,15 @@ static void onSample(int64_t step, const double *values, void *user) {
 }
 
 /* At step 15000: the cells in [1000, 1100) get Vm = -20 (wherever they
- * live: the runtime brings them back to the device). */
+ * live: the runtime brings them back to the device), and every cell a
+ * higher K_o. */
 static int clampSome(easyml_sim *sim, int64_t step, void *user) {
   (void)step;
   (void)user;
   double *vm = easyml_sim_vm(sim);
   for (int c = 1000; c < 1100; ++c)
     vm[c] = -20.0;
+  check(easyml_sim_set_param(sim, "K_o", 7.0), "param");
   return 0;
 }
 

@@ -67,6 +67,11 @@ struct ModelLayout {
   /// after the nodal parameters.
   std::vector<std::string> hidden;
   std::vector<double> hiddenInit; // their initial values
+  /// Values of `compute` that depend on shared values alone (parameters,
+  /// flags, dt, constants) and that the per-cell computation uses: the
+  /// host computes them once (the `derived` entry) and GPU kernels take
+  /// them by value after the parameters (ABI 4). See findDerived.
+  int64_t numDerived = 0;
   int hiddenIndex(llvm::StringRef n) const; // index in `hidden`, or -1
   int64_t svSize = 0; // states + nodal parameters
   int64_t svRows = 0; // svSize + hidden: the per-cell record
@@ -76,6 +81,18 @@ struct ModelLayout {
   /// Computes the layout of `model` (integrators expanded, tables
   /// extracted or not).
   static ModelLayout get(ModelOp model);
+
+  /// The derived values of a model's `compute` region: `ops` are its
+  /// top-level operations that depend on shared values alone (parameter
+  /// and flag reads, `easyml.dt`, arithmetic on them), in order; `values`
+  /// are those of their f64 results that another operation uses (the rest
+  /// is intermediate), in order: derived value k is values[k]. Nodal
+  /// parameters are per-cell storage, so nothing derived reads them.
+  struct Derived {
+    llvm::SmallVector<mlir::Operation *> ops;
+    llvm::SmallVector<mlir::Value> values;
+  };
+  static Derived findDerived(ModelOp model);
 
   int stateIndex(llvm::StringRef n) const;
   int paramIndex(llvm::StringRef n) const; // params then flags
@@ -93,9 +110,10 @@ struct ModelLayout {
   paramIndices(llvm::ArrayRef<std::string> names,
                std::vector<std::string> *unknown = nullptr) const;
   /// How many doubles GPU kernels take by value after the kernel
-  /// arguments (ABI 4): every parameter and flag where they fit in the
-  /// launch's parameter space (EASYML_GPU_PARAM_SPACE), else 0 (the
-  /// kernels read args.params).
+  /// arguments (ABI 4): every parameter and flag, then the derived values,
+  /// where they fit in the launch's parameter space
+  /// (EASYML_GPU_PARAM_SPACE), else 0 (the kernels read args.params and
+  /// compute the derived values themselves).
   int64_t gpuParamsByValue() const;
   std::string symbol(llvm::StringRef variant, llvm::StringRef entry) const {
     return "easyml_" + name + "_" + variantIdentifier(variant) + "_" +

@@ -156,8 +156,9 @@ typedef struct easyml_gpu_image {
  * GPU variants carry code objects whose kernels (named in *_kernel) take,
  * since ABI 4, an easyml_kernel_args by value (its pointers are device
  * pointers) and then, when params_by_value is non-zero, that many doubles
- * by value: the parameters then flags (params order), which the kernels
- * read instead of args.params. One thread per cell of [begin, end). Every compute
+ * by value: the parameters then flags (params order), then the model's
+ * num_derived derived values (build_derived), which the kernels read
+ * instead of args.params. One thread per cell of [begin, end). Every compute
  * entry also adds the number of cells it leaves with a non-finite state or
  * external to counters[num_counters], a slot the host allocates after the
  * model's counters (NaN detection where the cells are). */
@@ -173,8 +174,9 @@ typedef struct easyml_variant {
   const easyml_gpu_image *images;
   const char *init_kernel, *compute_kernel, *eval_kernel;
   /* ABI 4, GPU variants: doubles passed by value after the kernel
-   * arguments (num_params + num_flags, or 0: the kernels read
-   * args.params). 0 for CPU variants. */
+   * arguments (num_params + num_flags + num_derived, or 0: the kernels
+   * read args.params and compute the derived values). 0 for CPU
+   * variants. */
   int64_t params_by_value;
   /* ABI 4: the parameters and flags (params indices) whose per-cell rows
    * (args.param_rows) the kernels read. -1: any of them (CPU variants). GPU
@@ -251,6 +253,14 @@ typedef struct easyml_model_desc {
   easyml_kernel_fn build_tables; /* reads params, dt; writes tables */
   int64_t num_variants;
   const easyml_variant *variants;
+
+  /* ABI 4: the values the model computes from shared parameters, flags and
+   * dt alone (openCARP's regional constants): build_derived reads params
+   * and dt and writes num_derived doubles to out (null when none). GPU
+   * variants that pass parameters by value take these after them; the
+   * runtime calls it whenever parameters or dt change. */
+  int64_t num_derived;
+  easyml_kernel_fn build_derived;
 } easyml_model_desc;
 
 #ifdef __cplusplus

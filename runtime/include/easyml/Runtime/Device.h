@@ -242,8 +242,11 @@ public:
   /// Attaches the device to the simulation's store: allocates what does
   /// not depend on the range.
   virtual bool bind(CellStore &store, std::string &error) = 0;
-  /// Sends the shared parameter values and the lookup tables.
+  /// Sends the shared parameter values, the model's derived values
+  /// (computed from them by build_derived; GPU kernels take both by value)
+  /// and the lookup tables.
   virtual bool setUniforms(const std::vector<double> &params,
+                           const std::vector<double> &derived,
                            const std::vector<double> &tables,
                            std::string &error) = 0;
   /// From now on the device computes `range`. Cells it keeps keep their
