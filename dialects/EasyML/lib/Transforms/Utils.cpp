@@ -432,12 +432,13 @@ UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
     }
     Value pivot = z.value(lu[k][k]);
     lu[k][k] = pivot;
-    Value inv;
+    // One division per pivot: the eliminations below it and every solve
+    // multiply by its reciprocal.
+    Value inv = z.value(z.div(z.cst(1.0), pivot));
+    invPivots.push_back(inv);
     for (unsigned i = k + 1; i < n; ++i) {
       if (!nonzero(lu[i][k]))
         continue;
-      if (!inv)
-        inv = z.div(z.cst(1.0), pivot);
       Value factor = z.mul(lu[i][k], inv);
       lu[i][k] = factor;
       for (unsigned j = k + 1; j < n; ++j)
@@ -481,7 +482,7 @@ SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
     for (unsigned j = i + 1; j < n; ++j)
       if (lu[i][j])
         y[i] = z.sub(y[i], z.mul(lu[i][j], y[j]));
-    y[i] = z.value(z.div(y[i], lu[i][i]));
+    y[i] = z.value(z.mul(y[i], invPivots[i]));
   }
   return y;
 }

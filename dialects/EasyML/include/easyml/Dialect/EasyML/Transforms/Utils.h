@@ -77,6 +77,8 @@ private:
   mlir::OpBuilder &builder;
   mlir::Location loc;
   DenseMatrix lu; // L below the diagonal (unit diagonal), U on and above.
+  /// 1 / U[k][k]: the solves multiply by them (no division per solve).
+  llvm::SmallVector<mlir::Value> invPivots;
   /// Row exchanges: at step k, row k was exchanged with candidate row r
   /// where the condition holds.
   struct Swap {
