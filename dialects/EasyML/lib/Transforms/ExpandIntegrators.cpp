@@ -473,6 +473,13 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         }
         UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)),
                       opts.cvodePivoting);
+        // Checked now, so the pivots are not kept through the stages (the
+        // solves use their reciprocals).
+        Value pivotOk;
+        if (!opts.cvodePivoting)
+          pivotOk = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE,
+                                            lu.smallestPivot(),
+                                            z.cst(kMinPivot));
         int64_t jnz = 0;
         for (const auto &row : *j)
           for (Value v : row)
@@ -512,12 +519,9 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         }
         Value err = b.create<math::SqrtOp>(
             l, z.div(errSum, z.cst(static_cast<double>(n))));
-        if (!opts.cvodePivoting) {
+        if (pivotOk) {
           // A near-zero pivot: the sub-step fails like a NaN error would
           // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
-          Value pivotOk = b.create<arith::CmpFOp>(
-              l, arith::CmpFPredicate::OGE, lu.smallestPivot(),
-              z.cst(kMinPivot));
           err = b.create<arith::SelectOp>(
               l, pivotOk, err,
               z.cst(std::numeric_limits<double>::quiet_NaN()));

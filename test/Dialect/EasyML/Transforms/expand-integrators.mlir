@@ -134,10 +134,15 @@ easyml.model @markov {
 // CHECK: %[[R:.*]]:4 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[H0]],
 // CHECK: scf.condition
 // CHECK: } do {
+// A near-zero pivot rejects the sub-step (as a NaN error would); it is
+// checked right after the factorisation, whose solves then multiply by
+// the pivots' reciprocals.
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[PV:.*]] : f64
+// CHECK: %[[PIV:.*]] = math.absf %[[PV]]
+// CHECK: %[[OK:.*]] = arith.cmpf oge, %[[PIV]], %{{.*}}
+// CHECK: arith.mulf %{{.*}}, %[[INV]]
 // CHECK: math.sqrt
-// A near-zero pivot rejects the sub-step (as a NaN error would).
-// CHECK: %[[PIV:.*]] = math.absf
-// CHECK: arith.cmpf oge, %[[PIV]], %{{.*}}
+// CHECK: arith.select %[[OK]],
 // A sub-step cut short to end the interval keeps the longer proposal.
 // CHECK: arith.maxnumf
 // CHECK: arith.minnumf %{{.*}}, %[[DT]]
