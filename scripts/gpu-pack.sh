@@ -6,7 +6,7 @@
 # corpus files the checks read (reference traces, protocols, meta), packed.
 #
 #   scripts/gpu-pack.sh [--out build/gpu-pack] [--cuda-chips sm_90] [--rocm]
-#                       [--cpu x86-64-v4] [--models "m1 m2"]
+#                       [--cpu x86-64-v4] [--models "m1 m2"] [--emulate]
 #
 # Besides the corpus models the pack holds tentusscher-2006-opencarp-mix:
 # tentusscher-2006 in openCARP's method mix (gates Rush-Larsen, the rest
@@ -15,6 +15,8 @@
 #
 # The cpu-simd part is compiled for --cpu (default x86-64-v4: AVX-512 that
 # every AVX-512 Xeon has; the build machine's own CPU may have more).
+# --emulate adds the GPU kernels' host copies (--emulate-gpu-kernels) for a
+# dry run on the emulated drivers (EASYML_EMULATED_KERNELS=host).
 #
 # Then, on the GPU machine: scripts/gpu-check.sh --pack build/gpu-pack
 set -euo pipefail
@@ -34,10 +36,11 @@ while [ $# -gt 0 ]; do
     --cpu) CPU="$2"; shift 2 ;;
     # Width 1: cpu-simd in the GPU's layout, for dry runs of gpu-check.sh
     # on the emulated driver (test/Runtime/EmulatedDriver).
-    --vector-width) EXTRA="--vector-width=$2"; shift 2 ;;
+    --vector-width) EXTRA="$EXTRA --vector-width=$2"; shift 2 ;;
+    --emulate) EXTRA="$EXTRA --emulate-gpu-kernels"; shift ;;
     --corpus) CORPUS="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
