@@ -194,6 +194,7 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
                                      options.perCellParams.end());
     lower.perCellParams = perCell; // copied by createLowerToKernels
     pm.addPass(createLowerToKernels(lower));
+    pm.addPass(createVectorizeCells());
     if (options.emulateGpuKernels)
       pm.addPass(createCopyGpuKernelsToHost());
     return;

@@ -37,17 +37,13 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     openCARP's layout: one record of `sv_size` doubles per cell, one cell
     at a time.
 
-    The `cpu-simd` variant computes `vector-width` cells at once: every
-    per-cell value becomes a `vector<W x f64>` (values that are the same for
-    all cells, such as parameters, `dt` and constants, stay scalar and are
-    broadcast where they meet per-cell values), the state is
-    structure-of-arrays (`sv[var * stride + cell]`, `out[trace * stride +
-    cell]`), lookup tables are interpolated with gathers, and adaptive
-    (`cvode`) sub-stepping loops run while any lane is active, each lane
-    keeping its result once its own step is done. Chunks may start and end
-    anywhere: lanes outside `[begin, end)` are computed but masked out of
-    every store and warning count, so storage must be readable up to the
-    next multiple of the vector width (the runtime pads and aligns it).
+    Every variant's cell loop computes one cell per iteration:
+    `easyml-vectorize-cells` turns the `cpu-simd` variant's into one over
+    `vector-width` cells, which this pass records on each function
+    (`easyml.variant = #easyml.variant<"cpu-simd", width = W, soa>`). Its
+    state is structure-of-arrays (`sv[var * stride + cell]`, `out[trace *
+    stride + cell]`), so neighbouring cells' entries are neighbours in
+    memory.
 
     The GPU variants (`cuda`, `rocm`) put `init`, `compute` and `eval` as
     `gpu.func` kernels into a `gpu.module @easyml_<model>_<variant>_kernels`
@@ -184,6 +180,42 @@ def LowerOpaque : Pass<"easyml-lower-opaque"> {
            "whose registers the statement names: host, cuda or rocm">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
+  let summary = "compute `width` cells per iteration of cpu-simd's cell loops";
+  let description = [{
+    `easyml-lower-to-kernels` writes every variant's loop over the cells as
+    scalar code for one cell (an `scf.parallel` tagged `easyml.cells`).
+    In the functions tagged `#easyml.variant<"cpu-simd", width = W, soa>`
+    this pass rewrites that loop to compute `W` cells per iteration, from
+    the aligned cell at or below its start:
+
+    - every value of the body is uniform (the same for every cell: stays a
+      scalar), unit (the cell index, or an address that moves by one
+      element from cell to cell: lane 0's scalar stands for the lanes) or
+      varying (a `vector<W x T>`), found by a fixed-point analysis over the
+      body's loops;
+    - loads through unit addresses become vector loads, loads through
+      other varying addresses (lookup-table rows) gathers, stores through
+      unit addresses masked stores; a store anywhere else is an error;
+    - a branch on a varying condition becomes predication: its stores and
+      counters take the lanes where the condition holds (a branch that
+      yields values must be written as a select);
+    - a counter (an unused `llvm.atomicrmw add` of one value) adds the
+      number of active lanes, once per vector;
+    - an `scf.while` whose condition varies runs while any active lane
+      continues, each lane keeping its values once its own loop is done.
+
+    Lanes outside the loop's range are computed and masked out of every
+    store and count, so per-cell storage must be readable up to the next
+    multiple of `W` (the runtime pads and aligns it). Other variants'
+    functions are left alone.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def MapCellsToGpuThreads

@@ -105,7 +105,7 @@ public:
   KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target,
                 ArrayRef<std::string> perCellParams = {})
       : model(model), module(module), target(target),
-        variant(target.getName()), width(target.getWidth()),
+        variant(target.getName()),
         soa(target.getLayout() == CellLayout::soa), gpu(target.isGpu()),
         layout(ModelLayout::get(model)), b(model.getContext()),
         loc(model.getLoc()) {
@@ -255,140 +255,20 @@ private:
   Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
 
-  //===--- Per-cell values: scalars, or vectors of `width` cells ------===//
-  bool vectorized() const { return width > 1; }
-  /// The type of a per-cell value whose scalar type is `t`.
-  Type cellType(Type t) const {
-    return vectorized() ? VectorType::get({width}, t) : t;
-  }
-  /// `v` as a per-cell value: values shared by all cells (parameters, dt,
-  /// constants) are scalars and broadcast where they meet per-cell ones.
-  Value perCell(Value v) {
-    if (!vectorized() || isa<VectorType>(v.getType()))
-      return v;
-    return b.create<vector::BroadcastOp>(loc, cellType(v.getType()), v);
-  }
-  /// Loads the per-cell value(s) at `ptr` (lane 0's element).
-  Value loadCells(Value ptr) {
-    if (!vectorized())
-      return load(f64, ptr);
-    return b.create<LLVM::LoadOp>(loc, cellType(f64), ptr, /*alignment=*/8);
-  }
-  /// Stores `v` at `ptr` for the active lanes only.
-  void storeCells(Value v, Value ptr) {
-    if (!vectorized())
-      return store(v, ptr);
-    b.create<LLVM::MaskedStoreOp>(loc, perCell(v), ptr, laneMask, 8);
-  }
+  /// Loads the current cell's value at `ptr`.
+  Value loadCells(Value ptr) { return load(f64, ptr); }
 
-  /// Clones `op` with per-cell operands widened to vectors: an operation
-  /// whose operands are all shared stays scalar, any other gets vector
-  /// results. Adaptive sub-step loops become loops over all active lanes.
-  LogicalResult cloneForCells(Operation &op, IRMapping &mapping) {
-    if (!vectorized()) {
-      b.clone(op, mapping);
-      return success();
-    }
-    if (auto loop = dyn_cast<scf::WhileOp>(op))
-      return cloneWhile(loop, mapping);
-    if (op.getNumRegions())
-      return op.emitError("operation '")
-             << op.getName() << "' with regions cannot be vectorised";
-    SmallVector<Value> operands;
-    bool anyVector = false;
-    for (Value v : op.getOperands()) {
-      operands.push_back(mapping.lookup(v));
-      anyVector |= isa<VectorType>(operands.back().getType());
-    }
-    if (!anyVector) {
-      b.clone(op, mapping);
-      return success();
-    }
-    OperationState state(op.getLoc(), op.getName());
-    for (Value v : operands)
-      state.addOperands(perCell(v));
-    state.addAttributes(op.getAttrs());
-    for (Type t : op.getResultTypes())
-      state.addTypes(cellType(t));
-    Operation *widened = b.create(state);
-    mapping.map(op.getResults(), widened->getResults());
-    return success();
-  }
-
-  /// An `scf.while` over vectors: it runs while any active lane's
-  /// condition holds; a lane whose condition fails keeps its values.
-  LogicalResult cloneWhile(scf::WhileOp loop, IRMapping &mapping) {
-    SmallVector<Value> inits;
-    SmallVector<Type> types;
-    for (Value v : loop.getInits()) {
-      inits.push_back(perCell(mapping.lookup(v)));
-      types.push_back(inits.back().getType());
-    }
-    Type maskTy = cellType(b.getI1Type());
-    SmallVector<Type> afterTypes(types);
-    afterTypes.push_back(maskTy);
-    LogicalResult status = success();
-    Value mask = laneMask;
-    auto widened = b.create<scf::WhileOp>(
-        loop.getLoc(), afterTypes, inits,
-        [&](OpBuilder &, Location l, ValueRange args) {
-          for (auto [from, to] : llvm::zip(loop.getBeforeArguments(), args))
-            mapping.map(from, to);
-          for (Operation &inner : loop.getBefore().front()) {
-            if (auto cond = dyn_cast<scf::ConditionOp>(inner)) {
-              Value lanes = b.create<arith::AndIOp>(
-                  l, perCell(mapping.lookup(cond.getCondition())), mask);
-              Value any = b.create<vector::ReductionOp>(
-                  l, vector::CombiningKind::OR, lanes);
-              SmallVector<Value> forwarded;
-              for (Value v : cond.getArgs())
-                forwarded.push_back(perCell(mapping.lookup(v)));
-              forwarded.push_back(lanes);
-              b.create<scf::ConditionOp>(l, any, forwarded);
-            } else if (failed(cloneForCells(inner, mapping))) {
-              status = failure();
-            }
-          }
-        },
-        [&](OpBuilder &, Location l, ValueRange args) {
-          for (auto [from, to] : llvm::zip(loop.getAfterArguments(), args))
-            mapping.map(from, to);
-          Value active = args.back();
-          for (Operation &inner : loop.getAfter().front()) {
-            if (auto yield = dyn_cast<scf::YieldOp>(inner)) {
-              SmallVector<Value> kept;
-              for (auto [v, old] : llvm::zip(yield.getOperands(), args))
-                kept.push_back(b.create<arith::SelectOp>(
-                    l, active, perCell(mapping.lookup(v)), old));
-              b.create<scf::YieldOp>(l, kept);
-            } else if (failed(cloneForCells(inner, mapping))) {
-              status = failure();
-            }
-          }
-        });
-    for (auto [from, to] : llvm::zip(loop.getResults(), widened.getResults()))
-      mapping.map(from, to);
-    return status;
-  }
-
-  /// Adds to counter `index` the number of (active) cells where `cond`
-  /// holds.
+  /// Adds one to counter `index` when `cond` holds for the cell.
+  /// (easyml-vectorize-cells turns this into one addition per vector.)
   void countIf(Value cond, int index) {
-    Value n;
-    if (vectorized()) {
-      Value lanes = b.create<arith::AndIOp>(loc, perCell(cond), laneMask);
-      Value ones = b.create<arith::ExtUIOp>(loc, cellType(i64), lanes);
-      n = b.create<vector::ReductionOp>(loc, vector::CombiningKind::ADD, ones);
-      cond = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, n, cI64(0));
-    }
     b.create<scf::IfOp>(loc, cond, [&](OpBuilder &bb, Location l) {
       Value ptr = bb.create<LLVM::GEPOp>(
           l, counters.getType(), i64, counters,
           ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
-      Value amount =
-          n ? n : bb.create<arith::ConstantOp>(l, bb.getI64IntegerAttr(1));
-      bb.create<LLVM::AtomicRMWOp>(l, LLVM::AtomicBinOp::add, ptr, amount,
-                                   LLVM::AtomicOrdering::monotonic);
+      bb.create<LLVM::AtomicRMWOp>(
+          l, LLVM::AtomicBinOp::add, ptr,
+          bb.create<arith::ConstantOp>(l, bb.getI64IntegerAttr(1)),
+          LLVM::AtomicOrdering::monotonic);
       bb.create<scf::YieldOp>(l);
     });
   }
@@ -402,10 +282,9 @@ private:
     Value bad;
     for (Value v : values) {
       // |v| >= inf, or unordered (NaN).
-      v = perCell(v);
       Value notFinite =
           b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGE,
-                                  b.create<math::AbsFOp>(loc, v), perCell(inf));
+                                  b.create<math::AbsFOp>(loc, v), inf);
       bad = bad ? b.create<arith::OrIOp>(loc, bad, notFinite) : notFinite;
     }
     if (bad)
@@ -414,7 +293,7 @@ private:
 
   /// `bound` where `v <pred> bound`, counting those events; else `v`.
   Value clamp(Value v, double bound, arith::CmpFPredicate pred, int counter) {
-    Value b0 = perCell(cF64(bound));
+    Value b0 = cF64(bound);
     Value beyond = b.create<arith::CmpFOp>(loc, pred, v, b0);
     countIf(beyond, counter);
     return b.create<arith::SelectOp>(loc, beyond, b0, v);
@@ -457,6 +336,8 @@ private:
       b.setInsertionPointToEnd(module.getBody());
       auto fn = b.create<func::FuncOp>(loc, layout.symbol(variant, entry),
                                        b.getFunctionType({ptrTy}, {}));
+      // What easyml-vectorize-cells reads the vector width from.
+      fn->setAttr("easyml.variant", target);
       entryBlock = fn.addEntryBlock();
     }
     functionEntry = entryBlock;
@@ -553,15 +434,14 @@ private:
       Value row = paramRows[i];
       Value has = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, row,
                                          b.create<LLVM::ZeroOp>(loc, ptrTy));
-      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{cellType(f64)}, has,
+      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{f64}, has,
                                       /*withElse=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value at = gep(hostGiven(row), f64, cell);
-      b.create<scf::YieldOp>(
-          loc, vectorized() ? loadCells(at) : loadReadOnly(f64, at));
+      b.create<scf::YieldOp>(loc, loadReadOnly(f64, at));
       b.setInsertionPointToStart(ifOp.elseBlock());
-      b.create<scf::YieldOp>(loc, perCell(paramValues[i]));
+      b.create<scf::YieldOp>(loc, paramValues[i]);
       cellParams[i] = ifOp.getResult(0);
     }
   }
@@ -666,50 +546,23 @@ private:
     return gep(gep(out, f64, mulI(cell, cI64(numTraces))), f64, k);
   }
 
-  /// Opens the loop over cells [begin, end): one cell per iteration, or one
-  /// vector of cells starting at a multiple of the width, with `laneMask`
-  /// marking the lanes inside [begin, end). Returns lane 0's cell index.
-  /// Opens the loop over the cells [begin, end) and returns the first
-  /// cell of the current iteration (i64). The loop is an `scf.parallel`
-  /// tagged `easyml.cells`: iterations are independent (counters are
-  /// atomic). On the CPU it runs in order (scf-to-cf); in a GPU kernel
-  /// easyml-map-cells-to-gpu-threads gives each thread one cell. Vector
-  /// variants step by the vector width from the aligned cell below
-  /// `begin`, lanes outside [begin, end) masked.
+  /// Opens the loop over the cells [begin, end) and returns the cell of
+  /// the current iteration (i64). The loop is an `scf.parallel` tagged
+  /// `easyml.cells`: iterations are independent (counters are atomic). On
+  /// the CPU it runs in order (scf-to-cf), cpu-simd's `width` cells per
+  /// iteration once easyml-vectorize-cells has run; in a GPU kernel
+  /// easyml-map-cells-to-gpu-threads gives each thread one cell.
   Value openCellLoop(Value begin, Value end) {
     Type index = b.getIndexType();
     auto toIndex = [&](Value v) {
       return b.create<arith::IndexCastOp>(loc, index, v).getResult();
     };
-    Value first = begin;
-    if (vectorized()) {
-      Value w = cI64(width);
-      first = mulI(b.create<arith::DivSIOp>(loc, begin, w), w);
-    }
     auto loop = b.create<scf::ParallelOp>(
-        loc, ValueRange{toIndex(first)}, ValueRange{toIndex(end)},
-        ValueRange{b.create<arith::ConstantIndexOp>(loc, width)});
+        loc, ValueRange{toIndex(begin)}, ValueRange{toIndex(end)},
+        ValueRange{b.create<arith::ConstantIndexOp>(loc, 1)});
     loop->setAttr(easyml::kCellLoopAttr, b.getUnitAttr());
     b.setInsertionPointToStart(loop.getBody());
-    Value cell =
-        b.create<arith::IndexCastOp>(loc, i64, loop.getInductionVars()[0]);
-    if (!vectorized())
-      return cell;
-    SmallVector<int64_t> iota;
-    for (int64_t i = 0; i < width; ++i)
-      iota.push_back(i);
-    Value lanes = b.create<arith::AddIOp>(
-        loc, perCell(cell),
-        b.create<arith::ConstantOp>(
-            loc, DenseIntElementsAttr::get(cast<ShapedType>(cellType(i64)),
-                                           ArrayRef(iota))));
-    laneMask = b.create<arith::AndIOp>(
-        loc,
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, lanes,
-                                perCell(begin)),
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lanes,
-                                perCell(end)));
-    return cell;
+    return b.create<arith::IndexCastOp>(loc, i64, loop.getInductionVars()[0]);
   }
 
   //===--- Init -------------------------------------------------------===//
@@ -732,10 +585,10 @@ private:
     loadCellParams(cell, used);
     for (const ModelLayout::Param &p : layout.params)
       if (p.nodal)
-        storeCells(perCell(cellParamValue(p.name)),
+        store(cellParamValue(p.name),
                    svAddress(sv, cell, p.svIndex));
     for (auto [i, init] : llvm::enumerate(layout.hiddenInit))
-      storeCells(perCell(cF64(init)), svAddress(sv, cell, layout.svSize + i));
+      store(cF64(init), svAddress(sv, cell, layout.svSize + i));
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getInitOp().getBody().front()) {
       if (auto get = dyn_cast<GetOp>(op)) {
@@ -744,11 +597,11 @@ private:
         Value v = mapping.lookup(iv.getValue());
         int s = layout.stateIndex(iv.getVar());
         if (s >= 0)
-          storeCells(v, svAddress(sv, cell, s));
+          store(v, svAddress(sv, cell, s));
         else if (int e = layout.externalIndex(iv.getVar()); e >= 0)
-          storeCells(v, gep(extPtrs[e], f64, cell));
-      } else if (failed(cloneForCells(op, mapping))) {
-        return failure();
+          store(v, gep(extPtrs[e], f64, cell));
+      } else {
+        b.clone(op, mapping);
       }
     }
     finishFunction();
@@ -756,27 +609,17 @@ private:
   }
 
   //===--- Lookups ----------------------------------------------------===//
-  /// Loads column `c` of the rows at `rowIndex` (per cell): one load, or a
-  /// gather.
+  /// Loads column `c` of the rows at `rowIndex` (per cell; a gather once
+  /// vectorised).
   Value loadTableEntry(Value rowIndex, int64_t c) {
-    Value index = addI(rowIndex, perCell(cI64(c)));
-    if (!vectorized())
-      return loadReadOnly(f64, gep(tablesPtr, f64, index));
-    Type ptrs = LLVM::getFixedVectorType(ptrTy, width);
-    Value addresses = b.create<LLVM::GEPOp>(loc, ptrs, f64, tablesPtr,
-                                            ArrayRef<LLVM::GEPArg>{index});
-    Value all = perCell(
-        b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI1Type(), 1)));
-    Value zero = perCell(cF64(0.0));
-    return b.create<LLVM::masked_gather>(loc, cellType(f64), addresses, all,
-                                         ValueRange{zero}, 8);
+    Value index = addI(rowIndex, cI64(c));
+    return loadReadOnly(f64, gep(tablesPtr, f64, index));
   }
 
   SmallVector<Value> interpolate(LookupOp lookup, Value x) {
     const ModelLayout::Table &t =
         layout.tables[layout.tableIndex(lookup.getTable())];
-    x = perCell(x);
-    auto c = [&](double v) { return perCell(cF64(v)); };
+    auto c = [&](double v) { return cF64(v); };
     double last = static_cast<double>(t.rows - 1);
     Value u = b.create<arith::MulFOp>(
         loc, b.create<arith::SubFOp>(loc, x, c(t.lo)), c(1.0 / t.step));
@@ -788,13 +631,13 @@ private:
     countIf(b.create<arith::OrIOp>(loc, below, above), t.counter);
     Value uc = b.create<arith::MinNumFOp>(
         loc, b.create<arith::MaxNumFOp>(loc, u, c(0.0)), c(last));
-    Value idx = b.create<arith::FPToSIOp>(loc, cellType(i64), uc);
+    Value idx = b.create<arith::FPToSIOp>(loc, i64, uc);
     idx = b.create<arith::MinSIOp>(
-        loc, idx, perCell(cI64(std::max<int64_t>(0, t.rows - 2))));
+        loc, idx, cI64(std::max<int64_t>(0, t.rows - 2)));
     Value w = b.create<arith::SubFOp>(
-        loc, uc, b.create<arith::SIToFPOp>(loc, cellType(f64), idx));
+        loc, uc, b.create<arith::SIToFPOp>(loc, f64, idx));
     Value row =
-        addI(perCell(cI64(t.offset)), mulI(idx, perCell(cI64(t.columns))));
+        addI(cI64(t.offset), mulI(idx, cI64(t.columns)));
     SmallVector<Value> results;
     for (int64_t col = 0; col < t.columns; ++col) {
       Value a = loadTableEntry(row, col);
@@ -857,21 +700,21 @@ private:
       } else if (auto next = dyn_cast<NextOp>(op)) {
         if (!advance)
           continue;
-        Value v = perCell(mapping.lookup(next.getValue()));
+        Value v = mapping.lookup(next.getValue());
         if (int h = layout.hiddenIndex(next.getState()); h >= 0)
           r.hidden[h] = v;
         else
           r.states[layout.stateIndex(next.getState())] = v;
       } else if (auto out = dyn_cast<OutputOp>(op)) {
         r.outputs[layout.externalIndex(out.getVar())] =
-            perCell(mapping.lookup(out.getValue()));
+            mapping.lookup(out.getValue());
       } else if (auto trace = dyn_cast<TraceOp>(op)) {
-        r.traces.push_back(perCell(mapping.lookup(trace.getValue())));
+        r.traces.push_back(mapping.lookup(trace.getValue()));
       } else if (!advance && op.getNumRegions()) {
         // Integrator loops do not contribute to outputs.
         continue;
-      } else if (failed(cloneForCells(op, mapping))) {
-        return failure();
+      } else {
+        b.clone(op, mapping);
       }
     }
     if (advance)
@@ -884,11 +727,6 @@ private:
         r.states[i] = v;
       }
     return r;
-  }
-
-  /// Stores `v` at `ptr` for the lanes in `mask` (vector variants).
-  void storeCellsMasked(Value v, Value ptr, Value mask) {
-    b.create<LLVM::MaskedStoreOp>(loc, perCell(v), ptr, mask, 8);
   }
 
   /// Loads what the step loop needs to recognise a sample step (before the
@@ -941,34 +779,13 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sampleIf.thenBlock());
     loadRecordingTargets();
-    // The lanes (or the cell) inside the recorded range.
-    Value mask;
-    if (vectorized()) {
-      SmallVector<int64_t> iota;
-      for (int64_t i = 0; i < width; ++i)
-        iota.push_back(i);
-      Value lanes =
-          addI(perCell(cell),
-               b.create<arith::ConstantOp>(
-                   loc, DenseIntElementsAttr::get(
-                            cast<ShapedType>(cellType(i64)), ArrayRef(iota))));
-      mask = b.create<arith::AndIOp>(
-          loc, laneMask,
-          b.create<arith::AndIOp>(
-              loc,
-              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, lanes,
-                                      perCell(r.begin)),
-              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lanes,
-                                      perCell(r.end))));
-    } else {
-      Value inside = b.create<arith::AndIOp>(
-          loc,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, cell,
-                                  r.begin),
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cell, r.end));
-      auto cellIf = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
-      b.setInsertionPointToStart(cellIf.thenBlock());
-    }
+    // The cells inside the recorded range.
+    Value inside = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, cell, r.begin),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cell, r.end));
+    auto cellIf = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
+    b.setInsertionPointToStart(cellIf.thenBlock());
     Value sampleBase = mulI(k, r.num);
     Value offset = b.create<arith::SubIOp>(loc, cell, r.begin);
     auto put = [&](int64_t v, Value value) {
@@ -979,11 +796,7 @@ private:
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value index = addI(mulI(addI(sampleBase, slot), r.stride), offset);
-      Value ptr = gep(r.rec, f64, index);
-      if (vectorized())
-        storeCellsMasked(value, ptr, mask);
-      else
-        store(value, ptr);
+      store(value, gep(r.rec, f64, index));
     };
     for (size_t i = 0; i < states.size(); ++i)
       put(i, states[i]);
@@ -1042,13 +855,13 @@ private:
       return gep(bio, f64, addI(mulI(cI64(row), rowStride), cell));
     };
     auto ld = [&](int row) { return loadCells(address(row)); };
-    auto st = [&](int row, Value v) { storeCells(perCell(v), address(row)); };
-    auto c = [&](double v) { return perCell(cF64(v)); };
+    auto st = [&](int row, Value v) { store(v, address(row)); };
+    auto c = [&](double v) { return cF64(v); };
     auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
       return b.create<arith::CmpFOp>(loc, p, x, y);
     };
     auto sel = [&](Value cond, Value x, Value y) -> Value {
-      return b.create<arith::SelectOp>(loc, cond, perCell(x), perCell(y));
+      return b.create<arith::SelectOp>(loc, cond, x, y);
     };
     auto isNaN = [&](Value x) {
       return cmp(arith::CmpFPredicate::UNO, x, x);
@@ -1065,20 +878,18 @@ private:
     auto notI = [&](Value x) -> Value {
       Value one = b.create<arith::ConstantOp>(
           loc, b.getIntegerAttr(b.getI1Type(), 1));
-      return b.create<arith::XOrIOp>(loc, x, perCell(one));
+      return b.create<arith::XOrIOp>(loc, x, one);
     };
     auto andI = [&](Value x, Value y) -> Value {
       return b.create<arith::AndIOp>(loc, x, y);
     };
-    v0 = perCell(v0);
-    v1 = perCell(v1);
     Value t = b.create<arith::MulFOp>(
         loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
-    Value t1 = perCell(b.create<arith::AddFOp>(loc, t, dt));
-    Value tMid = perCell(
+    Value t1 = b.create<arith::AddFOp>(loc, t, dt);
+    Value tMid = 
         b.create<arith::AddFOp>(loc, t, b.create<arith::MulFOp>(
-                                            loc, dt, cF64(0.5))));
-    Value tc = perCell(t), dtc = perCell(dt);
+                                            loc, dt, cF64(0.5)));
+    Value tc = t, dtc = dt;
     Value nan = c(std::numeric_limits<double>::quiet_NaN());
 
     Value restOld = ld(EASYML_BIO_V_REST);
@@ -1136,7 +947,7 @@ private:
     for (auto [i, v] : llvm::enumerate(states)) {
       Value is = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, caRow,
                                          cI64(static_cast<int64_t>(i)));
-      ca = b.create<arith::SelectOp>(loc, is, perCell(v), ca);
+      ca = b.create<arith::SelectOp>(loc, is, v, ca);
     }
     Value caMinOld = ld(EASYML_BIO_CA_MIN);
     st(EASYML_BIO_CA_MIN,
@@ -1191,9 +1002,9 @@ private:
         return failure();
       for (size_t j = 0; j < ne; ++j)
         if (r->outputs[j])
-          storeCells(r->outputs[j], gep(extPtrs[j], f64, cell));
+          store(r->outputs[j], gep(extPtrs[j], f64, cell));
       for (auto [k, v] : llvm::enumerate(r->traces))
-        storeCells(v, outAddress(out, cell, k, r->traces.size()));
+        store(v, outAddress(out, cell, k, r->traces.size()));
     } else {
       // Carried from step to step: states, externals, hidden values.
       SmallVector<Value> iter(x);
@@ -1217,7 +1028,7 @@ private:
       Value vmBefore = vm >= 0 ? es[vm] : Value();
       if (vm >= 0) {
         Value stimulated = b.create<arith::AddFOp>(
-            loc, es[vm], perCell(b.create<arith::MulFOp>(loc, stim, dt)));
+            loc, es[vm], b.create<arith::MulFOp>(loc, stim, dt));
         es[vm] = b.create<arith::SelectOp>(loc, integrate, stimulated, es[vm]);
       }
       auto r = emitStep(xs, nodal, hs, es, t, dt, /*advance=*/true);
@@ -1230,7 +1041,7 @@ private:
         Value v = yielded[ns + vm];
         Value integrated = b.create<arith::SubFOp>(
             loc, v,
-            b.create<arith::MulFOp>(loc, yielded[ns + iion], perCell(dt)));
+            b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
         yielded[ns + vm] =
             b.create<arith::SelectOp>(loc, integrate, integrated, v);
       }
@@ -1251,12 +1062,12 @@ private:
           extPtrs[j] = hostGiven(load(ptrTy, gep(ext, ptrTy, j)));
       }
       for (size_t i = 0; i < ns; ++i)
-        storeCells(stepLoop.getResult(i), svAddress(sv, cell, i));
+        store(stepLoop.getResult(i), svAddress(sv, cell, i));
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
-          storeCells(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
+          store(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
       for (size_t i = 0; i < nh; ++i)
-        storeCells(stepLoop.getResult(ns + ne + i),
+        store(stepLoop.getResult(ns + ne + i),
                    svAddress(sv, cell, layout.svSize + i));
       // Every variant counts the cells it leaves non-finite, so the
       // runtime learns of a blow-up without scanning the states.
@@ -1271,7 +1082,6 @@ private:
   /// What the kernels are for; the fields below are read from it.
   VariantAttr target;
   std::string variant;
-  int64_t width;
   bool soa;
   /// Kernels for a GPU: one thread per cell, in `gpuModule`.
   bool gpu;
@@ -1303,8 +1113,6 @@ private:
     Value args, rec, slots, num, begin, end, stride, first, every, samples,
         traces;
   } recording;
-  /// Lanes of the current vector inside [begin, end).
-  Value laneMask;
   IRMapping modelConstants;
 };
 
