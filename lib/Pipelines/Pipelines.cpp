@@ -277,6 +277,7 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createKeepInvariantsInLoops());
   ConvertMathToDeviceLibraryOptions deviceMath;
   deviceMath.target = rocm ? "rocm" : "cuda";
   kernels.addPass(createConvertMathToDeviceLibrary(deviceMath));
