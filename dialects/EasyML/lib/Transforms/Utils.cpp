@@ -381,11 +381,59 @@ FailureOr<std::vector<Tangent>> easyml::differentiate(OpBuilder &builder,
 // UnrolledLU
 //===----------------------------------------------------------------------===//
 
+/// A symmetric elimination order that keeps the factors sparse: at each
+/// step the remaining diagonal entry with the smallest Markowitz count
+/// (other nonzeros in its row) x (other nonzeros in its column), counted
+/// on the structure with the fill of the steps before; ties go to the
+/// earlier row, so a matrix that fills nothing keeps its order.
+static SmallVector<unsigned> fillReducingOrder(const DenseMatrix &a) {
+  unsigned n = a.size();
+  std::vector<std::vector<bool>> s(n, std::vector<bool>(n));
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < n; ++j)
+      s[i][j] = i == j || (a[i][j] && !isConstant(a[i][j], 0.0));
+  std::vector<bool> done(n);
+  SmallVector<unsigned> order;
+  for (unsigned step = 0; step < n; ++step) {
+    unsigned best = n;
+    uint64_t bestCost = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      if (done[k])
+        continue;
+      uint64_t rows = 0, cols = 0;
+      for (unsigned j = 0; j < n; ++j)
+        if (!done[j] && j != k) {
+          rows += s[k][j];
+          cols += s[j][k];
+        }
+      uint64_t cost = rows * cols;
+      if (best == n || cost < bestCost) {
+        best = k;
+        bestCost = cost;
+      }
+    }
+    done[best] = true;
+    order.push_back(best);
+    for (unsigned i = 0; i < n; ++i)
+      if (!done[i] && s[i][best])
+        for (unsigned j = 0; j < n; ++j)
+          if (!done[j] && s[best][j])
+            s[i][j] = true;
+  }
+  return order;
+}
+
 UnrolledLU::UnrolledLU(OpBuilder &builder, Location loc, DenseMatrix a,
                        bool pivoting)
-    : builder(builder), loc(loc), lu(std::move(a)) {
+    : builder(builder), loc(loc), order(fillReducingOrder(a)) {
   ZeroAwareBuilder z{builder, loc};
-  unsigned n = lu.size();
+  unsigned n = a.size();
+  // P A P^T: row and column k of the factorised matrix are row and
+  // column order[k] of `a`.
+  lu.assign(n, SmallVector<Value>(n));
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < n; ++j)
+      lu[i][j] = a[order[i]][order[j]];
   auto nonzero = [](Value v) { return v && !isConstant(v, 0.0); };
   for (unsigned k = 0; k < n; ++k) {
     SmallVector<unsigned> others;
@@ -462,7 +510,9 @@ Value UnrolledLU::smallestPivot() {
 SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
   ZeroAwareBuilder z{builder, loc};
   unsigned n = lu.size();
-  SmallVector<Value> y(rhs.begin(), rhs.end());
+  SmallVector<Value> y;
+  for (unsigned k = 0; k < n; ++k)
+    y.push_back(rhs[order[k]]);
   // The row exchanges, in order: before step k's elimination.
   for (const Swap &swap : swaps) {
     Value yk = y[swap.k];
@@ -484,7 +534,10 @@ SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
         y[i] = z.sub(y[i], z.mul(lu[i][j], y[j]));
     y[i] = z.value(z.mul(y[i], invPivots[i]));
   }
-  return y;
+  SmallVector<Value> x(n);
+  for (unsigned k = 0; k < n; ++k)
+    x[order[k]] = y[k];
+  return x;
 }
 
 unsigned UnrolledLU::nonZeros() const {

@@ -205,3 +205,36 @@ easyml.model @cvode_pair {
     easyml.diff @b, %fb : f64
   }
 }
+
+// -----
+
+// The factorisation eliminates in an order that limits fill-in: in this
+// arrow-shaped iteration matrix (a coupled to b and c, b and c only to a),
+// eliminating a first would fill b-c and c-b (9 factor entries); b and c
+// first fill nothing, so the factors have the matrix's 7 entries.
+// CHECK-LABEL: easyml.model @cvode_arrow
+// CHECK: easyml.stiff_cost = {jacobian_nonzeros = 4 : i64, live_across_stage2 = 13 : i64, lu_nonzeros = 7 : i64, states = 3 : i64}
+easyml.model @cvode_arrow {
+  easyml.state @a kind <diff> method <cvode> {group = 4 : i32}
+  easyml.state @b kind <diff> method <cvode> {group = 4 : i32}
+  easyml.state @c kind <diff> method <cvode> {group = 4 : i32}
+  easyml.init {
+    %one = arith.constant 1.0 : f64
+    easyml.init_value @a, %one : f64
+    easyml.init_value @b, %one : f64
+    easyml.init_value @c, %one : f64
+  }
+  easyml.compute {
+    %a = easyml.get @a : f64
+    %b = easyml.get @b : f64
+    %c = easyml.get @c : f64
+    %k = arith.constant -1000.0 : f64
+    %bc = arith.addf %b, %c : f64
+    %fa = arith.mulf %k, %bc : f64
+    %fb = arith.mulf %k, %a : f64
+    %fc = arith.mulf %k, %a : f64
+    easyml.diff @a, %fa : f64
+    easyml.diff @b, %fb : f64
+    easyml.diff @c, %fc : f64
+  }
+}
