@@ -7,6 +7,7 @@
 #
 #   scripts/gpu-pack.sh [--out build/gpu-pack] [--cuda-chips sm_90] [--rocm]
 #                       [--cpu x86-64-v4] [--models "m1 m2"] [--emulate]
+#                       [--compile-args "--cuda-smem-spilling=false"]
 #
 # Besides the corpus models the pack holds tentusscher-2006-opencarp-mix:
 # tentusscher-2006 in openCARP's method mix (gates Rush-Larsen, the rest
@@ -17,6 +18,8 @@
 # every AVX-512 Xeon has; the build machine's own CPU may have more).
 # --emulate adds the GPU kernels' host copies (--emulate-gpu-kernels) for a
 # dry run on the emulated drivers (EASYML_EMULATED_KERNELS=host).
+# --compile-args adds easyml-compile options to every model (an A/B pack:
+# e.g. without shared-memory spilling, --out build/gpu-pack-nosmem).
 #
 # Then, on the GPU machine: scripts/gpu-check.sh --pack build/gpu-pack
 set -euo pipefail
@@ -38,9 +41,10 @@ while [ $# -gt 0 ]; do
     # on the emulated driver (test/Runtime/EmulatedDriver).
     --vector-width) EXTRA="$EXTRA --vector-width=$2"; shift 2 ;;
     --emulate) EXTRA="$EXTRA --emulate-gpu-kernels"; shift ;;
+    --compile-args) EXTRA="$EXTRA $2"; shift 2 ;;
     --corpus) CORPUS="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -10,7 +10,12 @@ chip's register file (65,536 registers per SM, allocated per warp in units
 of 256; at most 64 warps and 32 blocks per SM on sm_80 and sm_90), and
 what the model's largest cvode group keeps live across its stage-2
 right-hand side (LU non-zeros + 2 x states, f64 values: 2 registers each;
-from the easyml.stiff_cost of --emit=prepared).
+from the easyml.stiff_cost of --emit=prepared). Registers that ptxas
+spills to shared memory (easyml-assemble-ptx's enable_smem_spilling, the
+default with CUDA 12.8 and later) are the `smem` column, bytes per block
+(sized for the kernel's launch bound of 256 threads), and count in the
+occupancy; `spill st`/`spill ld` are what goes to local memory.
+--no-smem-spilling compiles without it, for comparison.
 
   scripts/gpu-resources.py --corpus ../shared/corpus [--models ohara-2011]
       [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
@@ -35,14 +40,21 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REGS_PER_SM, WARPS_PER_SM, BLOCKS_PER_SM, REG_UNIT = 65536, 64, 32, 256
+# Shared memory per SM that blocks can use (sm_80: 164 KB, sm_90: 228 KB)
+# and what each resident block reserves.
+SMEM_PER_SM = {"sm_80": 164 * 1024, "sm_90": 228 * 1024}
+SMEM_RESERVED = 1024
 
 
-def occupancy(regs, block):
+def occupancy(regs, block, smem=0, chip="sm_90"):
     warps_per_block = (block + 31) // 32
     regs_per_warp = (regs * 32 + REG_UNIT - 1) // REG_UNIT * REG_UNIT
     warps = REGS_PER_SM // max(1, regs_per_warp)
     blocks = min(warps // warps_per_block, BLOCKS_PER_SM,
                  WARPS_PER_SM // warps_per_block)
+    if smem:
+        blocks = min(blocks, SMEM_PER_SM.get(chip, 228 * 1024)
+                     // (smem + SMEM_RESERVED))
     return blocks * warps_per_block / WARPS_PER_SM
 
 
@@ -72,14 +84,17 @@ def parse(text):
             continue
         if current is None or owner != entry:
             continue
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
-                      r"(\d+) bytes spill loads", line)
+        m = re.search(r"(-?\d+) bytes stack frame, (-?\d+) bytes spill stores, "
+                      r"(-?\d+) bytes spill loads", line)
         if m:
             current.update(stack=int(m.group(1)), spill_stores=int(m.group(2)),
                            spill_loads=int(m.group(3)))
         m = re.search(r"Used (\d+) registers", line)
         if m:
             current["registers"] = int(m.group(1))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m:
+            current["smem"] = int(m.group(1))
     return kernels
 
 
@@ -117,6 +132,8 @@ def main():
     ap.add_argument("--no-spill-up-to", type=int, metavar="N")
     ap.add_argument("--ceiling", metavar="FILE")
     ap.add_argument("--descriptor", action="store_true")
+    ap.add_argument("--no-smem-spilling", action="store_true",
+                    help="compile with --cuda-smem-spilling=false")
     args = ap.parse_args()
     ptxas = ptxas_path(args)
     if args.corpus:
@@ -139,9 +156,11 @@ def main():
                 ceiling[m] = k.get("spill_stores", 0)
     print(f"{'model':<44} {'states':>6} {'regs':>5} {'spill st':>9} "
           f"{'spill ld':>9} {'stack':>6} {'occup.':>7} {'stiff live':>10}"
+          f" {'smem':>6}"
           f"  (compute kernel, {args.chip}, {args.block} threads per block;"
           f" stiff live: f64 values the largest cvode group keeps live "
-          f"across its stage-2 right-hand side)")
+          f"across its stage-2 right-hand side; smem: registers spilled to "
+          f"shared memory, bytes per block)")
     with tempfile.TemporaryDirectory(prefix="easyml-gpu-resources-") as tmp:
         for i, name in enumerate(models):
             print(f"[{i + 1}/{len(models)}] {name}", file=sys.stderr,
@@ -150,6 +169,8 @@ def main():
             cmd = [os.path.join(args.build, "bin", "easyml-compile"),
                    sources[name], "--variant=cuda", "--cuda-chips=" + args.chip,
                    "--emit=gpu-asm", "-o", ptx, "-w"]
+            if args.no_smem_spilling:
+                cmd.append("--cuda-smem-spilling=false")
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode:
                 results[name] = {"error": p.stderr.strip()[-300:]}
@@ -171,7 +192,8 @@ def main():
                 continue
             kernels = parse(q.stderr + q.stdout)
             for k in kernels.values():
-                k["occupancy"] = occupancy(k.get("registers", 255), args.block)
+                k["occupancy"] = occupancy(k.get("registers", 255), args.block,
+                                           k.get("smem", 0), args.chip)
             info = subprocess.run(
                 [os.path.join(args.build, "bin", "easyml-compile"),
                  sources[name], "--emit=mlir", "-w"],
@@ -199,7 +221,7 @@ def main():
                   f"{compute.get('spill_loads', '?'):>9} "
                   f"{compute.get('stack', '?'):>6} "
                   f"{100 * compute.get('occupancy', 0):6.1f}% "
-                  f"{live:>10}", flush=True)
+                  f"{live:>10} {compute.get('smem', 0):>6}", flush=True)
             if args.descriptor:
                 d = descriptor(args, sources[name], tmp, name)
                 results[name]["descriptor"] = d
@@ -224,8 +246,11 @@ def main():
     ok = [r for r in results.values() if "kernels" in r]
     spilling = [n for n, r in results.items() if "kernels" in r and any(
         k.get("spill_stores", 0) for k in r["kernels"].values())]
+    smem = [n for n, r in results.items() if "kernels" in r and any(
+        k.get("smem", 0) for k in r["kernels"].values())]
     print(f"{len(ok)} of {len(results)} models assembled; "
-          f"{len(spilling)} with spills")
+          f"{len(spilling)} with spills"
+          + (f" ({len(smem)} also spill to shared memory)" if smem else ""))
     if args.descriptor:
         print(f"descriptor: {len(ok) - len(disagree)} of {len(ok)} agree "
               "with ptxas")

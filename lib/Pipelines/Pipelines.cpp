@@ -131,6 +131,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     one->toolkit = toolkits[variant];
     one->format = format.getValue();
     one->optLevel = optLevel.getValue();
+    one->smemSpilling = cudaSmemSpilling.getValue();
     timingNames.push_back("gpu-" + variant);
     jobs.push_back({*own, one.get(), timingNames.back()});
     options.push_back(std::move(one));
@@ -215,6 +216,7 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
     gpu.cudaPath = options.cudaPath.getValue();
     gpu.rocmPath = options.rocmPath.getValue();
     gpu.format = options.gpuFormat.getValue();
+    gpu.cudaSmemSpilling = options.cudaSmemSpilling.getValue();
     pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
     return;
   }
@@ -309,10 +311,23 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
   }
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
-  binary.compilationTarget = !options.format.empty() ? options.format.getValue()
-                             : rocm                  ? std::string("bin")
-                                                     : std::string("fatbin");
+  std::string format = !options.format.empty() ? options.format.getValue()
+                       : rocm                  ? std::string("bin")
+                                               : std::string("fatbin");
+  // CUDA: PTX from LLVM, assembled by our own step (which can ask ptxas
+  // for what LLVM 19 cannot write in PTX).
+  bool ownAssembler =
+      !rocm && (format == "fatbin" || format == "bin" || format == "isa");
+  binary.compilationTarget = ownAssembler ? std::string("isa") : format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (ownAssembler) {
+    AssemblePtxOptions assemble;
+    assemble.cudaPath = options.toolkit.getValue();
+    assemble.format = format;
+    assemble.optLevel = options.optLevel.getValue();
+    assemble.smemSpilling = options.smemSpilling.getValue();
+    pm.addPass(createAssemblePtx(assemble));
+  }
 }
 
 void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
@@ -365,6 +380,7 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
       one.toolkit = options.toolkit.getValue();
       one.format = options.format.getValue();
       one.optLevel = options.optLevel.getValue();
+      one.smemSpilling = options.smemSpilling.getValue();
       buildGpuSerializePipeline(pm, one);
       if (failed(pm.run(*jobs[i].copy)))
         failedJob = true;
@@ -374,9 +390,10 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
   };
   unsigned threads =
       context->isMultithreadingEnabled()
-          ? std::min<unsigned>(jobs.size(),
-                               std::max(1u, llvm::hardware_concurrency()
-                                                .compute_thread_count()))
+          ? std::min<unsigned>(
+                jobs.size(),
+                std::max(1u,
+                         llvm::hardware_concurrency().compute_thread_count()))
           : 1;
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)

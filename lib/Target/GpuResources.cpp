@@ -107,9 +107,9 @@ llvm::Expected<std::vector<KernelResources>> readCubin(StringRef data) {
   if (kernels.empty())
     return fail("the cubin has no kernels");
   // Walks the attribute records of one .nv.info section.
-  auto walk = [&](llvm::ArrayRef<uint8_t> bytes,
-                  llvm::function_ref<void(uint8_t, StringRef)> visit)
-      -> llvm::Error {
+  auto walk =
+      [&](llvm::ArrayRef<uint8_t> bytes,
+          llvm::function_ref<void(uint8_t, StringRef)> visit) -> llvm::Error {
     StringRef s(reinterpret_cast<const char *>(bytes.data()), bytes.size());
     size_t at = 0;
     while (at + 4 <= s.size()) {
@@ -142,8 +142,8 @@ llvm::Expected<std::vector<KernelResources>> readCubin(StringRef data) {
     if (*name == ".nv.info") {
       // Per-kernel records: (symbol index, value).
       if (auto e = walk(*bytes, [&](uint8_t attribute, StringRef value) {
-            if (value.size() != 8 || (attribute != kEiattrRegCount &&
-                                      attribute != kEiattrFrameSize))
+            if (value.size() != 8 ||
+                (attribute != kEiattrRegCount && attribute != kEiattrFrameSize))
               return;
             auto it = bySymbol.find(read32(value, 0));
             if (it == bySymbol.end())
@@ -164,20 +164,29 @@ llvm::Expected<std::vector<KernelResources>> readCubin(StringRef data) {
       continue;
     if (auto e = walk(*bytes, [&](uint8_t attribute, StringRef value) {
           if (attribute == kEiattrMaxThreads && value.size() == 12)
-            it->maxThreads = int64_t(read32(value, 0)) * read32(value, 4) *
-                             read32(value, 8);
+            it->maxThreads =
+                int64_t(read32(value, 0)) * read32(value, 4) * read32(value, 8);
         }))
       return std::move(e);
   }
   // Where .nv.info is silent, the register count is also the top byte of
-  // the kernel's .text section's sh_info.
+  // the kernel's .text section's sh_info. A kernel's static shared memory
+  // is the size of its .nv.shared section.
   for (const auto &section : *sections) {
     auto name = file->getSectionName(section);
-    if (!name || !name->starts_with(".text.")) {
-      if (!name)
-        llvm::consumeError(name.takeError());
+    if (!name) {
+      llvm::consumeError(name.takeError());
       continue;
     }
+    if (name->starts_with(".nv.shared.")) {
+      StringRef kernel = name->drop_front(strlen(".nv.shared."));
+      for (KernelResources &k : kernels)
+        if (k.name == kernel)
+          k.sharedBytes = section.sh_size;
+      continue;
+    }
+    if (!name->starts_with(".text."))
+      continue;
     StringRef kernel = name->drop_front(strlen(".text."));
     for (KernelResources &k : kernels)
       if (k.name == kernel && k.registers == 0)
@@ -235,8 +244,9 @@ llvm::Expected<std::vector<KernelResources>> readHsaco(StringRef data) {
         // unified file, accumulation registers included).
         k.registers = get(".vgpr_count");
         k.localBytes = get(".private_segment_fixed_size");
-        k.spilledRegisters = get(".vgpr_spill_count") +
-                             get(".sgpr_spill_count");
+        k.sharedBytes = get(".group_segment_fixed_size");
+        k.spilledRegisters =
+            get(".vgpr_spill_count") + get(".sgpr_spill_count");
         k.maxThreads = get(".max_flat_workgroup_size");
         kernels.push_back(std::move(k));
       }
@@ -279,7 +289,7 @@ llvm::Error easyml::recordKernelResources(GpuImage &image, StringRef kernel) {
     bound = std::min(bound, it->maxThreads);
   image.registers = it->registers;
   image.spillBytes = it->localBytes;
-  image.blockSize =
-      rt::gpuBlockSize(image.chip.c_str(), it->registers, bound);
+  image.blockSize = rt::gpuBlockSize(image.chip.c_str(), it->registers, bound,
+                                     it->sharedBytes);
   return llvm::Error::success();
 }

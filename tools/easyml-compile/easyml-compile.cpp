@@ -141,6 +141,11 @@ cl::opt<std::string>
                       "/opt/rocm, else Debian's rocm-device-libs with "
                       "ld.lld-19)"),
              cl::cat(category));
+cl::opt<bool> cudaSmemSpilling(
+    "cuda-smem-spilling",
+    cl::desc("Let ptxas spill the cuda kernels' registers to shared memory "
+             "rather than local memory (CUDA 12.8 and later; default: on)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> noTables("no-tables",
                        cl::desc("Evaluate .lookup() expressions directly "
                                 "instead of tabulating them"),
@@ -366,6 +371,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cudaPath = toolkits["cuda"];
   options.rocmPath = toolkits["rocm"];
   options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
+  options.cudaSmemSpilling = cudaSmemSpilling.getValue();
   auto runStage = [&](std::optional<CompileStage> stage,
                       llvm::StringRef name) {
     mlir::PassManager pm(&context);

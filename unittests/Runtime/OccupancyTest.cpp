@@ -32,6 +32,20 @@ TEST(Occupancy, NvidiaChipLimits) {
   EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 16, 32), 0.5);
 }
 
+TEST(Occupancy, NvidiaSharedMemoryBound) {
+  // Registers spilled to shared memory at 255 registers (76 B per thread
+  // for a launch bound of 256: 19,456 B per block) leave the register
+  // bound in place: 2 blocks of 128 need 40 KB of 228.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 255, 128, 19456), 0.125);
+  // 32 registers and 48 KB per block: 228 KB / (48 + 1) KB = 4 blocks.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_90", 32, 128, 48 * 1024), 16.0 / 64);
+  // sm_80 has 164 KB: 3 such blocks; sm_75 64 KB and nothing reserved: 1.
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_80", 32, 128, 48 * 1024), 12.0 / 64);
+  EXPECT_DOUBLE_EQ(gpuOccupancy("sm_75", 32, 128, 48 * 1024), 4.0 / 32);
+  // Bound by shared memory, the larger block holds more warps.
+  EXPECT_EQ(gpuBlockSize("sm_90", 32, 256, 48 * 1024), 256);
+}
+
 TEST(Occupancy, AmdVectorRegisterBound) {
   // 472 VGPRs: one wave per SIMD, 4 per CU of 32.
   EXPECT_DOUBLE_EQ(gpuOccupancy("gfx90a", 472, 256), 0.125);

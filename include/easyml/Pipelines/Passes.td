@@ -42,6 +42,39 @@ def GpuModulesToBinary
            "for rocm)">,
     Option<"optLevel", "O", "unsigned", /*default=*/"3",
            "device code optimisation level">,
+    Option<"cudaSmemSpilling", "cuda-smem-spilling", "bool",
+           /*default=*/"true",
+           "let ptxas spill registers to shared memory (CUDA 12.8 and "
+           "later; see easyml-assemble-ptx)">,
+  ];
+}
+
+def AssemblePtx : Pass<"easyml-assemble-ptx", "mlir::ModuleOp"> {
+  let summary = "assemble the PTX objects of gpu.binary ops with ptxas";
+  let description = [{
+    The last step of the cuda variant's serialisation. `gpu-module-to-
+    binary` writes PTX (`format=isa`); this pass hands each PTX object of
+    every `gpu.binary` to the toolkit's `ptxas` for its chip (and
+    `fatbinary`, which bundles the cubin with the PTX), replacing it with
+    the cubin or fatbin, or leaves it PTX with `format=isa`.
+
+    Before that, with `smem-spilling` and a `ptxas` from CUDA 12.8 or
+    later, every kernel gets `.pragma "enable_smem_spilling";` (PTX ISA
+    8.7, which LLVM 19 does not write: the module's `.version` is raised
+    to 8.7 where lower). `ptxas` then spills registers to shared memory,
+    sized for the kernel's launch bound, instead of local memory; `ptxas
+    -v` reports it as `smem` rather than spill stores. Kernels that do not
+    run out of registers are unchanged. Other objects (ROCm, LLVM IR,
+    binaries) are left alone.
+  }];
+  let options = [
+    Option<"cudaPath", "cuda-path", "std::string", /*default=*/"",
+           "CUDA toolkit (default: found as easyml-compile finds it)">,
+    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
+           "fatbin (cubin + PTX), bin (cubin) or isa (PTX)">,
+    Option<"optLevel", "O", "unsigned", /*default=*/"3", "ptxas -O level">,
+    Option<"smemSpilling", "smem-spilling", "bool", /*default=*/"true",
+           "spill registers to shared memory where ptxas can">,
   ];
 }
 

@@ -99,6 +99,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "gpu-format",
       llvm::cl::desc("GPU code objects: fatbin, bin, isa or llvm (default: "
                      "fatbin for cuda, bin for rocm)")};
+  Option<bool> cudaSmemSpilling{
+      *this, "cuda-smem-spilling",
+      llvm::cl::desc("let ptxas spill registers to shared memory rather "
+                     "than local memory (CUDA 12.8 and later)"),
+      llvm::cl::init(true)};
 };
 
 /// The stages of easyml-compile-pipeline, in order. easyml-compile runs
@@ -144,6 +149,11 @@ struct GpuPipelineOptions
   Option<unsigned> optLevel{*this, "O",
                             llvm::cl::desc("device code optimisation level"),
                             llvm::cl::init(3)};
+  Option<bool> smemSpilling{
+      *this, "smem-spilling",
+      llvm::cl::desc("cuda: let ptxas spill registers to shared memory "
+                     "(easyml-assemble-ptx; CUDA 12.8 and later)"),
+      llvm::cl::init(true)};
 };
 
 /// The chips a GPU target builds for unless told otherwise.

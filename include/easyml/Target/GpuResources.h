@@ -32,6 +32,9 @@ struct KernelResources {
   int64_t spilledRegisters = -1;
   /// The launch bound the kernel was compiled for (0: none recorded).
   int64_t maxThreads = 0;
+  /// Static shared memory per block, bytes (CUDA: ptxas puts spilled
+  /// registers there with enable_smem_spilling; AMDGPU: LDS).
+  int64_t sharedBytes = 0;
 };
 
 /// The kernels of a code object: `format` "fatbin" or "cubin" (CUDA) or

@@ -25,10 +25,14 @@ struct GpuChipLimits {
   bool amd = false;
   int64_t warpSize = 32;
   /// NVIDIA: per SM. AMD: per SIMD (a CU has 4).
-  int64_t registers = 65536; // NVIDIA: 32-bit registers; AMD: VGPRs/lane
-  int64_t maxWarps = 64;     // resident warps (waves)
-  int64_t maxBlocks = 32;    // resident blocks (NVIDIA)
+  int64_t registers = 65536;  // NVIDIA: 32-bit registers; AMD: VGPRs/lane
+  int64_t maxWarps = 64;      // resident warps (waves)
+  int64_t maxBlocks = 32;     // resident blocks (NVIDIA)
   int64_t registerUnit = 256; // allocation granule (per warp / per lane)
+  /// NVIDIA: shared memory per SM that blocks can use, bytes, and what the
+  /// system reserves per resident block.
+  int64_t sharedMemory = 228 * 1024;
+  int64_t sharedReserved = 1024;
 };
 
 /// Limits of "sm_XY" (Volta to Blackwell) and of the CDNA chips gfx908,
@@ -41,19 +45,29 @@ inline GpuChipLimits gpuChipLimits(const char *chip) {
     int sm = std::atoi(chip + 3);
     l.known = sm >= 70;
     switch (sm) {
+    case 70:
+    case 72:
+      l.sharedMemory = 96 * 1024, l.sharedReserved = 0;
+      break;
     case 75:
       l.maxWarps = 32, l.maxBlocks = 16;
+      l.sharedMemory = 64 * 1024, l.sharedReserved = 0;
+      break;
+    case 80:
+      l.sharedMemory = 164 * 1024;
       break;
     case 86:
     case 87:
       l.maxWarps = 48, l.maxBlocks = 16;
+      l.sharedMemory = 100 * 1024;
       break;
     case 89:
     case 120:
     case 121:
       l.maxWarps = 48, l.maxBlocks = 24;
+      l.sharedMemory = 100 * 1024;
       break;
-    default: // 70, 72, 80, 90, 100, 103
+    default: // 90, 100, 103
       break;
     }
     return l;
@@ -75,13 +89,14 @@ inline GpuChipLimits gpuChipLimits(const char *chip) {
 }
 
 /// Theoretical occupancy in [0, 1] of a kernel using `registers` per thread
-/// (AMD: vector registers per lane) launched in blocks of `block` threads;
-/// 0 for an unknown chip or a kernel that does not fit. Our kernels use no
-/// shared memory, so registers bound it; on CDNA the scalar registers
-/// (800 per SIMD, at most 102 per wave) would bind only below 64 VGPRs, at
-/// 7 of 8 waves, and are left out.
-inline double gpuOccupancy(const char *chip, int64_t registers,
-                           int64_t block) {
+/// (AMD: vector registers per lane) and `sharedBytes` of static shared
+/// memory per block (NVIDIA: where ptxas spilled registers, see
+/// easyml-assemble-ptx) launched in blocks of `block` threads; 0 for an
+/// unknown chip or a kernel that does not fit. On CDNA the scalar
+/// registers (800 per SIMD, at most 102 per wave) would bind only below 64
+/// VGPRs, at 7 of 8 waves, and are left out.
+inline double gpuOccupancy(const char *chip, int64_t registers, int64_t block,
+                           int64_t sharedBytes = 0) {
   GpuChipLimits l = gpuChipLimits(chip);
   if (!l.known || registers <= 0 || block <= 0)
     return 0;
@@ -92,29 +107,33 @@ inline double gpuOccupancy(const char *chip, int64_t registers,
   if (!l.amd) {
     int64_t perWarp = roundUp(registers * l.warpSize, l.registerUnit);
     int64_t warps = l.registers / perWarp;
-    int64_t blocks = std::min({warps / warpsPerBlock, l.maxBlocks,
-                               l.maxWarps / warpsPerBlock});
+    int64_t blocks = std::min(
+        {warps / warpsPerBlock, l.maxBlocks, l.maxWarps / warpsPerBlock});
+    if (sharedBytes > 0)
+      blocks =
+          std::min(blocks, l.sharedMemory / (sharedBytes + l.sharedReserved));
     return double(blocks * warpsPerBlock) / double(l.maxWarps);
   }
   // AMD: waves per SIMD from the VGPRs; a block's waves spread over the
   // CU's 4 SIMDs and must all be resident.
-  int64_t waves = std::min(l.maxWarps,
-                           l.registers / roundUp(registers, l.registerUnit));
+  int64_t waves =
+      std::min(l.maxWarps, l.registers / roundUp(registers, l.registerUnit));
   int64_t perCu = 4 * waves;
   int64_t blocks = perCu / warpsPerBlock;
   return double(blocks * warpsPerBlock) / double(4 * l.maxWarps);
 }
 
 /// The block size with the highest occupancy among 128, 256 and 64 threads
-/// (in that order of preference on ties), at most `maxThreads` (> 0).
+/// (in that order of preference on ties), at most `maxThreads` (> 0). Static
+/// shared memory is sized for the launch bound, whatever the block.
 inline int64_t gpuBlockSize(const char *chip, int64_t registers,
-                            int64_t maxThreads) {
+                            int64_t maxThreads, int64_t sharedBytes = 0) {
   int64_t best = 128;
   double bestOccupancy = -1;
   for (int64_t block : {128, 256, 64}) {
     if (maxThreads > 0 && block > maxThreads)
       continue;
-    double o = gpuOccupancy(chip, registers, block);
+    double o = gpuOccupancy(chip, registers, block, sharedBytes);
     if (o > bestOccupancy)
       best = block, bestOccupancy = o;
   }

@@ -1,0 +1,114 @@
+//===- AssemblePtx.cpp - PTX objects to cubin/fatbin ----------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Pipelines/Pipelines.h"
+#include "easyml/Target/PtxAssembler.h"
+#include "easyml/Target/Toolkit.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace easyml {
+#define GEN_PASS_DEF_ASSEMBLEPTX
+#include "easyml/Pipelines/Passes.h.inc"
+} // namespace easyml
+
+using namespace mlir;
+using namespace easyml;
+
+namespace {
+struct AssemblePtxPass : public easyml::impl::AssemblePtxBase<AssemblePtxPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void AssemblePtxPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  gpu::CompilationTarget target;
+  if (format == "fatbin")
+    target = gpu::CompilationTarget::Fatbin;
+  else if (format == "bin")
+    target = gpu::CompilationTarget::Binary;
+  else if (format == "isa")
+    target = gpu::CompilationTarget::Assembly;
+  else {
+    module.emitError("easyml-assemble-ptx: unknown format '")
+        << format << "' (fatbin, bin or isa)";
+    return signalPassFailure();
+  }
+  auto isPtx = [](Attribute a) {
+    auto object = dyn_cast<gpu::ObjectAttr>(a);
+    return object && isa<NVVM::NVVMTargetAttr>(object.getTarget()) &&
+           object.getFormat() == gpu::CompilationTarget::Assembly;
+  };
+  SmallVector<gpu::BinaryOp> binaries;
+  module.walk([&](gpu::BinaryOp binary) {
+    if (llvm::any_of(binary.getObjects(), isPtx))
+      binaries.push_back(binary);
+  });
+  if (binaries.empty())
+    return;
+  llvm::Expected<std::string> toolkit = findGpuToolkit("cuda", cudaPath);
+  if (!toolkit) {
+    binaries.front().emitError() << llvm::toString(toolkit.takeError());
+    return signalPassFailure();
+  }
+  bool spilling = false;
+  if (smemSpilling) {
+    llvm::Expected<CudaRelease> release = ptxasRelease(*toolkit);
+    if (!release) {
+      binaries.front().emitError() << llvm::toString(release.takeError());
+      return signalPassFailure();
+    }
+    spilling = supportsSharedMemorySpilling(*release);
+  }
+  bool failed = false;
+  for (gpu::BinaryOp binary : binaries) {
+    SmallVector<Attribute> objects;
+    for (Attribute a : binary.getObjects()) {
+      if (!isPtx(a)) {
+        objects.push_back(a);
+        continue;
+      }
+      auto object = cast<gpu::ObjectAttr>(a);
+      auto nvvm = cast<NVVM::NVVMTargetAttr>(object.getTarget());
+      llvm::Expected<std::string> ptx =
+          preparePtx(object.getObject().getValue(), spilling);
+      std::string data;
+      if (ptx && target != gpu::CompilationTarget::Assembly) {
+        PtxAssembleOptions options;
+        options.toolkit = *toolkit;
+        options.chip = nvvm.getChip().str();
+        options.fatbin = target == gpu::CompilationTarget::Fatbin;
+        options.optLevel = optLevel;
+        llvm::Expected<std::string> code = assemblePtx(*ptx, options);
+        if (!code) {
+          binary.emitError("'")
+              << binary.getSymName() << "' for " << nvvm.getChip() << ": "
+              << llvm::toString(code.takeError());
+          failed = true;
+          continue;
+        }
+        data = std::move(*code);
+      } else if (ptx) {
+        data = std::move(*ptx);
+      } else {
+        binary.emitError("'")
+            << binary.getSymName() << "' for " << nvvm.getChip() << ": "
+            << llvm::toString(ptx.takeError());
+        failed = true;
+        continue;
+      }
+      objects.push_back(gpu::ObjectAttr::get(
+          &getContext(), nvvm, target, StringAttr::get(&getContext(), data),
+          object.getProperties()));
+    }
+    binary.setObjectsAttr(ArrayAttr::get(&getContext(), objects));
+  }
+  if (failed)
+    signalPassFailure();
+}
