@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Conversion/Passes.h"
 #include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Target/PtxAssembler.h"
 #include "easyml/Target/Toolkit.h"
@@ -22,24 +23,35 @@ using namespace easyml;
 namespace {
 struct AssemblePtxPass : public easyml::impl::AssemblePtxBase<AssemblePtxPass> {
   using Base::Base;
+
+  std::string checkOptions() const {
+    if (format != "fatbin" && format != "bin" && format != "isa")
+      return "easyml-assemble-ptx: unknown format '" + format.getValue() +
+             "' (fatbin, bin or isa)";
+    return "";
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return easyml::initializeCheckedOptions(*this, options, errorHandler);
+  }
+
   void runOnOperation() override;
 };
 } // namespace
 
 void AssemblePtxPass::runOnOperation() {
   ModuleOp module = getOperation();
-  gpu::CompilationTarget target;
-  if (format == "fatbin")
-    target = gpu::CompilationTarget::Fatbin;
-  else if (format == "bin")
-    target = gpu::CompilationTarget::Binary;
-  else if (format == "isa")
-    target = gpu::CompilationTarget::Assembly;
-  else {
-    module.emitError("easyml-assemble-ptx: unknown format '")
-        << format << "' (fatbin, bin or isa)";
+  // Built in C++ (not parsed), the options are checked here.
+  if (std::string problem = checkOptions(); !problem.empty()) {
+    module.emitError(problem);
     return signalPassFailure();
   }
+  gpu::CompilationTarget target =
+      format == "fatbin" ? gpu::CompilationTarget::Fatbin
+      : format == "bin"  ? gpu::CompilationTarget::Binary
+                         : gpu::CompilationTarget::Assembly;
   auto isPtx = [](Attribute a) {
     auto object = dyn_cast<gpu::ObjectAttr>(a);
     return object && isa<NVVM::NVVMTargetAttr>(object.getTarget()) &&
