@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -43,12 +44,12 @@ namespace easyml {
 /// what GPU code generation needs: the NVVM and ROCDL targets (serialising
 /// gpu.modules) and the translations of their dialects to LLVM IR.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry
-      .insert<EasyMLDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-              mlir::scf::SCFDialect, mlir::func::FuncDialect,
-              mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-              mlir::vector::VectorDialect, mlir::gpu::GPUDialect,
-              mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
+  registry.insert<EasyMLDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::func::FuncDialect,
+                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
+                  mlir::vector::VectorDialect, mlir::gpu::GPUDialect,
+                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   mlir::registerBuiltinDialectTranslation(registry);

@@ -31,19 +31,25 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     The loop over the cells is an `scf.parallel` tagged `easyml.cells`
     (iterations are independent; it runs in order on the CPU and
     `easyml-map-cells-to-gpu-threads` maps it to GPU threads), the step loop
-    an `scf.for`, the arithmetic stays in `arith`/`math`, and
-    memory is addressed with `llvm.getelementptr`/`llvm.load`/`llvm.store`
-    on the plain pointers of the C ABI. The `baseline` variant keeps
-    openCARP's layout: one record of `sv_size` doubles per cell, one cell
-    at a time.
+    an `scf.for`, the arithmetic stays in `arith`/`math`. Per-cell storage
+    (the state vector, the externals, the eval outputs, the biomarker
+    accumulators) is read and written through memref views built on the
+    C ABI's pointers (`memref<?x?xf64, strided<[?, 1]>>`, global memory
+    space 1 in GPU kernels: `memref.load`/`memref.store` indexed by row and
+    cell), lowered by the upstream memref and vector conversions; what no
+    kernel writes while it runs (arguments, parameter rows, tables: the
+    invariant loads of the read-only path) and the atomic counters stay
+    `llvm.load`/`llvm.atomicrmw` on pointers. The `baseline` variant keeps
+    openCARP's layout: one record of `sv_size` doubles per cell
+    (`sv[cell][var]`), one cell at a time.
 
     Every variant's cell loop computes one cell per iteration:
     `easyml-vectorize-cells` turns the `cpu-simd` variant's into one over
     `vector-width` cells, which this pass records on each function
     (`easyml.variant = #easyml.variant<"cpu-simd", width = W, soa>`). Its
-    state is structure-of-arrays (`sv[var * stride + cell]`, `out[trace *
-    stride + cell]`), so neighbouring cells' entries are neighbours in
-    memory.
+    state is structure-of-arrays (`sv[var][cell]` with row stride
+    `stride`, `out[trace][cell]`), so neighbouring cells' entries are
+    neighbours in memory.
 
     The GPU variants (`cuda`, `rocm`) put `init`, `compute` and `eval` as
     `gpu.func` kernels into a `gpu.module @easyml_<model>_<variant>_kernels`
@@ -75,6 +81,7 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",
+                           "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect",
@@ -196,9 +203,12 @@ def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
       element from cell to cell: lane 0's scalar stands for the lanes) or
       varying (a `vector<W x T>`), found by a fixed-point analysis over the
       body's loops;
-    - loads through unit addresses become vector loads, loads through
-      other varying addresses (lookup-table rows) gathers, stores through
-      unit addresses masked stores; a store anywhere else is an error;
+    - loads of a memref view whose innermost index is the cell (others
+      uniform) become `vector.load`s, stores there `vector.maskedstore`s;
+      loads through unit `llvm` addresses become vector loads, through
+      other varying addresses (lookup-table rows) gathers; a store anywhere
+      else, or a view entry the cell does not select innermost, is an
+      error;
     - a branch on a varying condition becomes predication: its stores and
       counters take the lanes where the condition holds (a branch that
       yields values must be written as a select);
@@ -213,6 +223,7 @@ def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
     functions are left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::LLVM::LLVMDialect"];

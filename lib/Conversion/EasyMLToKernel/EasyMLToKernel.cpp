@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -104,8 +105,7 @@ public:
   /// by the pass); CPU kernels read any parameter per cell.
   KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target,
                 ArrayRef<std::string> perCellParams = {})
-      : model(model), module(module), target(target),
-        variant(target.getName()),
+      : model(model), module(module), target(target), variant(target.getName()),
         soa(target.getLayout() == CellLayout::soa), gpu(target.isGpu()),
         layout(ModelLayout::get(model)), b(model.getContext()),
         loc(model.getLoc()) {
@@ -220,8 +220,7 @@ private:
   /// value (a constant-bank operand, no register held for it).
   Value field(Value args, ArgField f, Type t) {
     if (isa<LLVM::LLVMStructType>(args.getType()))
-      return b.create<LLVM::ExtractValueOp>(loc, args,
-                                            ArrayRef<int64_t>{f});
+      return b.create<LLVM::ExtractValueOp>(loc, args, ArrayRef<int64_t>{f});
     return load(t, gep(args, i64, static_cast<int64_t>(f)));
   }
   /// The LLVM type of field `f` of easyml_kernel_args.
@@ -255,8 +254,87 @@ private:
   Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
 
-  /// Loads the current cell's value at `ptr`.
-  Value loadCells(Value ptr) { return load(f64, ptr); }
+  //===--- Per-cell storage as memref views ---------------------------===//
+  /// A memref view of per-cell f64 storage at the host-given `ptr`: sizes
+  /// `sizes`, row-major with the given leading strides and a unit
+  /// innermost stride, in the global memory space on a GPU. Loads and
+  /// stores through it are lowered by the upstream memref and vector
+  /// conversions; the sizes are only metadata (nothing checks bounds, and
+  /// cpu-simd reads the padding after the last cell).
+  Value view(Value ptr, ArrayRef<Value> sizes, ArrayRef<Value> strides) {
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = static_cast<int64_t>(sizes.size());
+    assert(strides.size() + 1 == sizes.size() && "leading strides only");
+    SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+    SmallVector<int64_t> layoutStrides(rank - 1, ShapedType::kDynamic);
+    layoutStrides.push_back(1);
+    MemRefLayoutAttrInterface layoutAttr;
+    if (rank > 1)
+      layoutAttr = StridedLayoutAttr::get(ctx, 0, layoutStrides);
+    Attribute space;
+    if (gpu)
+      space = b.getI64IntegerAttr(kGlobalAddressSpace);
+    auto type = MemRefType::get(shape, f64, layoutAttr, space);
+    // The descriptor the memref-to-LLVM type converter expects.
+    auto sizesTy = LLVM::LLVMArrayType::get(i64, rank);
+    auto descTy = LLVM::LLVMStructType::getLiteral(
+        ctx, {ptr.getType(), ptr.getType(), i64, sizesTy, sizesTy});
+    Value d = b.create<LLVM::UndefOp>(loc, descTy);
+    auto insert = [&](Value v, ArrayRef<int64_t> pos) {
+      d = b.create<LLVM::InsertValueOp>(loc, d, v, pos);
+    };
+    insert(ptr, {0});
+    insert(ptr, {1});
+    insert(cI64(0), {2});
+    for (int64_t r = 0; r < rank; ++r) {
+      insert(sizes[r], {3, r});
+      insert(r + 1 < rank ? strides[r] : cI64(1), {4, r});
+    }
+    return b.create<UnrealizedConversionCastOp>(loc, type, d).getResult(0);
+  }
+  /// The state vector `sv` as a view: [row][cell] with `rowStride` (SoA)
+  /// or [cell][row] (AoS).
+  Value svView(Value sv, Value rowStride) {
+    if (soa)
+      return view(sv, {cI64(layout.svRows), rowStride}, {rowStride});
+    return view(sv, {rowStride, cI64(layout.svRows)}, {cI64(layout.svRows)});
+  }
+  /// The eval output `out` as a view of `numTraces` values per cell.
+  Value outView(Value out, int64_t numTraces) {
+    if (soa)
+      return view(out, {cI64(numTraces), stride}, {stride});
+    return view(out, {stride, cI64(numTraces)}, {cI64(numTraces)});
+  }
+  /// One value per cell: an external's array.
+  Value cellsView(Value ptr) { return view(ptr, {stride}, {}); }
+  Value toIndex(Value v) {
+    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+  }
+  /// The indices of entry `idx` of `cell` in a per-cell view.
+  SmallVector<Value> cellIndices(Value cell, int64_t idx) {
+    Value i = b.create<arith::ConstantIndexOp>(loc, idx);
+    if (soa)
+      return {i, toIndex(cell)};
+    return {toIndex(cell), i};
+  }
+  Value loadAt(Value view, ValueRange indices) {
+    return b.create<memref::LoadOp>(loc, view, indices);
+  }
+  void storeAt(Value v, Value view, ValueRange indices) {
+    b.create<memref::StoreOp>(loc, v, view, indices);
+  }
+  /// Entry `idx` of the cell's state vector (or of its eval outputs).
+  Value loadCell(Value view, Value cell, int64_t idx) {
+    return loadAt(view, cellIndices(cell, idx));
+  }
+  void storeCell(Value v, Value view, Value cell, int64_t idx) {
+    storeAt(v, view, cellIndices(cell, idx));
+  }
+  /// The cell's entry of a one-value-per-cell view.
+  Value loadOne(Value view, Value cell) { return loadAt(view, toIndex(cell)); }
+  void storeOne(Value v, Value view, Value cell) {
+    storeAt(v, view, toIndex(cell));
+  }
 
   /// Adds one to counter `index` when `cond` holds for the cell.
   /// (easyml-vectorize-cells turns this into one addition per vector.)
@@ -282,9 +360,8 @@ private:
     Value bad;
     for (Value v : values) {
       // |v| >= inf, or unordered (NaN).
-      Value notFinite =
-          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UGE,
-                                  b.create<math::AbsFOp>(loc, v), inf);
+      Value notFinite = b.create<arith::CmpFOp>(
+          loc, arith::CmpFPredicate::UGE, b.create<math::AbsFOp>(loc, v), inf);
       bad = bad ? b.create<arith::OrIOp>(loc, bad, notFinite) : notFinite;
     }
     if (bad)
@@ -324,13 +401,13 @@ private:
       // threads, 32 at 128: heavy spills); .minnctapersm 1 asks for one
       // resident block only, leaving the full 255 registers.
       if (target.getKind() == VariantKind::cuda) {
-        fn->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
-                                        {EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
+        fn->setAttr("nvvm.maxntid",
+                    b.getDenseI32ArrayAttr({EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
         fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
       } else
-        fn->setAttr("rocdl.flat_work_group_size",
-                    b.getStringAttr(
-                        "1," + std::to_string(EASYML_GPU_MAX_BLOCK_SIZE)));
+        fn->setAttr(
+            "rocdl.flat_work_group_size",
+            b.getStringAttr("1," + std::to_string(EASYML_GPU_MAX_BLOCK_SIZE)));
       entryBlock = &fn.getBody().front();
     } else {
       b.setInsertionPointToEnd(module.getBody());
@@ -375,8 +452,7 @@ private:
       derivedValues.clear();
       for (int64_t k = 0; k < layout.numDerived; ++k)
         derivedValues.push_back(b.create<LLVM::ExtractValueOp>(
-            loc, paramsArg,
-            ArrayRef<int64_t>{static_cast<int64_t>(n) + k}));
+            loc, paramsArg, ArrayRef<int64_t>{static_cast<int64_t>(n) + k}));
     } else {
       Value params = pointerField(args, kParams);
       for (size_t i = 0; i < n; ++i)
@@ -530,22 +606,6 @@ private:
   }
 
   //===--- Cells and their storage ------------------------------------===//
-  /// Address of variable `idx` of cell `cell` (lane 0's cell when
-  /// vectorised): `sv[cell*sv_size + idx]` (AoS) or `sv[idx*stride + cell]`
-  /// (SoA).
-  Value svAddress(Value sv, Value cell, int64_t idx) {
-    if (soa)
-      return gep(sv, f64, addI(mulI(cI64(idx), stride), cell));
-    Value base = gep(sv, f64, mulI(cell, cI64(layout.svRows)));
-    return gep(base, f64, idx);
-  }
-  /// Address of traced value `k` of `cell` in the eval output.
-  Value outAddress(Value out, Value cell, int64_t k, int64_t numTraces) {
-    if (soa)
-      return gep(out, f64, addI(mulI(cI64(k), stride), cell));
-    return gep(gep(out, f64, mulI(cell, cI64(numTraces))), f64, k);
-  }
-
   /// Opens the loop over the cells [begin, end) and returns the cell of
   /// the current iteration (i64). The loop is an `scf.parallel` tagged
   /// `easyml.cells`: iterations are independent (counters are atomic). On
@@ -571,11 +631,11 @@ private:
     loadParams(args);
     Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
     stride = field(args, kStride, i64);
-    Value sv = pointerField(args, kSv);
+    Value sv = svView(pointerField(args, kSv), stride);
     Value ext = pointerField(args, kExt);
-    SmallVector<Value> extPtrs;
+    SmallVector<Value> extViews;
     for (size_t j = 0; j < layout.externals.size(); ++j)
-      extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
+      extViews.push_back(cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j)))));
     SmallVector<bool> used = paramsReadBy(model.getInitOp().getBody());
     // Nodal parameters start from their (per-cell) parameter value.
     for (const ModelLayout::Param &p : layout.params)
@@ -585,10 +645,9 @@ private:
     loadCellParams(cell, used);
     for (const ModelLayout::Param &p : layout.params)
       if (p.nodal)
-        store(cellParamValue(p.name),
-                   svAddress(sv, cell, p.svIndex));
+        storeCell(cellParamValue(p.name), sv, cell, p.svIndex);
     for (auto [i, init] : llvm::enumerate(layout.hiddenInit))
-      store(cF64(init), svAddress(sv, cell, layout.svSize + i));
+      storeCell(cF64(init), sv, cell, layout.svSize + i);
     IRMapping mapping = modelConstants;
     for (Operation &op : model.getInitOp().getBody().front()) {
       if (auto get = dyn_cast<GetOp>(op)) {
@@ -597,9 +656,9 @@ private:
         Value v = mapping.lookup(iv.getValue());
         int s = layout.stateIndex(iv.getVar());
         if (s >= 0)
-          store(v, svAddress(sv, cell, s));
+          storeCell(v, sv, cell, s);
         else if (int e = layout.externalIndex(iv.getVar()); e >= 0)
-          store(v, gep(extPtrs[e], f64, cell));
+          storeOne(v, extViews[e], cell);
       } else {
         b.clone(op, mapping);
       }
@@ -632,12 +691,11 @@ private:
     Value uc = b.create<arith::MinNumFOp>(
         loc, b.create<arith::MaxNumFOp>(loc, u, c(0.0)), c(last));
     Value idx = b.create<arith::FPToSIOp>(loc, i64, uc);
-    idx = b.create<arith::MinSIOp>(
-        loc, idx, cI64(std::max<int64_t>(0, t.rows - 2)));
-    Value w = b.create<arith::SubFOp>(
-        loc, uc, b.create<arith::SIToFPOp>(loc, f64, idx));
-    Value row =
-        addI(cI64(t.offset), mulI(idx, cI64(t.columns)));
+    idx = b.create<arith::MinSIOp>(loc, idx,
+                                   cI64(std::max<int64_t>(0, t.rows - 2)));
+    Value w = b.create<arith::SubFOp>(loc, uc,
+                                      b.create<arith::SIToFPOp>(loc, f64, idx));
+    Value row = addI(cI64(t.offset), mulI(idx, cI64(t.columns)));
     SmallVector<Value> results;
     for (int64_t col = 0; col < t.columns; ++col) {
       Value a = loadTableEntry(row, col);
@@ -850,12 +908,14 @@ private:
     Value rowStride = field(args, kStride, i64);
     if (gpu)
       rowStride = b.create<OpaqueOp>(loc, i64, rowStride);
-    Value bio = hostGiven(raw);
-    auto address = [&](int row) {
-      return gep(bio, f64, addI(mulI(cI64(row), rowStride), cell));
+    Value bio = view(hostGiven(raw), {cI64(EASYML_BIO_NUM_ROWS), rowStride},
+                     {rowStride});
+    Value cellIndex = toIndex(cell);
+    auto at = [&](int row) -> SmallVector<Value> {
+      return {b.create<arith::ConstantIndexOp>(loc, row), cellIndex};
     };
-    auto ld = [&](int row) { return loadCells(address(row)); };
-    auto st = [&](int row, Value v) { store(v, address(row)); };
+    auto ld = [&](int row) { return loadAt(bio, at(row)); };
+    auto st = [&](int row, Value v) { storeAt(v, bio, at(row)); };
     auto c = [&](double v) { return cF64(v); };
     auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
       return b.create<arith::CmpFOp>(loc, p, x, y);
@@ -863,9 +923,7 @@ private:
     auto sel = [&](Value cond, Value x, Value y) -> Value {
       return b.create<arith::SelectOp>(loc, cond, x, y);
     };
-    auto isNaN = [&](Value x) {
-      return cmp(arith::CmpFPredicate::UNO, x, x);
-    };
+    auto isNaN = [&](Value x) { return cmp(arith::CmpFPredicate::UNO, x, x); };
     auto sub = [&](Value x, Value y) -> Value {
       return b.create<arith::SubFOp>(loc, x, y);
     };
@@ -876,8 +934,8 @@ private:
       return b.create<arith::AddFOp>(loc, x, y);
     };
     auto notI = [&](Value x) -> Value {
-      Value one = b.create<arith::ConstantOp>(
-          loc, b.getIntegerAttr(b.getI1Type(), 1));
+      Value one =
+          b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI1Type(), 1));
       return b.create<arith::XOrIOp>(loc, x, one);
     };
     auto andI = [&](Value x, Value y) -> Value {
@@ -886,9 +944,8 @@ private:
     Value t = b.create<arith::MulFOp>(
         loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
     Value t1 = b.create<arith::AddFOp>(loc, t, dt);
-    Value tMid = 
-        b.create<arith::AddFOp>(loc, t, b.create<arith::MulFOp>(
-                                            loc, dt, cF64(0.5)));
+    Value tMid = b.create<arith::AddFOp>(
+        loc, t, b.create<arith::MulFOp>(loc, dt, cF64(0.5)));
     Value tc = t, dtc = dt;
     Value nan = c(std::numeric_limits<double>::quiet_NaN());
 
@@ -933,9 +990,9 @@ private:
     st(EASYML_BIO_V_TROUGH, trough);
     // An early afterdepolarisation: Vm rises more than 1 mV above its
     // trough after 50% and before 90% repolarisation.
-    Value rising = andI(andI(notI(isNaN(crossed[1])), isNaN(crossed[2])),
-                        cmp(arith::CmpFPredicate::OGT, v1,
-                            add(trough, c(1.0))));
+    Value rising =
+        andI(andI(notI(isNaN(crossed[1])), isNaN(crossed[2])),
+             cmp(arith::CmpFPredicate::OGT, v1, add(trough, c(1.0))));
     Value ead = b.create<arith::OrIOp>(
         loc, cmp(arith::CmpFPredicate::OGT, ld(EASYML_BIO_EAD), c(0.5)),
         rising);
@@ -967,15 +1024,16 @@ private:
     Value integrate = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
     stride = field(args, kStride, i64);
-    Value sv = pointerField(args, kSv), ext = pointerField(args, kExt);
+    Value svPtr = pointerField(args, kSv), ext = pointerField(args, kExt);
+    Value sv = svView(svPtr, stride);
     tablesPtr = pointerField(args, kTables);
     counters = pointerField(args, kCounters);
     Value out = pointerField(args, kOut);
     if (advance)
       loadRecording(args);
-    SmallVector<Value> extPtrs;
+    SmallVector<Value> extViews;
     for (size_t j = 0; j < layout.externals.size(); ++j)
-      extPtrs.push_back(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
+      extViews.push_back(cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j)))));
     size_t ns = layout.states.size(), ne = layout.externals.size();
     int vm = layout.vmIndex, iion = layout.iionIndex;
     SmallVector<bool> used = paramsReadBy(model.getComputeOp().getBody());
@@ -985,14 +1043,14 @@ private:
     SmallVector<Value> x, nodal(layout.params.size()), hid, e;
     size_t nh = layout.hidden.size();
     for (size_t i = 0; i < ns; ++i)
-      x.push_back(loadCells(svAddress(sv, cell, i)));
+      x.push_back(loadCell(sv, cell, i));
     for (auto [i, p] : llvm::enumerate(layout.params))
       if (p.nodal)
-        nodal[i] = loadCells(svAddress(sv, cell, p.svIndex));
+        nodal[i] = loadCell(sv, cell, p.svIndex);
     for (size_t i = 0; i < nh; ++i)
-      hid.push_back(loadCells(svAddress(sv, cell, layout.svSize + i)));
+      hid.push_back(loadCell(sv, cell, layout.svSize + i));
     for (size_t j = 0; j < ne; ++j)
-      e.push_back(loadCells(gep(extPtrs[j], f64, cell)));
+      e.push_back(loadOne(extViews[j], cell));
 
     if (!advance) {
       Value t = b.create<arith::MulFOp>(
@@ -1002,9 +1060,10 @@ private:
         return failure();
       for (size_t j = 0; j < ne; ++j)
         if (r->outputs[j])
-          store(r->outputs[j], gep(extPtrs[j], f64, cell));
+          storeOne(r->outputs[j], extViews[j], cell);
+      Value outs = outView(out, r->traces.size());
       for (auto [k, v] : llvm::enumerate(r->traces))
-        store(v, outAddress(out, cell, k, r->traces.size()));
+        storeCell(v, outs, cell, k);
     } else {
       // Carried from step to step: states, externals, hidden values.
       SmallVector<Value> iter(x);
@@ -1040,8 +1099,7 @@ private:
       if (vm >= 0 && iion >= 0) {
         Value v = yielded[ns + vm];
         Value integrated = b.create<arith::SubFOp>(
-            loc, v,
-            b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
+            loc, v, b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
         yielded[ns + vm] =
             b.create<arith::SelectOp>(loc, integrate, integrated, v);
       }
@@ -1058,17 +1116,17 @@ private:
         // computations, so the second starts from opaque copies).
         cell = b.create<OpaqueOp>(loc, i64, cell);
         stride = b.create<OpaqueOp>(loc, i64, stride);
+        sv = svView(svPtr, stride);
         for (size_t j = 0; j < ne; ++j)
-          extPtrs[j] = hostGiven(load(ptrTy, gep(ext, ptrTy, j)));
+          extViews[j] = cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
       }
       for (size_t i = 0; i < ns; ++i)
-        store(stepLoop.getResult(i), svAddress(sv, cell, i));
+        storeCell(stepLoop.getResult(i), sv, cell, i);
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
-          store(stepLoop.getResult(ns + j), gep(extPtrs[j], f64, cell));
+          storeOne(stepLoop.getResult(ns + j), extViews[j], cell);
       for (size_t i = 0; i < nh; ++i)
-        store(stepLoop.getResult(ns + ne + i),
-                   svAddress(sv, cell, layout.svSize + i));
+        storeCell(stepLoop.getResult(ns + ne + i), sv, cell, layout.svSize + i);
       // Every variant counts the cells it leaves non-finite, so the
       // runtime learns of a blow-up without scanning the states.
       countNonFinite(stepLoop.getResults());
@@ -1151,9 +1209,10 @@ struct LowerToKernelsPass
     for (const ModelLayout::Table &t : layout.tables)
       for (int64_t p : t.paramsRead)
         if (!all && llvm::is_contained(chosen, p)) {
-          StringRef name = p < static_cast<int64_t>(layout.params.size())
-                               ? StringRef(layout.params[p].name)
-                               : StringRef(layout.flags[p - layout.params.size()].name);
+          StringRef name =
+              p < static_cast<int64_t>(layout.params.size())
+                  ? StringRef(layout.params[p].name)
+                  : StringRef(layout.flags[p - layout.params.size()].name);
           emitError(model.getLoc(), "per-cell-params: '")
               << name << "' is read by the lookup table of '" << t.variable
               << "', which is built once for all cells (compile with "
@@ -1184,9 +1243,8 @@ struct LowerToKernelsPass
     // attribute.
     SmallVector<VariantAttr> targets;
     for (const std::string &v : names)
-      targets.push_back(VariantAttr::get(&getContext(),
-                                         *symbolizeVariantKind(v),
-                                         vectorWidth.getValue()));
+      targets.push_back(VariantAttr::get(
+          &getContext(), *symbolizeVariantKind(v), vectorWidth.getValue()));
     bool anyCpu =
         llvm::any_of(targets, [](VariantAttr t) { return !t.isGpu(); });
     std::vector<std::string> perCell(perCellParams.begin(),
@@ -1197,8 +1255,8 @@ struct LowerToKernelsPass
       bool tablesDone = false;
       for (VariantAttr target : targets) {
         KernelBuilder builder(model, module, target, perCell);
-        if (failed(builder.build(/*withTables=*/!target.isGpu() &&
-                                 !tablesDone)))
+        if (failed(
+                builder.build(/*withTables=*/!target.isGpu() && !tablesDone)))
           return signalPassFailure();
         tablesDone |= !target.isGpu();
       }

@@ -113,8 +113,7 @@ private:
       Kind a = kind(op->getOperand(0)), b = kind(op->getOperand(1));
       Kind k = a == Kind::Uniform && b == Kind::Uniform ? Kind::Uniform
                : a == Kind::Unit && b == Kind::Uniform  ? Kind::Unit
-               : isa<arith::AddIOp>(op) && a == Kind::Uniform &&
-                       b == Kind::Unit
+               : isa<arith::AddIOp>(op) && a == Kind::Uniform && b == Kind::Unit
                    ? Kind::Unit
                    : Kind::Varying;
       set(op->getResult(0), k);
@@ -137,7 +136,14 @@ private:
           uniform(load.getAddr()) ? Kind::Uniform : Kind::Varying);
       return success();
     }
-    if (isa<LLVM::StoreOp, LLVM::AtomicRMWOp>(op))
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      set(load.getResult(),
+          uniform(load.getMemRef()) && allUniform(load.getIndices())
+              ? Kind::Uniform
+              : Kind::Varying);
+      return success();
+    }
+    if (isa<LLVM::StoreOp, LLVM::AtomicRMWOp, memref::StoreOp>(op))
       return success();
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       if (failed(visitBlock(*ifOp.thenBlock())) ||
@@ -157,8 +163,8 @@ private:
       return success();
     }
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      if (!allUniform({forOp.getLowerBound(), forOp.getUpperBound(),
-                       forOp.getStep()}))
+      if (!allUniform(
+              {forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep()}))
         return forOp.emitError("easyml-vectorize-cells: a loop whose bounds "
                                "differ between cells");
       auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
@@ -208,8 +214,7 @@ private:
 /// Writes the vector form of one cell loop (see the file comment).
 class CellVectorizer {
 public:
-  CellVectorizer(scf::ParallelOp loop, const KindAnalysis &kinds,
-                 int64_t width)
+  CellVectorizer(scf::ParallelOp loop, const KindAnalysis &kinds, int64_t width)
       : loop(loop), kinds(kinds), width(width), b(loop), loc(loop.getLoc()) {}
 
   LogicalResult run() {
@@ -217,8 +222,8 @@ public:
     Type i64 = b.getI64Type();
     // From the aligned cell at or below lb, `width` cells per iteration.
     Value w = b.create<arith::ConstantIndexOp>(loc, width);
-    Value first = b.create<arith::MulIOp>(
-        loc, b.create<arith::DivSIOp>(loc, lb, w), w);
+    Value first =
+        b.create<arith::MulIOp>(loc, b.create<arith::DivSIOp>(loc, lb, w), w);
     auto vloop = b.create<scf::ParallelOp>(loc, ValueRange{first},
                                            ValueRange{ub}, ValueRange{w});
     for (NamedAttribute attr : loop->getDiscardableAttrs())
@@ -320,6 +325,10 @@ private:
     }
     if (auto load = dyn_cast<LLVM::LoadOp>(op))
       return emitLoad(load);
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return emitLoad(load);
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      return emitStore(store);
     if (auto store = dyn_cast<LLVM::StoreOp>(op))
       return emitStore(store);
     if (auto atomic = dyn_cast<LLVM::AtomicRMWOp>(op))
@@ -343,8 +352,7 @@ private:
       Value cond = kind(select.getCondition()) == Kind::Uniform
                        ? map.lookupOrDefault(select.getCondition())
                        : vec(select.getCondition());
-      Value v = b.create<arith::SelectOp>(loc, cond,
-                                          vec(select.getTrueValue()),
+      Value v = b.create<arith::SelectOp>(loc, cond, vec(select.getTrueValue()),
                                           vec(select.getFalseValue()));
       map.map(r, v);
       return success();
@@ -372,9 +380,9 @@ private:
       return gep.emitError("easyml-vectorize-cells: cannot vectorise this "
                            "address");
     auto ptrs = LLVM::getFixedVectorType(gep.getBase().getType(), width);
-    Value v = b.create<LLVM::GEPOp>(
-        loc, ptrs, gep.getElemType(), map.lookupOrDefault(gep.getBase()),
-        ArrayRef<LLVM::GEPArg>{vec(indices[0])});
+    Value v = b.create<LLVM::GEPOp>(loc, ptrs, gep.getElemType(),
+                                    map.lookupOrDefault(gep.getBase()),
+                                    ArrayRef<LLVM::GEPArg>{vec(indices[0])});
     map.map(gep.getResult(), v);
     return success();
   }
@@ -384,8 +392,9 @@ private:
     Type elem = load.getType();
     if (kind(addr) == Kind::Unit) {
       // Consecutive cells: one vector load from lane 0's address.
-      Value v = b.create<LLVM::LoadOp>(loc, vectorOf(elem), map.lookupOrDefault(addr),
-                                       /*alignment=*/8);
+      Value v =
+          b.create<LLVM::LoadOp>(loc, vectorOf(elem), map.lookupOrDefault(addr),
+                                 /*alignment=*/8);
       map.map(load.getResult(), v);
       return success();
     }
@@ -394,8 +403,7 @@ private:
       // whose addresses are valid (clamped to the table).
       Value all = splat(
           b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI1Type(), 1)));
-      Value zero = splat(
-          b.create<arith::ConstantOp>(loc, b.getZeroAttr(elem)));
+      Value zero = splat(b.create<arith::ConstantOp>(loc, b.getZeroAttr(elem)));
       Value v = b.create<LLVM::masked_gather>(loc, vectorOf(elem), vec(addr),
                                               all, ValueRange{zero}, 8);
       map.map(load.getResult(), v);
@@ -405,12 +413,55 @@ private:
     return success();
   }
 
+  /// Whether `indices` into a memref address consecutive elements from
+  /// lane to lane: the innermost a unit index, the others uniform.
+  bool unitAccess(Value memref, ValueRange indices) const {
+    return kind(memref) == Kind::Uniform && !indices.empty() &&
+           kind(indices.back()) == Kind::Unit &&
+           llvm::all_of(indices.drop_back(),
+                        [&](Value i) { return kind(i) == Kind::Uniform; });
+  }
+  SmallVector<Value> mapped(ValueRange values) {
+    return llvm::to_vector(llvm::map_range(
+        values, [&](Value v) { return map.lookupOrDefault(v); }));
+  }
+
+  /// A load from a memref view of per-cell storage: consecutive cells are
+  /// one vector load from lane 0's element (vector.load).
+  LogicalResult emitLoad(memref::LoadOp load) {
+    if (kind(load.getResult()) == Kind::Uniform) {
+      b.clone(*load, map);
+      return success();
+    }
+    if (!unitAccess(load.getMemRef(), load.getIndices()))
+      return load.emitError("easyml-vectorize-cells: a load that is not "
+                            "of the cells' own entries");
+    Value v = b.create<vector::LoadOp>(loc, vectorOf(load.getType()),
+                                       map.lookupOrDefault(load.getMemRef()),
+                                       mapped(load.getIndices()));
+    map.map(load.getResult(), v);
+    return success();
+  }
+
+  /// A store to a memref view: the active lanes' elements
+  /// (vector.maskedstore).
+  LogicalResult emitStore(memref::StoreOp store) {
+    if (!unitAccess(store.getMemRef(), store.getIndices()))
+      return store.emitError("easyml-vectorize-cells: a store that is not "
+                             "to the cell's own entry");
+    b.create<vector::MaskedStoreOp>(loc, map.lookupOrDefault(store.getMemRef()),
+                                    mapped(store.getIndices()), mask,
+                                    vec(store.getValue()));
+    return success();
+  }
+
   LogicalResult emitStore(LLVM::StoreOp store) {
     if (kind(store.getAddr()) != Kind::Unit)
       return store.emitError("easyml-vectorize-cells: a store that is not "
                              "to the cell's own entry");
     b.create<LLVM::MaskedStoreOp>(loc, vec(store.getValue()),
-                                  map.lookupOrDefault(store.getAddr()), mask, 8);
+                                  map.lookupOrDefault(store.getAddr()), mask,
+                                  8);
     return success();
   }
 
@@ -418,7 +469,8 @@ private:
   LogicalResult emitAtomic(LLVM::AtomicRMWOp atomic) {
     if (atomic.getBinOp() != LLVM::AtomicBinOp::add ||
         kind(atomic.getPtr()) != Kind::Uniform ||
-        kind(atomic.getVal()) != Kind::Uniform || !atomic.getResult().use_empty())
+        kind(atomic.getVal()) != Kind::Uniform ||
+        !atomic.getResult().use_empty())
       return atomic.emitError("easyml-vectorize-cells: only counters (an "
                               "unused atomic add of one value to one "
                               "address) can be vectorised");
@@ -454,8 +506,8 @@ private:
       if (ifOp.elseBlock()) {
         Value ones = splat(b.create<arith::ConstantOp>(
             loc, b.getIntegerAttr(b.getI1Type(), 1)));
-        mask = b.create<arith::AndIOp>(
-            loc, outer, b.create<arith::XOrIOp>(loc, c, ones));
+        mask = b.create<arith::AndIOp>(loc, outer,
+                                       b.create<arith::XOrIOp>(loc, c, ones));
         if (failed(emitBlock(*ifOp.elseBlock())))
           return failure();
       }
@@ -496,9 +548,10 @@ private:
     for (auto [init, arg] :
          llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs()))
       inits.push_back(as(init, kind(arg)));
-    auto vfor = b.create<scf::ForOp>(loc, map.lookupOrDefault(forOp.getLowerBound()),
-                                     map.lookupOrDefault(forOp.getUpperBound()),
-                                     map.lookupOrDefault(forOp.getStep()), inits);
+    auto vfor =
+        b.create<scf::ForOp>(loc, map.lookupOrDefault(forOp.getLowerBound()),
+                             map.lookupOrDefault(forOp.getUpperBound()),
+                             map.lookupOrDefault(forOp.getStep()), inits);
     for (NamedAttribute attr : forOp->getDiscardableAttrs())
       vfor->setAttr(attr.getName(), attr.getValue());
     OpBuilder::InsertionGuard guard(b);
@@ -511,8 +564,9 @@ private:
     if (failed(emitBlock(*forOp.getBody())))
       return failure();
     SmallVector<Value> yielded;
-    for (auto [v, arg] : llvm::zip(forOp.getBody()->getTerminator()->getOperands(),
-                                   forOp.getRegionIterArgs()))
+    for (auto [v, arg] :
+         llvm::zip(forOp.getBody()->getTerminator()->getOperands(),
+                   forOp.getRegionIterArgs()))
       yielded.push_back(as(v, kind(arg)));
     b.create<scf::YieldOp>(loc, yielded);
     map.map(forOp.getResults(), vfor.getResults());
@@ -589,9 +643,9 @@ struct VectorizeCellsPass
       if (!loop->hasAttr(easyml::kCellLoopAttr))
         return;
       auto fn = loop->getParentOfType<FunctionOpInterface>();
-      auto variant = fn ? fn->getAttrOfType<easyml::VariantAttr>(
-                              "easyml.variant")
-                        : easyml::VariantAttr();
+      auto variant =
+          fn ? fn->getAttrOfType<easyml::VariantAttr>("easyml.variant")
+             : easyml::VariantAttr();
       if (variant && !variant.isGpu() && variant.getWidth() > 1)
         loops.push_back({loop, variant.getWidth()});
     });

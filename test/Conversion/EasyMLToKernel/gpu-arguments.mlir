@@ -20,6 +20,10 @@
 // Without --per-cell-params no parameter row is read: the per-cell parameter
 // table (field 14) is not even looked at.
 // CHECK-NOT: llvm.extractvalue %[[ARGS]][14]
+// The cell's rows are a memref view of the state vector (global memory):
+// [row][cell] with the stride as the leading stride.
+// CHECK: %[[SV:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<?x?xf64, strided<[?, 1]>, 1>
+// CHECK: memref.load %[[SV]][%{{.*}}, %{{.*}}] : memref<?x?xf64, strided<[?, 1]>, 1>
 // CHECK: scf.for
 // The derived values are operands, not computations.
 // CHECK-NOT: math.sqrt
@@ -33,11 +37,14 @@
 // CHECK-NEXT: %[[ROWSTRIDE:.*]] = llvm.extractvalue %[[ARGS]][7]
 // CHECK-NEXT: easyml.opaque %[[ROWSTRIDE]] : i64
 // After the step loop the cell's rows are addressed from opaque copies of
-// the cell and the stride: recomputed there, not held through the loop.
+// the cell and the stride, through a view rebuilt from them: recomputed
+// there, not held through the loop.
 // CHECK: %[[CELL2:.*]] = easyml.opaque %{{.*}} : i64
 // CHECK-NEXT: %[[STRIDE2:.*]] = easyml.opaque %{{.*}} : i64
-// CHECK: arith.muli %{{.*}}, %[[STRIDE2]] : i64
-// CHECK-NEXT: arith.addi %{{.*}}, %[[CELL2]] : i64
+// CHECK: llvm.insertvalue %[[STRIDE2]], %{{.*}}[4, 0]
+// CHECK: %[[SV2:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<?x?xf64, strided<[?, 1]>, 1>
+// CHECK: %[[CELLIX:.*]] = arith.index_cast %[[CELL2]] : i64 to index
+// CHECK-NEXT: memref.store %{{.*}}, %[[SV2]][%{{.*}}, %[[CELLIX]]]
 // CHECK-LABEL: gpu.func @easyml_m_cuda_eval(
 // CHECK-SAME: !llvm.array<5 x f64>) kernel
 // The host computes the derived values (a baseline-named host function

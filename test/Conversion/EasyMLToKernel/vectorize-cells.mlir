@@ -151,3 +151,53 @@ module {
     return
   }
 }
+
+// -----
+
+// Per-cell storage as a memref view (what easyml-lower-to-kernels writes):
+// an entry whose innermost index is the cell is a vector load of
+// consecutive cells, stored back under the mask; an entry every cell
+// shares stays a scalar load.
+// CHECK-LABEL: func.func @views(
+// CHECK-SAME: %[[SV:[a-z0-9]+]]: memref<?x?xf64, strided<[?, 1]>>, %[[G:[a-z0-9]+]]: memref<?xf64>
+// CHECK: scf.parallel (%[[IV:.*]]) =
+// CHECK: %[[MASK:.*]] = arith.andi
+// CHECK: %[[ROW:.*]] = arith.constant 2 : index
+// CHECK: %[[X:.*]] = vector.load %[[SV]][%[[ROW]], %[[IV]]] : memref<?x?xf64, strided<[?, 1]>>, vector<4xf64>
+// CHECK: %[[S:.*]] = memref.load %[[G]][%{{.*}}] : memref<?xf64>
+// CHECK: %[[SV4:.*]] = vector.broadcast %[[S]] : f64 to vector<4xf64>
+// CHECK: %[[Y:.*]] = arith.mulf %[[X]], %[[SV4]] : vector<4xf64>
+// CHECK: vector.maskedstore %[[SV]][%[[ROW]], %[[IV]]], %[[MASK]], %[[Y]] : memref<?x?xf64, strided<[?, 1]>>, vector<4xi1>, vector<4xf64>
+module {
+  func.func @views(%sv: memref<?x?xf64, strided<[?, 1]>>, %g: memref<?xf64>, %lb: index, %ub: index) attributes {easyml.variant = #easyml.variant<"cpu-simd", width = 4, soa>} {
+    %c1 = arith.constant 1 : index
+    scf.parallel (%i) = (%lb) to (%ub) step (%c1) {
+      %row = arith.constant 2 : index
+      %x = memref.load %sv[%row, %i] : memref<?x?xf64, strided<[?, 1]>>
+      %c0 = arith.constant 0 : index
+      %s = memref.load %g[%c0] : memref<?xf64>
+      %y = arith.mulf %x, %s : f64
+      memref.store %y, %sv[%row, %i] : memref<?x?xf64, strided<[?, 1]>>
+      scf.reduce
+    } {easyml.cells}
+    return
+  }
+}
+
+// -----
+
+// A view entry that is not the cell's own (here: the cell picks the row)
+// has no vector form.
+module {
+  func.func @view_rows(%sv: memref<?x?xf64, strided<[?, 1]>>, %lb: index, %ub: index) attributes {easyml.variant = #easyml.variant<"cpu-simd", width = 4, soa>} {
+    %c1 = arith.constant 1 : index
+    scf.parallel (%i) = (%lb) to (%ub) step (%c1) {
+      %c0 = arith.constant 0 : index
+      // expected-error@+1 {{easyml-vectorize-cells: a load that is not of the cells' own entries}}
+      %x = memref.load %sv[%i, %c0] : memref<?x?xf64, strided<[?, 1]>>
+      memref.store %x, %sv[%c0, %i] : memref<?x?xf64, strided<[?, 1]>>
+      scf.reduce
+    } {easyml.cells}
+    return
+  }
+}
