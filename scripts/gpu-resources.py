@@ -15,7 +15,10 @@ spills to shared memory (easyml-assemble-ptx's enable_smem_spilling, the
 default with CUDA 12.8 and later) are the `smem` column, bytes per block
 (sized for the kernel's launch bound of 256 threads), and count in the
 occupancy; `spill st`/`spill ld` are what goes to local memory.
---no-smem-spilling compiles without it, for comparison.
+--no-smem-spilling compiles without it, for comparison; --compile-arg
+passes any other easyml-compile option (an A/B: --compile-arg=
+--cuda-machine-sink builds with LLVM's MachineSink on, as before
+easyml-serialize-gpu-modules turned it off).
 
   scripts/gpu-resources.py --corpus ../shared/corpus [--models ohara-2011]
       [--chip sm_90] [--opt 3] [--json out.json] [--no-spill-up-to 20]
@@ -103,7 +106,10 @@ def descriptor(args, source, tmp, name):
     so = os.path.join(tmp, name + ".so")
     p = subprocess.run([os.path.join(args.build, "bin", "easyml-compile"),
                         source, "--variant=cuda", "--cuda-chips=" + args.chip,
-                        "--emit=shared", "-o", so, "-w"],
+                        "--emit=shared", "-o", so, "-w"]
+                       + (["--cuda-smem-spilling=false"]
+                          if args.no_smem_spilling else [])
+                       + args.compile_arg,
                        capture_output=True, text=True)
     if p.returncode:
         return None
@@ -134,6 +140,10 @@ def main():
     ap.add_argument("--descriptor", action="store_true")
     ap.add_argument("--no-smem-spilling", action="store_true",
                     help="compile with --cuda-smem-spilling=false")
+    ap.add_argument("--compile-arg", action="append", default=[],
+                    metavar="ARG",
+                    help="one more easyml-compile argument for the kernels "
+                    "(repeatable), e.g. --compile-arg=--cuda-machine-sink")
     args = ap.parse_args()
     ptxas = ptxas_path(args)
     if args.corpus:
@@ -171,6 +181,7 @@ def main():
                    "--emit=gpu-asm", "-o", ptx, "-w"]
             if args.no_smem_spilling:
                 cmd.append("--cuda-smem-spilling=false")
+            cmd += args.compile_arg
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode:
                 results[name] = {"error": p.stderr.strip()[-300:]}

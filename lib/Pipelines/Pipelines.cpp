@@ -133,6 +133,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     one->format = format.getValue();
     one->optLevel = optLevel.getValue();
     one->smemSpilling = cudaSmemSpilling.getValue();
+    one->machineSink = cudaMachineSink.getValue();
     timingNames.push_back("gpu-" + variant);
     jobs.push_back({*own, one.get(), timingNames.back()});
     options.push_back(std::move(one));
@@ -218,6 +219,7 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
     gpu.rocmPath = options.rocmPath.getValue();
     gpu.format = options.gpuFormat.getValue();
     gpu.cudaSmemSpilling = options.cudaSmemSpilling.getValue();
+    gpu.cudaMachineSink = options.cudaMachineSink.getValue();
     pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
     return;
   }
@@ -311,8 +313,9 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
       pm.addPass(createGpuNVVMAttachTarget(attach));
     }
   }
-  GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath = options.toolkit;
+  SerializeGpuModulesOptions binary;
+  binary.toolkit = options.toolkit;
+  binary.machineSink = options.machineSink;
   std::string format = !options.format.empty() ? options.format.getValue()
                        : rocm                  ? std::string("bin")
                                                : std::string("fatbin");
@@ -320,8 +323,8 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
   // for what LLVM 19 cannot write in PTX).
   bool ownAssembler =
       !rocm && (format == "fatbin" || format == "bin" || format == "isa");
-  binary.compilationTarget = ownAssembler ? std::string("isa") : format;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  binary.format = ownAssembler ? std::string("isa") : format;
+  pm.addPass(createSerializeGpuModules(binary));
   if (ownAssembler) {
     AssemblePtxOptions assemble;
     assemble.cudaPath = options.toolkit.getValue();
@@ -383,6 +386,7 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
       one.format = options.format.getValue();
       one.optLevel = options.optLevel.getValue();
       one.smemSpilling = options.smemSpilling.getValue();
+      one.machineSink = options.machineSink.getValue();
       buildGpuSerializePipeline(pm, one);
       if (failed(pm.run(*jobs[i].copy)))
         failedJob = true;

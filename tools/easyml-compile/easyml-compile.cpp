@@ -37,13 +37,13 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -146,6 +146,11 @@ cl::opt<bool> cudaSmemSpilling(
     cl::desc("Let ptxas spill the cuda kernels' registers to shared memory "
              "rather than local memory (CUDA 12.8 and later; default: on)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> cudaMachineSink(
+    "cuda-machine-sink",
+    cl::desc("Keep LLVM's MachineSink on in the cuda kernels' back end "
+             "(default: off; on, stiff kernels spill more)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> noTables("no-tables",
                        cl::desc("Evaluate .lookup() expressions directly "
                                 "instead of tabulating them"),
@@ -364,16 +369,16 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cvodePivoting = cvodePivoting.getValue();
   options.perCellParams = objOptions.perCellParams;
   options.emulateGpuKernels = emulateGpuKernels.getValue();
-  options.cudaChips = std::vector<std::string>(cudaChips.begin(),
-                                               cudaChips.end());
-  options.rocmChips = std::vector<std::string>(rocmChips.begin(),
-                                               rocmChips.end());
+  options.cudaChips =
+      std::vector<std::string>(cudaChips.begin(), cudaChips.end());
+  options.rocmChips =
+      std::vector<std::string>(rocmChips.begin(), rocmChips.end());
   options.cudaPath = toolkits["cuda"];
   options.rocmPath = toolkits["rocm"];
   options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
   options.cudaSmemSpilling = cudaSmemSpilling.getValue();
-  auto runStage = [&](std::optional<CompileStage> stage,
-                      llvm::StringRef name) {
+  options.cudaMachineSink = cudaMachineSink.getValue();
+  auto runStage = [&](std::optional<CompileStage> stage, llvm::StringRef name) {
     mlir::PassManager pm(&context);
     auto scope = timing.nest(name);
     pm.enableTiming(scope);
@@ -443,11 +448,10 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
       // What the compute kernel uses decides its block size; a code
       // object we cannot read still runs, at the runtime's default.
       if (emit != Emit::GpuAsm)
-        if (llvm::Error e = recordKernelResources(
-                image, layout.symbol(variant, "compute")))
-          llvm::errs() << "easyml-compile: warning: " << variant << " "
-                       << chip << " code object: "
-                       << llvm::toString(std::move(e))
+        if (llvm::Error e =
+                recordKernelResources(image, layout.symbol(variant, "compute")))
+          llvm::errs() << "easyml-compile: warning: " << variant << " " << chip
+                       << " code object: " << llvm::toString(std::move(e))
                        << "; its kernels will run 128 threads per block\n";
       if (emit == Emit::GpuAsm)
         os << "// " << layout.name << ": " << variant << " kernels for "
@@ -666,8 +670,8 @@ int main(int argc, char **argv) {
     if (!cached.empty() && llvm::sys::fs::exists(cached)) {
       auto hit = llvm::MemoryBuffer::getFile(cached, /*IsText=*/false,
                                              /*RequiresNullTerminator=*/false);
-      auto output = hit ? mlir::openOutputFile(outputFile, &errorMessage)
-                        : nullptr;
+      auto output =
+          hit ? mlir::openOutputFile(outputFile, &errorMessage) : nullptr;
       if (output) {
         if (auto warnings = llvm::MemoryBuffer::getFile(cached + ".diag"))
           if (!noWarnings)

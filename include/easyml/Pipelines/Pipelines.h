@@ -104,6 +104,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("let ptxas spill registers to shared memory rather "
                      "than local memory (CUDA 12.8 and later)"),
       llvm::cl::init(true)};
+  Option<bool> cudaMachineSink{
+      *this, "cuda-machine-sink",
+      llvm::cl::desc("keep LLVM's MachineSink on in the NVPTX back end "
+                     "(easyml-serialize-gpu-modules)"),
+      llvm::cl::init(false)};
 };
 
 /// The stages of easyml-compile-pipeline, in order. easyml-compile runs
@@ -154,6 +159,11 @@ struct GpuPipelineOptions
       llvm::cl::desc("cuda: let ptxas spill registers to shared memory "
                      "(easyml-assemble-ptx; CUDA 12.8 and later)"),
       llvm::cl::init(true)};
+  Option<bool> machineSink{
+      *this, "machine-sink",
+      llvm::cl::desc("cuda: keep LLVM's MachineSink on in the NVPTX back "
+                     "end (easyml-serialize-gpu-modules)"),
+      llvm::cl::init(false)};
 };
 
 /// The chips a GPU target builds for unless told otherwise.
