@@ -91,12 +91,26 @@ void AssemblePtxPass::runOnOperation() {
       llvm::Expected<std::string> ptx =
           preparePtx(object.getObject().getValue(), spilling);
       std::string data;
-      if (ptx && target != gpu::CompilationTarget::Assembly) {
-        PtxAssembleOptions options;
-        options.toolkit = *toolkit;
-        options.chip = nvvm.getChip().str();
-        options.fatbin = target == gpu::CompilationTarget::Fatbin;
-        options.optLevel = optLevel;
+      PtxAssembleOptions options;
+      options.toolkit = *toolkit;
+      options.chip = nvvm.getChip().str();
+      options.fatbin = target == gpu::CompilationTarget::Fatbin;
+      options.optLevel = optLevel;
+      options.registerCaps = registerCaps;
+      if (ptx && target == gpu::CompilationTarget::Assembly && registerCaps) {
+        // The PTX that a binary build would embed: with its register caps
+        // (which take ptxas to choose).
+        llvm::Expected<AssembledPtx> capped =
+            assembleWithRegisterCaps(*ptx, options);
+        if (!capped) {
+          binary.emitError("'")
+              << binary.getSymName() << "' for " << nvvm.getChip() << ": "
+              << llvm::toString(capped.takeError());
+          failed = true;
+          continue;
+        }
+        data = std::move(capped->ptx);
+      } else if (ptx && target != gpu::CompilationTarget::Assembly) {
         llvm::Expected<std::string> code = assemblePtx(*ptx, options);
         if (!code) {
           binary.emitError("'")

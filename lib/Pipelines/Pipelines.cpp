@@ -134,6 +134,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     one->optLevel = optLevel.getValue();
     one->smemSpilling = cudaSmemSpilling.getValue();
     one->machineSink = cudaMachineSink.getValue();
+    one->registerCaps = cudaRegisterCaps.getValue();
     timingNames.push_back("gpu-" + variant);
     jobs.push_back({*own, one.get(), timingNames.back()});
     options.push_back(std::move(one));
@@ -220,6 +221,7 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
     gpu.format = options.gpuFormat.getValue();
     gpu.cudaSmemSpilling = options.cudaSmemSpilling.getValue();
     gpu.cudaMachineSink = options.cudaMachineSink.getValue();
+    gpu.cudaRegisterCaps = options.cudaRegisterCaps.getValue();
     pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
     return;
   }
@@ -331,6 +333,7 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
     assemble.format = format;
     assemble.optLevel = options.optLevel.getValue();
     assemble.smemSpilling = options.smemSpilling.getValue();
+    assemble.registerCaps = options.registerCaps.getValue();
     pm.addPass(createAssemblePtx(assemble));
   }
 }
@@ -387,6 +390,7 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
       one.optLevel = options.optLevel.getValue();
       one.smemSpilling = options.smemSpilling.getValue();
       one.machineSink = options.machineSink.getValue();
+      one.registerCaps = options.registerCaps.getValue();
       buildGpuSerializePipeline(pm, one);
       if (failed(pm.run(*jobs[i].copy)))
         failedJob = true;

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Target/PtxAssembler.h"
+#include "easyml/Runtime/Occupancy.h"
+#include "easyml/Target/GpuResources.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -152,8 +154,154 @@ llvm::Expected<std::string> easyml::preparePtx(StringRef ptx,
   return text;
 }
 
+llvm::Expected<std::string> easyml::capKernelRegisters(StringRef ptx,
+                                                       StringRef kernel,
+                                                       unsigned registers) {
+  std::string text = ptx.str();
+  // `.entry <kernel>(`, not in a comment.
+  std::string entry = ".entry " + kernel.str() + "(";
+  size_t at = 0;
+  for (;; at += entry.size()) {
+    at = text.find(entry, at);
+    if (at == std::string::npos)
+      return failure("no kernel '" + kernel + "' in the PTX");
+    size_t lineBegin = text.rfind('\n', at);
+    lineBegin = lineBegin == std::string::npos ? 0 : lineBegin + 1;
+    if (!StringRef(text).slice(lineBegin, at).contains("//"))
+      break;
+  }
+  int depth = 0;
+  size_t close = text.find('(', at);
+  for (; close < text.size(); ++close) {
+    if (text[close] == '(')
+      ++depth;
+    else if (text[close] == ')' && --depth == 0)
+      break;
+  }
+  size_t body = text.find('{', close);
+  if (close >= text.size() || body == std::string::npos)
+    return failure("not PTX: kernel '" + kernel + "' has no body");
+  // Between the parameters and the body: the performance directives.
+  std::string directive = ".maxnreg " + std::to_string(registers);
+  size_t old = text.find(".maxnreg", close);
+  if (old != std::string::npos && old < body) {
+    size_t end = text.find_first_of("\r\n", old);
+    text.replace(old, end - old, directive);
+  } else {
+    text.insert(body, directive + "\n");
+  }
+  return text;
+}
+
+namespace {
+/// The kernels that spill nothing, by name.
+std::map<std::string, KernelResources>
+spillFree(const std::vector<KernelResources> &kernels) {
+  std::map<std::string, KernelResources> result;
+  for (const KernelResources &k : kernels)
+    if (k.localBytes == 0 && k.sharedBytes == 0 && k.registers > 0)
+      result[k.name] = k;
+  return result;
+}
+} // namespace
+
+static llvm::Expected<std::string>
+assembleCubin(StringRef ptx, const PtxAssembleOptions &options,
+              StringRef entry);
+
+llvm::Expected<AssembledPtx>
+easyml::assembleWithRegisterCaps(StringRef ptx,
+                                 const PtxAssembleOptions &options) {
+  llvm::Expected<std::string> cubin = assembleCubin(ptx, options, "");
+  if (!cubin)
+    return cubin.takeError();
+  AssembledPtx result{ptx.str(), std::move(*cubin)};
+  if (!options.registerCaps)
+    return result;
+  auto kernels = readKernelResources("cubin", result.cubin);
+  if (!kernels)
+    return kernels.takeError();
+  // The compute kernel, which runs every step of a wave, if it spills
+  // nothing and one occupancy step is at most 1/8 fewer registers away
+  // (further, ptxas spills or works long to fit: measured on the corpus).
+  std::string text = result.ptx;
+  bool capped = false;
+  for (auto &[name, k] : spillFree(*kernels)) {
+    if (!StringRef(name).ends_with("_compute"))
+      continue;
+    int64_t r = rt::gpuRegistersForHigherOccupancy(options.chip.c_str(),
+                                                   k.registers, k.maxThreads);
+    if (r == 0 || 8 * r < 7 * k.registers)
+      continue;
+    auto trialPtx = capKernelRegisters(text, name, r);
+    if (!trialPtx)
+      return trialPtx.takeError();
+    // The capped kernel alone (ptxas --entry), kept if it spills nothing.
+    auto trial = assembleCubin(*trialPtx, options, name);
+    if (!trial)
+      return trial.takeError();
+    auto trialKernels = readKernelResources("cubin", *trial);
+    if (!trialKernels)
+      return trialKernels.takeError();
+    if (spillFree(*trialKernels).count(name)) {
+      text = std::move(*trialPtx);
+      capped = true;
+    }
+  }
+  if (!capped)
+    return result;
+  cubin = assembleCubin(text, options, "");
+  if (!cubin)
+    return cubin.takeError();
+  return AssembledPtx{std::move(text), std::move(*cubin)};
+}
+
 llvm::Expected<std::string>
 easyml::assemblePtx(StringRef ptx, const PtxAssembleOptions &options) {
+  StringRef chip = options.chip;
+  llvm::Expected<AssembledPtx> assembled =
+      assembleWithRegisterCaps(ptx, options);
+  if (!assembled)
+    return assembled.takeError();
+  if (!options.fatbin)
+    return std::move(assembled->cubin);
+  const std::string &finalPtx = assembled->ptx;
+  const std::string *cubin = &assembled->cubin;
+  TempFile ptxFile, cubinFile, fatbinFile;
+  for (auto [file, ext] :
+       {std::pair{&ptxFile, "ptx"}, std::pair{&cubinFile, "cubin"},
+        std::pair{&fatbinFile, "fatbin"}})
+    if (llvm::Error e = file->create(ext))
+      return std::move(e);
+  for (auto [file, data] : {std::pair{&ptxFile, StringRef(finalPtx)},
+                            std::pair{&cubinFile, StringRef(*cubin)}}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(file->path, ec);
+    if (ec)
+      return failure("cannot write '" + file->path + "': " + ec.message());
+    os << data;
+  }
+  std::string sm = chip.drop_front(strlen("sm_")).str();
+  auto bundled =
+      run({options.toolkit + "/bin/fatbinary", "-64",
+           "--image3=kind=elf,sm=" + sm + ",file=" + cubinFile.path.str().str(),
+           "--image3=kind=ptx,sm=" + sm + ",file=" + ptxFile.path.str().str(),
+           "--create=" + fatbinFile.path.str().str()});
+  if (!bundled)
+    return bundled.takeError();
+  auto buffer = llvm::MemoryBuffer::getFile(fatbinFile.path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return failure("cannot read '" + fatbinFile.path +
+                   "': " + buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
+
+/// ptxas on `ptx` for options.chip: the cubin, of kernel `entry` alone
+/// when given.
+static llvm::Expected<std::string>
+assembleCubin(StringRef ptx, const PtxAssembleOptions &options,
+              StringRef entry) {
   StringRef chip = options.chip;
   if (!chip.starts_with("sm_"))
     return failure("'" + chip + "' is not an NVIDIA chip (sm_XY)");
@@ -170,26 +318,16 @@ easyml::assemblePtx(StringRef ptx, const PtxAssembleOptions &options) {
     os << ptx;
   }
   std::string ptxas = options.toolkit + "/bin/ptxas";
-  auto assembled = run(
-      {ptxas, "-arch=" + chip.str(), "-O" + std::to_string(options.optLevel),
-       ptxFile.path.str().str(), "-o", cubinFile.path.str().str()});
+  std::vector<std::string> argv{ptxas, "-arch=" + chip.str(),
+                                "-O" + std::to_string(options.optLevel)};
+  if (!entry.empty())
+    argv.push_back("--entry=" + entry.str());
+  argv.insert(argv.end(),
+              {ptxFile.path.str().str(), "-o", cubinFile.path.str().str()});
+  auto assembled = run(argv);
   if (!assembled)
     return assembled.takeError();
   StringRef result = cubinFile.path;
-  TempFile fatbinFile;
-  if (options.fatbin) {
-    if (llvm::Error e = fatbinFile.create("fatbin"))
-      return std::move(e);
-    std::string sm = chip.drop_front(strlen("sm_")).str();
-    auto bundled = run(
-        {options.toolkit + "/bin/fatbinary", "-64",
-         "--image3=kind=elf,sm=" + sm + ",file=" + cubinFile.path.str().str(),
-         "--image3=kind=ptx,sm=" + sm + ",file=" + ptxFile.path.str().str(),
-         "--create=" + fatbinFile.path.str().str()});
-    if (!bundled)
-      return bundled.takeError();
-    result = fatbinFile.path;
-  }
   auto buffer = llvm::MemoryBuffer::getFile(result, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)

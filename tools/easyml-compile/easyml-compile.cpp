@@ -146,6 +146,11 @@ cl::opt<bool> cudaSmemSpilling(
     cl::desc("Let ptxas spill the cuda kernels' registers to shared memory "
              "rather than local memory (CUDA 12.8 and later; default: on)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> cudaRegisterCaps(
+    "cuda-register-caps",
+    cl::desc("Cap the registers of cuda kernels that spill nothing where "
+             "that raises their occupancy without spilling (default: on)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> cudaMachineSink(
     "cuda-machine-sink",
     cl::desc("Keep LLVM's MachineSink on in the cuda kernels' back end "
@@ -378,6 +383,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
   options.cudaSmemSpilling = cudaSmemSpilling.getValue();
   options.cudaMachineSink = cudaMachineSink.getValue();
+  options.cudaRegisterCaps = cudaRegisterCaps.getValue();
   auto runStage = [&](std::optional<CompileStage> stage, llvm::StringRef name) {
     mlir::PassManager pm(&context);
     auto scope = timing.nest(name);

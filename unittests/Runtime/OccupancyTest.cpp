@@ -76,3 +76,19 @@ TEST(Occupancy, BlockSizeChoice) {
   // An unknown chip: the default.
   EXPECT_EQ(gpuBlockSize("gfx1100", 32, 256), 128);
 }
+
+TEST(Occupancy, RegistersForHigherOccupancy) {
+  // 84 registers: 23 warps' worth, 11 blocks of 64 = 22 warps; at 80, 25
+  // warps' worth hold 12 blocks of 64 = 24.
+  EXPECT_EQ(gpuRegistersForHigherOccupancy("sm_90", 84, 256), 80);
+  EXPECT_GT(gpuOccupancy("sm_90", 80, gpuBlockSize("sm_90", 80, 256)),
+            gpuOccupancy("sm_90", 84, gpuBlockSize("sm_90", 84, 256)));
+  // 242 registers: 8 warps; 10 warps (5 blocks of 64) need at most 200.
+  EXPECT_EQ(gpuRegistersForHigherOccupancy("sm_90", 242, 256), 200);
+  // Within a launch bound of 128 the same step: 5 blocks of 64 threads.
+  EXPECT_EQ(gpuRegistersForHigherOccupancy("sm_90", 242, 128), 200);
+  // Full occupancy already, unknown chips: no cap.
+  EXPECT_EQ(gpuRegistersForHigherOccupancy("sm_90", 32, 256), 0);
+  EXPECT_EQ(gpuRegistersForHigherOccupancy("sm_60", 84, 256), 0);
+  EXPECT_EQ(gpuRegistersForHigherOccupancy(nullptr, 84, 256), 0);
+}

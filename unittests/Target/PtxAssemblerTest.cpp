@@ -91,3 +91,50 @@ TEST(PtxAssembler, Releases) {
   EXPECT_FALSE(supportsSharedMemorySpilling({12, 6}));
   EXPECT_FALSE(supportsSharedMemorySpilling({11, 8}));
 }
+
+namespace {
+const char *kTwoKernels = ".version 8.7\n"
+                          ".target sm_90\n"
+                          "// .entry a( in a comment\n"
+                          ".visible .entry a(\n"
+                          "\t.param .u64 a_param_0\n"
+                          ")\n"
+                          ".maxntid 256, 1, 1\n"
+                          "{\n"
+                          "\tret;\n"
+                          "}\n"
+                          ".visible .entry b(\n"
+                          "\t.param .u64 b_param_0\n"
+                          ")\n"
+                          ".maxntid 256, 1, 1\n"
+                          ".maxnreg 200\n"
+                          "{\n"
+                          "\tret;\n"
+                          "}\n";
+} // namespace
+
+TEST(PtxAssembler, CapKernelRegistersAddsTheDirective) {
+  auto capped = capKernelRegisters(kTwoKernels, "a", 80);
+  ASSERT_TRUE(bool(capped)) << llvm::toString(capped.takeError());
+  EXPECT_NE(capped->find(".maxntid 256, 1, 1\n.maxnreg 80\n{\n\tret;"),
+            std::string::npos)
+      << *capped;
+  // Kernel b is left alone; the comment is not a kernel.
+  EXPECT_NE(capped->find(".maxnreg 200\n"), std::string::npos);
+  EXPECT_NE(capped->find("// .entry a( in a comment\n"), std::string::npos);
+}
+
+TEST(PtxAssembler, CapKernelRegistersReplacesACap) {
+  auto capped = capKernelRegisters(kTwoKernels, "b", 168);
+  ASSERT_TRUE(bool(capped)) << llvm::toString(capped.takeError());
+  EXPECT_EQ(capped->find(".maxnreg 200"), std::string::npos);
+  EXPECT_NE(capped->find(".maxntid 256, 1, 1\n.maxnreg 168\n{"),
+            std::string::npos)
+      << *capped;
+}
+
+TEST(PtxAssembler, CapKernelRegistersNeedsTheKernel) {
+  auto capped = capKernelRegisters(kTwoKernels, "c", 80);
+  ASSERT_FALSE(bool(capped));
+  EXPECT_EQ(llvm::toString(capped.takeError()), "no kernel 'c' in the PTX");
+}

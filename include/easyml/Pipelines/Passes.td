@@ -46,6 +46,10 @@ def GpuModulesToBinary
            /*default=*/"true",
            "let ptxas spill registers to shared memory (CUDA 12.8 and "
            "later; see easyml-assemble-ptx)">,
+    Option<"cudaRegisterCaps", "cuda-register-caps", "bool",
+           /*default=*/"true",
+           "cap the registers of spill-free kernels for occupancy (see "
+           "easyml-assemble-ptx)">,
     Option<"cudaMachineSink", "cuda-machine-sink", "bool",
            /*default=*/"false",
            "keep LLVM's MachineSink on in the NVPTX back end (see "
@@ -104,6 +108,15 @@ def AssemblePtx : Pass<"easyml-assemble-ptx", "mlir::ModuleOp"> {
     -v` reports it as `smem` rather than spill stores. Kernels that do not
     run out of registers are unchanged. Other objects (ROCm, LLVM IR,
     binaries) are left alone.
+
+    With `register-caps`, a kernel that spills nothing and would reach a
+    higher theoretical occupancy with fewer registers (within its launch
+    bound, at the best block size of 64, 128 or 256 threads) is assembled
+    again with `.maxnreg` at the most registers that occupancy allows; the
+    cap is kept only if the kernel still spills nothing (neither local nor
+    shared memory). Kernels already spilling are left as they are. With
+    `format=isa` ptxas still runs to choose the caps, so the PTX written
+    is the PTX a fatbin would carry.
   }];
   let options = [
     Option<"cudaPath", "cuda-path", "std::string", /*default=*/"",
@@ -113,6 +126,9 @@ def AssemblePtx : Pass<"easyml-assemble-ptx", "mlir::ModuleOp"> {
     Option<"optLevel", "O", "unsigned", /*default=*/"3", "ptxas -O level">,
     Option<"smemSpilling", "smem-spilling", "bool", /*default=*/"true",
            "spill registers to shared memory where ptxas can">,
+    Option<"registerCaps", "register-caps", "bool", /*default=*/"true",
+           "cap the registers of kernels that spill nothing where that "
+           "raises their occupancy without spilling">,
   ];
 }
 

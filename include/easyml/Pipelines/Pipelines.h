@@ -104,6 +104,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("let ptxas spill registers to shared memory rather "
                      "than local memory (CUDA 12.8 and later)"),
       llvm::cl::init(true)};
+  Option<bool> cudaRegisterCaps{
+      *this, "cuda-register-caps",
+      llvm::cl::desc("cap the registers of cuda kernels that spill nothing "
+                     "where that raises their occupancy without spilling"),
+      llvm::cl::init(true)};
   Option<bool> cudaMachineSink{
       *this, "cuda-machine-sink",
       llvm::cl::desc("keep LLVM's MachineSink on in the NVPTX back end "
@@ -158,6 +163,11 @@ struct GpuPipelineOptions
       *this, "smem-spilling",
       llvm::cl::desc("cuda: let ptxas spill registers to shared memory "
                      "(easyml-assemble-ptx; CUDA 12.8 and later)"),
+      llvm::cl::init(true)};
+  Option<bool> registerCaps{
+      *this, "register-caps",
+      llvm::cl::desc("cuda: cap the registers of kernels that spill nothing "
+                     "for occupancy (easyml-assemble-ptx)"),
       llvm::cl::init(true)};
   Option<bool> machineSink{
       *this, "machine-sink",

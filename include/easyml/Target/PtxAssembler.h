@@ -48,11 +48,38 @@ struct PtxAssembleOptions {
   std::string chip;    // "sm_90"
   bool fatbin = true;  // cubin + PTX in a fatbin, else the cubin alone
   unsigned optLevel = 3;
+  /// Register caps for occupancy: see assemblePtx.
+  bool registerCaps = true;
 };
+
+/// `ptx` with `.maxnreg registers` among the performance directives of
+/// kernel `kernel` (replacing one it has). Fails when there is no such
+/// kernel.
+llvm::Expected<std::string> capKernelRegisters(llvm::StringRef ptx,
+                                               llvm::StringRef kernel,
+                                               unsigned registers);
+
+/// PTX with the register caps assemblePtx keeps (registerCaps; else the
+/// PTX given) and its cubin.
+struct AssembledPtx {
+  std::string ptx, cubin;
+};
+llvm::Expected<AssembledPtx>
+assembleWithRegisterCaps(llvm::StringRef ptx,
+                         const PtxAssembleOptions &options);
 
 /// Assembles prepared PTX for one chip: the cubin, or a fatbin with the
 /// cubin and the PTX (for chips of later generations, through the
 /// driver's JIT). Errors carry ptxas's own message.
+///
+/// With `registerCaps`, the compute kernel (the `.entry` named
+/// `*_compute`), if it spills nothing (no local memory, no shared memory)
+/// and would reach a higher occupancy with at most 1/8 fewer registers
+/// (rt::gpuRegistersForHigherOccupancy, within its launch bound), is
+/// assembled alone (ptxas --entry) with `.maxnreg` at that count; the cap
+/// is kept if it still spills nothing, and the module assembled with it.
+/// No kernel trades spills for occupancy. The PTX in the fatbin carries
+/// the cap kept.
 llvm::Expected<std::string> assemblePtx(llvm::StringRef ptx,
                                         const PtxAssembleOptions &options);
 

@@ -140,6 +140,29 @@ inline int64_t gpuBlockSize(const char *chip, int64_t registers,
   return best;
 }
 
+/// The most registers per thread at which a kernel reaches a higher
+/// occupancy than it has at `registers`, at the best of the block sizes
+/// gpuBlockSize considers (within `maxThreads`), with `sharedBytes` of
+/// static shared memory; 0 when fewer registers would not raise it, or the
+/// chip is unknown. A register cap (PTX `.maxnreg`) of that many is what
+/// the next occupancy step takes.
+inline int64_t gpuRegistersForHigherOccupancy(const char *chip,
+                                              int64_t registers,
+                                              int64_t maxThreads,
+                                              int64_t sharedBytes = 0) {
+  auto best = [&](int64_t r) {
+    int64_t block = gpuBlockSize(chip, r, maxThreads, sharedBytes);
+    return gpuOccupancy(chip, r, block, sharedBytes);
+  };
+  double now = best(registers);
+  if (now <= 0)
+    return 0;
+  for (int64_t r = registers - 1; r >= 16; --r)
+    if (best(r) > now)
+      return r;
+  return 0;
+}
+
 } // namespace easyml::rt
 
 #endif // EASYML_RUNTIME_OCCUPANCY_H
