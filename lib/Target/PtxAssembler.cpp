@@ -100,6 +100,47 @@ bool easyml::supportsSharedMemorySpilling(const CudaRelease &release) {
   return release.atLeast(12, 8);
 }
 
+namespace {
+/// A kernel of a PTX module: its name, where its parameter list closes and
+/// where its body opens (the performance directives lie between).
+struct PtxEntry {
+  std::string name;
+  size_t close, body;
+};
+
+/// The `.entry`s of `text`, in order; one in a `//` comment is not.
+llvm::Expected<std::vector<PtxEntry>> findEntries(StringRef text) {
+  std::vector<PtxEntry> entries;
+  size_t at = 0;
+  while ((at = text.find(".entry ", at)) != StringRef::npos) {
+    size_t lineBegin = text.rfind('\n', at);
+    lineBegin = lineBegin == StringRef::npos ? 0 : lineBegin + 1;
+    if (text.slice(lineBegin, at).contains("//")) {
+      at += strlen(".entry ");
+      continue;
+    }
+    size_t open = text.find('(', at);
+    if (open == StringRef::npos)
+      return failure("not PTX: a .entry without parameters");
+    int depth = 0;
+    size_t close = open;
+    for (; close < text.size(); ++close) {
+      if (text[close] == '(')
+        ++depth;
+      else if (text[close] == ')' && --depth == 0)
+        break;
+    }
+    size_t body = text.find('{', close);
+    if (close >= text.size() || body == StringRef::npos)
+      return failure("not PTX: a .entry without a body");
+    entries.push_back(
+        {text.slice(at + strlen(".entry "), open).trim().str(), close, body});
+    at = body + 1;
+  }
+  return entries;
+}
+} // namespace
+
 llvm::Expected<std::string> easyml::preparePtx(StringRef ptx,
                                                bool sharedMemorySpilling) {
   std::string text;
@@ -122,35 +163,14 @@ llvm::Expected<std::string> easyml::preparePtx(StringRef ptx,
     return failure("not PTX: .version '" + number + "'");
   if (ma < 8 || (ma == 8 && mi < 7))
     text.replace(numberBegin, numberEnd - numberBegin, "8.7");
-  // Every kernel: after its parameter list and performance directives,
-  // the first '{' opens the body.
+  // Every kernel (from the last, so that earlier positions hold).
   static const char pragma[] = "\n\t.pragma \"enable_smem_spilling\";";
-  size_t at = 0;
-  while ((at = text.find(".entry ", at)) != std::string::npos) {
-    size_t lineBegin = text.rfind('\n', at);
-    lineBegin = lineBegin == std::string::npos ? 0 : lineBegin + 1;
-    if (StringRef(text).slice(lineBegin, at).contains("//")) {
-      at += strlen(".entry ");
-      continue;
-    }
-    size_t open = text.find('(', at);
-    if (open == std::string::npos)
-      return failure("not PTX: a .entry without parameters");
-    int depth = 0;
-    size_t close = open;
-    for (; close < text.size(); ++close) {
-      if (text[close] == '(')
-        ++depth;
-      else if (text[close] == ')' && --depth == 0)
-        break;
-    }
-    size_t body = text.find('{', close);
-    if (close >= text.size() || body == std::string::npos)
-      return failure("not PTX: a .entry without a body");
-    if (!StringRef(text).substr(body, 64).contains("enable_smem_spilling"))
-      text.insert(body + 1, pragma);
-    at = body + 1;
-  }
+  auto entries = findEntries(text);
+  if (!entries)
+    return entries.takeError();
+  for (const PtxEntry &e : llvm::reverse(*entries))
+    if (!StringRef(text).substr(e.body, 64).contains("enable_smem_spilling"))
+      text.insert(e.body + 1, pragma);
   return text;
 }
 
@@ -158,37 +178,21 @@ llvm::Expected<std::string> easyml::capKernelRegisters(StringRef ptx,
                                                        StringRef kernel,
                                                        unsigned registers) {
   std::string text = ptx.str();
-  // `.entry <kernel>(`, not in a comment.
-  std::string entry = ".entry " + kernel.str() + "(";
-  size_t at = 0;
-  for (;; at += entry.size()) {
-    at = text.find(entry, at);
-    if (at == std::string::npos)
-      return failure("no kernel '" + kernel + "' in the PTX");
-    size_t lineBegin = text.rfind('\n', at);
-    lineBegin = lineBegin == std::string::npos ? 0 : lineBegin + 1;
-    if (!StringRef(text).slice(lineBegin, at).contains("//"))
-      break;
-  }
-  int depth = 0;
-  size_t close = text.find('(', at);
-  for (; close < text.size(); ++close) {
-    if (text[close] == '(')
-      ++depth;
-    else if (text[close] == ')' && --depth == 0)
-      break;
-  }
-  size_t body = text.find('{', close);
-  if (close >= text.size() || body == std::string::npos)
-    return failure("not PTX: kernel '" + kernel + "' has no body");
+  auto entries = findEntries(text);
+  if (!entries)
+    return entries.takeError();
+  auto e = llvm::find_if(*entries,
+                         [&](const PtxEntry &e) { return e.name == kernel; });
+  if (e == entries->end())
+    return failure("no kernel '" + kernel + "' in the PTX");
   // Between the parameters and the body: the performance directives.
   std::string directive = ".maxnreg " + std::to_string(registers);
-  size_t old = text.find(".maxnreg", close);
-  if (old != std::string::npos && old < body) {
+  size_t old = text.find(".maxnreg", e->close);
+  if (old != std::string::npos && old < e->body) {
     size_t end = text.find_first_of("\r\n", old);
     text.replace(old, end - old, directive);
   } else {
-    text.insert(body, directive + "\n");
+    text.insert(e->body, directive + "\n");
   }
   return text;
 }
