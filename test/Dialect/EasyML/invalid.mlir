@@ -198,3 +198,60 @@ easyml.model @m attributes {easyml.integrators_expanded} {
     easyml.next @h, %0 : f64
   }
 }
+
+// -----
+
+// In-place hidden values are read and written with hidden_load/store.
+easyml.model @m attributes {easyml.integrators_expanded} {
+  easyml.hidden @h init 0.0 {in_place}
+  easyml.init {}
+  easyml.compute {
+    // expected-error@+1 {{reads in-place hidden value @h (read it with 'easyml.hidden_load')}}
+    %0 = easyml.get @h : f64
+  }
+}
+
+// -----
+
+easyml.model @m attributes {easyml.integrators_expanded} {
+  easyml.hidden @h init 0.0 {in_place}
+  easyml.init {}
+  easyml.compute {
+    %0 = easyml.hidden_load @h : f64
+    // expected-error@+1 {{updates in-place hidden value @h (write it with 'easyml.hidden_store')}}
+    easyml.next @h, %0 : f64
+  }
+}
+
+// -----
+
+easyml.model @m attributes {easyml.integrators_expanded} {
+  easyml.hidden @h init 0.0
+  easyml.init {}
+  easyml.compute {
+    // expected-error@+1 {{expects an in-place hidden value, got @h}}
+    %0 = easyml.hidden_load @h : f64
+    easyml.next @h, %0 : f64
+  }
+}
+
+// -----
+
+easyml.model @m attributes {easyml.integrators_expanded} {
+  easyml.state @x kind <store> method <none>
+  easyml.init {
+    %0 = arith.constant 0.0 : f64
+    easyml.init_value @x, %0 : f64
+  }
+  easyml.compute {
+    %0 = arith.constant 0.0 : f64
+    // expected-error@+1 {{expects an in-place hidden value, got @x}}
+    easyml.hidden_store @x, %0 : f64
+    easyml.next @x, %0 : f64
+  }
+}
+
+// -----
+
+// expected-error@+1 {{expects to be inside 'easyml.compute'}}
+%0 = easyml.hidden_load @h : f64

@@ -71,6 +71,25 @@ easyml.model @hidden attributes {easyml.integrators_expanded} {
   }
 }
 
+// An in-place hidden value: loaded and stored where the step needs it, at
+// any depth, with no easyml.next.
+// CHECK-LABEL: easyml.model @hidden_in_place
+// CHECK: easyml.hidden @cvode.lu.0.0 init 0.000000e+00 {in_place}
+// CHECK: scf.if
+// CHECK: %[[L:.*]] = easyml.hidden_load @cvode.lu.0.0 : f64
+// CHECK: easyml.hidden_store @cvode.lu.0.0, %[[L]] : f64
+easyml.model @hidden_in_place attributes {easyml.integrators_expanded} {
+  easyml.hidden @cvode.lu.0.0 init 0.0 {in_place}
+  easyml.init {}
+  easyml.compute {
+    %c = arith.constant true
+    scf.if %c {
+      %l = easyml.hidden_load @cvode.lu.0.0 : f64
+      easyml.hidden_store @cvode.lu.0.0, %l : f64
+    }
+  }
+}
+
 // A kernel-level copy the optimisers cannot see through.
 // CHECK-LABEL: func.func @opaque(
 // CHECK: %{{.*}} = easyml.opaque %{{.*}} : i64

@@ -103,7 +103,7 @@ LogicalResult ModelOp::verifyRegions() {
       StringAttr name = hidden.getSymNameAttr();
       if (!expanded)
         return hidden.emitOpError("expects a model with integrators expanded");
-      if (updates.lookup(name) != 1)
+      if (!hidden.getInPlace() && updates.lookup(name) != 1)
         return hidden.emitOpError("expects exactly one update of hidden value ")
                << name << ", found " << updates.lookup(name);
     } else if (auto ext = dyn_cast<ExternalOp>(op)) {
@@ -260,9 +260,39 @@ LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
              << getVarAttr() << ", which the model declares write-only";
     return success();
   }
+  if (auto hidden = dyn_cast<HiddenOp>(decl); hidden && hidden.getInPlace())
+    return emitOpError("reads in-place hidden value ")
+           << getVarAttr() << " (read it with 'easyml.hidden_load')";
   if (isa<StateOp, HiddenOp>(decl))
     return success();
   return emitOpError("cannot read ") << getVarAttr();
+}
+
+/// Checks that `op` is in a compute region and that `ref` names an
+/// in-place hidden value.
+static LogicalResult verifyInPlaceAccess(Operation *op, FlatSymbolRefAttr ref,
+                                         SymbolTableCollection &tables) {
+  auto hidden = dyn_cast_or_null<HiddenOp>(lookupDecl(op, ref, tables));
+  if (!hidden || !hidden.getInPlace())
+    return op->emitOpError("expects an in-place hidden value, got ") << ref;
+  return success();
+}
+
+LogicalResult HiddenLoadOp::verify() {
+  if (!(*this)->getParentOfType<ComputeOp>())
+    return emitOpError("expects to be inside 'easyml.compute'");
+  return success();
+}
+LogicalResult HiddenLoadOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyInPlaceAccess(*this, getVarAttr(), tables);
+}
+LogicalResult HiddenStoreOp::verify() {
+  if (!(*this)->getParentOfType<ComputeOp>())
+    return emitOpError("expects to be inside 'easyml.compute'");
+  return success();
+}
+LogicalResult HiddenStoreOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyInPlaceAccess(*this, getVarAttr(), tables);
 }
 
 LogicalResult InitValueOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -299,10 +329,13 @@ LogicalResult GateAlphaBetaOp::verifySymbolUses(SymbolTableCollection &tables) {
 LogicalResult NextOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto model = (*this)->getParentOfType<ModelOp>();
   if (model && model.isExpanded()) {
-    if (!isa_and_nonnull<StateOp, HiddenOp>(
-            lookupDecl(*this, getStateAttr(), tables)))
+    Operation *decl = lookupDecl(*this, getStateAttr(), tables);
+    if (!isa_and_nonnull<StateOp, HiddenOp>(decl))
       return emitOpError("expects a state or hidden value, got ")
              << getStateAttr();
+    if (auto hidden = dyn_cast<HiddenOp>(decl); hidden && hidden.getInPlace())
+      return emitOpError("updates in-place hidden value ")
+             << getStateAttr() << " (write it with 'easyml.hidden_store')";
     return success();
   }
   return verifyStateUpdate(*this, getStateAttr(), StateKind::store, tables);
@@ -323,9 +356,9 @@ LogicalResult OutputOp::verifySymbolUses(SymbolTableCollection &tables) {
 // VariantAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-VariantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    VariantKind kind, int64_t width, CellLayout layout) {
+LogicalResult VariantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  VariantKind kind, int64_t width,
+                                  CellLayout layout) {
   if (width < 1 || width > 64)
     return emitError() << "variant '" << stringifyVariantKind(kind)
                        << "' has width " << width << " (expected 1 to 64)";

@@ -540,6 +540,44 @@ SmallVector<Value> UnrolledLU::solve(ArrayRef<Value> rhs) {
   return x;
 }
 
+/// Calls `fn` on each value a solve reads, in the order factors() uses.
+template <typename Fn>
+static void forEachFactor(DenseMatrix &lu, SmallVector<Value> &invPivots,
+                          Fn fn) {
+  for (unsigned i = 0; i < lu.size(); ++i)
+    for (unsigned j = 0; j < lu.size(); ++j)
+      if (i != j && lu[i][j])
+        fn(lu[i][j]);
+  for (Value &inv : invPivots)
+    fn(inv);
+}
+
+SmallVector<Value> UnrolledLU::factors() const {
+  assert(swaps.empty() && "factors of a pivoted factorisation");
+  SmallVector<Value> values;
+  auto &self = const_cast<UnrolledLU &>(*this);
+  forEachFactor(self.lu, self.invPivots, [&](Value &v) {
+    if (!matchPattern(v, m_Constant()))
+      values.push_back(v);
+  });
+  return values;
+}
+
+void UnrolledLU::setFactors(ArrayRef<Value> values) {
+  assert(swaps.empty() && "factors of a pivoted factorisation");
+  unsigned next = 0;
+  forEachFactor(lu, invPivots, [&](Value &v) {
+    Attribute constant;
+    if (matchPattern(v, m_Constant(&constant))) {
+      v = builder.create<arith::ConstantOp>(loc, cast<TypedAttr>(constant));
+      return;
+    }
+    assert(next < values.size() && "fewer values than factors");
+    v = values[next++];
+  });
+  assert(next == values.size() && "more values than factors");
+}
+
 unsigned UnrolledLU::nonZeros() const {
   unsigned count = 0;
   for (const auto &row : lu)

@@ -167,18 +167,28 @@ def EasyML_HiddenOp : EasyML_DeclOp<"hidden"> {
     A value stored with each cell, next to its states, that is not a model
     state: `easyml-expand-integrators` declares one per `cvode` group for
     the step size the group last accepted, so the next time step starts
-    from it instead of from `dt`. It starts at `init`; the compute region
+    from it instead of from `dt`, and with `cvode-jacobian-age` the factors
+    of the group's iteration matrix, the `gamma*h` they were made for and
+    their age in time steps. It starts at `init`; the compute region
     reads it with `easyml.get` and sets its new value with exactly one
     `easyml.next` (expanded models only). Hidden values are written after
     the states and nodal parameters in the per-cell record (the ABI's
     `hidden_names`).
 
+    An `in_place` hidden value is instead read and written where the step
+    needs it, at any depth of the compute region, with `easyml.hidden_load`
+    and `easyml.hidden_store` (no `easyml.get`, no `easyml.next`): kernels
+    access the cell's record there rather than carrying the value through
+    the step, which suits values a step reads rarely or only in a branch
+    (a GPU thread would otherwise hold them in registers).
+
     ```mlir
-    easyml.hidden @cvode_h_0 init 0.000000e+00 : f64
+    easyml.hidden @cvode.h.0 init 0.000000e+00 {units = "ms"}
+    easyml.hidden @cvode.lu.0.0 init 0.000000e+00 {in_place}
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, F64Attr:$init,
-                       OptionalAttr<StrAttr>:$units);
+                       OptionalAttr<StrAttr>:$units, UnitAttr:$in_place);
   let assemblyFormat = "$sym_name `init` $init attr-dict";
 }
 
@@ -294,6 +304,43 @@ def EasyML_GetOp : EasyML_Op<"get", [
   let arguments = (ins FlatSymbolRefAttr:$var);
   let results = (outs F64:$result);
   let assemblyFormat = "$var attr-dict `:` type($result)";
+}
+
+def EasyML_HiddenLoadOp : EasyML_Op<"hidden_load", [
+    MemoryEffects<[MemRead]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read an in-place hidden value where the step is";
+  let description = [{
+    In `easyml.compute`, at any depth: the cell's value of an `in_place`
+    `easyml.hidden` as last stored, by `easyml.hidden_store` earlier in this
+    step or in an earlier one (`init` before any).
+
+    ```mlir
+    %0 = easyml.hidden_load @cvode.lu.0.3 : f64
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$var);
+  let results = (outs F64:$result);
+  let assemblyFormat = "$var attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def EasyML_HiddenStoreOp : EasyML_Op<"hidden_store", [
+    MemoryEffects<[MemWrite]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "write an in-place hidden value where the step is";
+  let description = [{
+    In `easyml.compute`, at any depth: sets the cell's value of an
+    `in_place` `easyml.hidden`; loads after it (in this step or later ones)
+    read it.
+
+    ```mlir
+    easyml.hidden_store @cvode.lu.0.3, %f : f64
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$var, F64:$value);
+  let assemblyFormat = "$var `,` $value attr-dict `:` type($value)";
+  let hasVerifier = 1;
 }
 
 def EasyML_TimeOp : EasyML_Op<"time", [Pure, HasParent<"ComputeOp">]> {

@@ -74,6 +74,16 @@ public:
   /// Entries of the factors that are not structurally zero (the values a
   /// solve reads).
   unsigned nonZeros() const;
+  /// The values a solve reads that are not constants: L below the
+  /// diagonal, U above it and the pivots' reciprocals, in a fixed order
+  /// (the same for every matrix of the same structure). Only without
+  /// pivoting.
+  llvm::SmallVector<mlir::Value> factors() const;
+  /// Makes the solves read `values` in place of factors() (same order and
+  /// count), e.g. factors kept from an earlier step or yielded by a region
+  /// the factorisation was built in; the constants among the factors are
+  /// re-created at the builder's insertion point.
+  void setFactors(mlir::ArrayRef<mlir::Value> values);
 
 private:
   mlir::OpBuilder &builder;
