@@ -17,7 +17,9 @@
 //   - loads through unit pointers become vector loads, other varying loads
 //     gathers, stores through unit pointers masked stores;
 //   - branches on varying conditions become predication: their stores
-//     and counters take the lanes where the condition holds;
+//     and counters take the lanes where the condition holds; a branch that
+//     yields values runs each side when any active lane takes it and
+//     selects per lane;
 //   - an atomic counter increment adds the number of active lanes, once;
 //   - loops with varying exit conditions run while any active lane
 //     continues, each lane keeping its values once its own loop is done.
@@ -492,26 +494,96 @@ private:
     return success();
   }
 
+  /// True where any lane of `lanes` is set (a scalar i1).
+  Value anyLane(Value lanes) {
+    return b.create<vector::ReductionOp>(loc, vector::CombiningKind::OR, lanes);
+  }
+
+  /// A branch on cell values that yields values: each side runs, under
+  /// the mask of its lanes, only when one of the active lanes takes it (so
+  /// work that most lanes skip is skipped while all of them do), and each
+  /// lane selects its side's results.
+  LogicalResult emitPredicatedIfWithResults(scf::IfOp ifOp) {
+    Value outer = mask, c = vec(ifOp.getCondition());
+    Value ones = splat(
+        b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI1Type(), 1)));
+    SmallVector<Type> types;
+    for (Value r : ifOp.getResults())
+      types.push_back(vectorOf(r.getType()));
+    auto side = [&](Block *from, Value lanes) -> FailureOr<ValueRange> {
+      Value active = b.create<arith::AndIOp>(loc, outer, lanes);
+      auto guarded = b.create<scf::IfOp>(loc, types, anyLane(active),
+                                         /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(guarded.thenBlock());
+      mask = active;
+      LogicalResult emitted = emitBlock(*from);
+      mask = outer;
+      if (failed(emitted))
+        return failure();
+      SmallVector<Value> yielded;
+      for (Value v : from->getTerminator()->getOperands())
+        yielded.push_back(vec(v));
+      b.create<scf::YieldOp>(loc, yielded);
+      // No lane takes this side: its values are never selected.
+      b.setInsertionPointToStart(guarded.elseBlock());
+      SmallVector<Value> unused;
+      for (Type t : types)
+        unused.push_back(b.create<arith::ConstantOp>(
+            loc, cast<TypedAttr>(b.getZeroAttr(t))));
+      b.create<scf::YieldOp>(loc, unused);
+      return guarded.getResults();
+    };
+    FailureOr<ValueRange> thenValues = side(ifOp.thenBlock(), c);
+    if (failed(thenValues))
+      return failure();
+    FailureOr<ValueRange> elseValues =
+        side(ifOp.elseBlock(), b.create<arith::XOrIOp>(loc, c, ones));
+    if (failed(elseValues))
+      return failure();
+    for (auto [r, t, e] :
+         llvm::zip(ifOp.getResults(), *thenValues, *elseValues))
+      map.map(r, b.create<arith::SelectOp>(loc, c, t, e));
+    return success();
+  }
+
   LogicalResult emitIf(scf::IfOp ifOp) {
     Value cond = ifOp.getCondition();
+    if (kind(cond) != Kind::Uniform && ifOp.getNumResults())
+      return emitPredicatedIfWithResults(ifOp);
     if (kind(cond) != Kind::Uniform) {
-      // Predication: each side for the lanes where it applies.
-      if (ifOp.getNumResults())
-        return ifOp.emitError("easyml-vectorize-cells: a branch on cell "
-                              "values that yields values (write a select)");
+      // Predication: each side for the lanes where it applies, run only
+      // when one of the active lanes takes it.
       Value outer = mask, c = vec(cond);
-      mask = b.create<arith::AndIOp>(loc, outer, c);
-      if (failed(emitBlock(*ifOp.thenBlock())))
+      auto side = [&](Block &from, Value lanes) -> LogicalResult {
+        OpBuilder::InsertionGuard guard(b);
+        // Masked stores and counters need no guard (a counter tests its
+        // own count); anything else is skipped while no lane takes it.
+        bool onlyMasked = llvm::all_of(from, [](Operation &op) {
+          return op.hasTrait<OpTrait::ConstantLike>() ||
+                 op.hasTrait<OpTrait::IsTerminator>() ||
+                 isa<LLVM::StoreOp, LLVM::AtomicRMWOp, memref::StoreOp>(op);
+        });
+        Value active = b.create<arith::AndIOp>(loc, outer, lanes);
+        if (!onlyMasked) {
+          auto guarded = b.create<scf::IfOp>(loc, anyLane(active),
+                                             /*withElseRegion=*/false);
+          b.setInsertionPoint(guarded.thenBlock()->getTerminator());
+        }
+        mask = active;
+        LogicalResult emitted = emitBlock(from);
+        mask = outer;
+        return emitted;
+      };
+      if (failed(side(*ifOp.thenBlock(), c)))
         return failure();
       if (ifOp.elseBlock()) {
         Value ones = splat(b.create<arith::ConstantOp>(
             loc, b.getIntegerAttr(b.getI1Type(), 1)));
-        mask = b.create<arith::AndIOp>(loc, outer,
-                                       b.create<arith::XOrIOp>(loc, c, ones));
-        if (failed(emitBlock(*ifOp.elseBlock())))
+        if (failed(
+                side(*ifOp.elseBlock(), b.create<arith::XOrIOp>(loc, c, ones))))
           return failure();
       }
-      mask = outer;
       return success();
     }
     SmallVector<Type> types;

@@ -201,3 +201,47 @@ module {
     return
   }
 }
+
+// -----
+
+// A branch on cell values that yields values: each side runs under the
+// mask of its lanes, only when one of the active lanes takes it, and each
+// lane selects its side's result.
+// CHECK-LABEL: func.func @branch_values(
+// CHECK: %[[X:.*]] = vector.load
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : vector<4xf64>
+// CHECK: %[[TLANES:.*]] = arith.andi %[[MASK:.*]], %[[POS]] : vector<4xi1>
+// CHECK: %[[ANYT:.*]] = vector.reduction <or>, %[[TLANES]] : vector<4xi1> into i1
+// CHECK: %[[T:.*]] = scf.if %[[ANYT]] -> (vector<4xf64>) {
+// CHECK-NEXT: scf.yield %[[X]] : vector<4xf64>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf64>
+// CHECK-NEXT: scf.yield %[[Z]] : vector<4xf64>
+// CHECK: %[[NEG:.*]] = arith.xori %[[POS]], %{{.*}} : vector<4xi1>
+// CHECK: %[[ELANES:.*]] = arith.andi %[[MASK]], %[[NEG]] : vector<4xi1>
+// CHECK: %[[ANYE:.*]] = vector.reduction <or>, %[[ELANES]] : vector<4xi1> into i1
+// CHECK: %[[E:.*]] = scf.if %[[ANYE]] -> (vector<4xf64>) {
+// CHECK: %[[EXP:.*]] = math.exp %[[X]] : vector<4xf64>
+// CHECK-NEXT: scf.yield %[[EXP]] : vector<4xf64>
+// CHECK: %[[R:.*]] = arith.select %[[POS]], %[[T]], %[[E]] : vector<4xi1>, vector<4xf64>
+// CHECK: vector.maskedstore %{{.*}}, %[[MASK]], %[[R]]
+module {
+  func.func @branch_values(%sv: memref<?x?xf64, strided<[?, 1]>>, %lb: index, %ub: index) attributes {easyml.variant = #easyml.variant<"cpu-simd", width = 4, soa>} {
+    %c1 = arith.constant 1 : index
+    scf.parallel (%i) = (%lb) to (%ub) step (%c1) {
+      %row = arith.constant 0 : index
+      %x = memref.load %sv[%row, %i] : memref<?x?xf64, strided<[?, 1]>>
+      %zero = arith.constant 0.0 : f64
+      %pos = arith.cmpf ogt, %x, %zero : f64
+      %r = scf.if %pos -> (f64) {
+        scf.yield %x : f64
+      } else {
+        %e = math.exp %x : f64
+        scf.yield %e : f64
+      }
+      memref.store %r, %sv[%row, %i] : memref<?x?xf64, strided<[?, 1]>>
+      scf.reduce
+    } {easyml.cells}
+    return
+  }
+}
