@@ -707,6 +707,33 @@ private:
     return results;
   }
 
+  /// The cell's record where emitStep runs (set by buildStep): in-place
+  /// hidden values are read and written there.
+  Value stepSv, stepCell;
+
+  /// Replaces easyml.hidden_load/store in `root` (at any depth) by accesses
+  /// to the cell's record.
+  void lowerInPlaceHidden(Operation *root) {
+    SmallVector<Operation *> accesses;
+    root->walk([&](Operation *op) {
+      if (isa<HiddenLoadOp, HiddenStoreOp>(op))
+        accesses.push_back(op);
+    });
+    OpBuilder::InsertionGuard guard(b);
+    for (Operation *op : accesses) {
+      b.setInsertionPoint(op);
+      if (auto load = dyn_cast<HiddenLoadOp>(op)) {
+        int64_t row = layout.svSize + layout.hiddenIndex(load.getVar());
+        load.getResult().replaceAllUsesWith(loadCell(stepSv, stepCell, row));
+      } else {
+        auto store = cast<HiddenStoreOp>(op);
+        int64_t row = layout.svSize + layout.hiddenIndex(store.getVar());
+        storeCell(store.getValue(), stepSv, stepCell, row);
+      }
+      op->erase();
+    }
+  }
+
   //===--- Compute and eval -------------------------------------------===//
   /// Emits one model step at the builder's position. `stateVals` are the
   /// old states, `extVals` the externals; returns the new states, the
@@ -769,10 +796,20 @@ private:
       } else if (auto trace = dyn_cast<TraceOp>(op)) {
         r.traces.push_back(mapping.lookup(trace.getValue()));
       } else if (!advance && op.getNumRegions()) {
-        // Integrator loops do not contribute to outputs.
+        // Integrator loops and branches give new states only: an
+        // evaluation of outputs and traces skips them.
+        for (Operation *user : op.getUsers())
+          if (!isa<NextOp>(user))
+            return op.emitError("easyml-lower-to-kernels: a value computed "
+                                "in a region feeds '")
+                   << user->getName()
+                   << "' (only new states and hidden values may)";
         continue;
+      } else if (!advance && isa<HiddenStoreOp>(op)) {
+        continue; // an evaluation leaves the cell as it is
       } else {
-        b.clone(op, mapping);
+        Operation *copy = b.clone(op, mapping);
+        lowerInPlaceHidden(copy);
       }
     }
     if (advance)
@@ -862,7 +899,9 @@ private:
       if (p.nodal)
         put(p.svIndex, nodal[i]);
     for (size_t i = 0; i < hidden.size(); ++i)
-      put(layout.svSize + i, hidden[i]);
+      put(layout.svSize + i, layout.hiddenInPlace[i]
+                                 ? loadCell(stepSv, stepCell, layout.svSize + i)
+                                 : hidden[i]);
     for (size_t j = 0; j < exts.size(); ++j)
       put(layout.svRows + j, exts[j]);
     if (!layout.traces.empty()) {
@@ -1039,6 +1078,8 @@ private:
     SmallVector<bool> used = paramsReadBy(model.getComputeOp().getBody());
 
     Value cell = openCellLoop(begin, end);
+    stepSv = sv;
+    stepCell = cell;
     loadCellParams(cell, used);
     SmallVector<Value> x, nodal(layout.params.size()), hid, e;
     size_t nh = layout.hidden.size();
@@ -1047,8 +1088,12 @@ private:
     for (auto [i, p] : llvm::enumerate(layout.params))
       if (p.nodal)
         nodal[i] = loadCell(sv, cell, p.svIndex);
+    // In-place hidden values are accessed where the step uses them (null
+    // here): neither loaded up front nor carried from step to step.
     for (size_t i = 0; i < nh; ++i)
-      hid.push_back(loadCell(sv, cell, layout.svSize + i));
+      hid.push_back(layout.hiddenInPlace[i]
+                        ? Value()
+                        : loadCell(sv, cell, layout.svSize + i));
     for (size_t j = 0; j < ne; ++j)
       e.push_back(loadOne(extViews[j], cell));
 
@@ -1068,14 +1113,19 @@ private:
       // Carried from step to step: states, externals, hidden values.
       SmallVector<Value> iter(x);
       iter.append(e);
-      iter.append(hid);
+      for (Value h : hid)
+        if (h)
+          iter.push_back(h);
       auto stepLoop = b.create<scf::ForOp>(loc, cI64(0), nsteps, cI64(1), iter);
       b.setInsertionPointToStart(stepLoop.getBody());
       Value k = stepLoop.getInductionVar();
       auto carried = stepLoop.getRegionIterArgs();
       SmallVector<Value> xs(carried.begin(), carried.begin() + ns);
       SmallVector<Value> es(carried.begin() + ns, carried.begin() + ns + ne);
-      SmallVector<Value> hs(carried.begin() + ns + ne, carried.end());
+      SmallVector<Value> hs;
+      auto carriedHidden = carried.begin() + ns + ne;
+      for (Value h : hid)
+        hs.push_back(h ? Value(*carriedHidden++) : Value());
       Value s = addI(step0, k);
       // Samples inside the wave: the state at the start of step s (Vm
       // before the stimulus, Iion of the step before), as a simulator that
@@ -1106,7 +1156,9 @@ private:
       if (vm >= 0)
         emitBiomarkers(args, cell, s, dt, vmBefore, yielded[ns + vm],
                        ArrayRef<Value>(yielded).take_front(ns));
-      yielded.append(r->hidden);
+      for (auto [h, v] : llvm::zip(hid, r->hidden))
+        if (h)
+          yielded.push_back(v);
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
       if (gpu) {
@@ -1125,8 +1177,9 @@ private:
       for (size_t j = 0; j < ne; ++j)
         if (layout.externals[j].access != Access::read || (int)j == vm)
           storeOne(stepLoop.getResult(ns + j), extViews[j], cell);
-      for (size_t i = 0; i < nh; ++i)
-        storeCell(stepLoop.getResult(ns + ne + i), sv, cell, layout.svSize + i);
+      for (size_t i = 0, k = ns + ne; i < nh; ++i)
+        if (hid[i])
+          storeCell(stepLoop.getResult(k++), sv, cell, layout.svSize + i);
       // Every variant counts the cells it leaves non-finite, so the
       // runtime learns of a blow-up without scanning the states.
       countNonFinite(stepLoop.getResults());

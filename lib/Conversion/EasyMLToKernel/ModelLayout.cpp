@@ -67,6 +67,7 @@ ModelLayout ModelLayout::get(ModelOp model) {
     } else if (auto h = dyn_cast<HiddenOp>(op)) {
       l.hidden.push_back(h.getSymName().str());
       l.hiddenInit.push_back(h.getInit().convertToDouble());
+      l.hiddenInPlace.push_back(h.getInPlace());
     } else if (auto e = dyn_cast<ExternalOp>(op)) {
       l.externals.push_back(
           {e.getSymName().str(), e.getExtName().str(), e.getAccess()});
@@ -173,9 +174,8 @@ ModelLayout::Derived ModelLayout::findDerived(ModelOp model) {
     Value v = op->getResult(0);
     if (!v.getType().isF64())
       continue;
-    if (llvm::any_of(v.getUsers(), [&](Operation *user) {
-          return !uniform.contains(user);
-        }))
+    if (llvm::any_of(v.getUsers(),
+                     [&](Operation *user) { return !uniform.contains(user); }))
       d.values.push_back(v);
   }
   return d;

@@ -67,13 +67,16 @@ struct ModelLayout {
   /// after the nodal parameters.
   std::vector<std::string> hidden;
   std::vector<double> hiddenInit; // their initial values
+  /// Whether each is in place: read and written in the cell's record where
+  /// the step uses it (easyml.hidden_load/store), not carried by kernels.
+  std::vector<bool> hiddenInPlace;
   /// Values of `compute` that depend on shared values alone (parameters,
   /// flags, dt, constants) and that the per-cell computation uses: the
   /// host computes them once (the `derived` entry) and GPU kernels take
   /// them by value after the parameters (ABI 4). See findDerived.
   int64_t numDerived = 0;
   int hiddenIndex(llvm::StringRef n) const; // index in `hidden`, or -1
-  int64_t svSize = 0; // states + nodal parameters
+  int64_t svSize = 0;                       // states + nodal parameters
   int64_t svRows = 0; // svSize + hidden: the per-cell record
   int64_t tableSize = 0;
   int vmIndex = -1, iionIndex = -1;
