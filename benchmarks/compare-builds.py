@@ -9,6 +9,12 @@ line per model (B / A) and the geometric mean; --json writes everything.
   benchmarks/compare-builds.py --a /tmp/old-build --b build \\
       --models luo_rudy_1991 ten_tusscher_panfilov_2006 --variant cpu-simd
 
+A and B can be one build compiled two ways: --compile-args-a and
+--compile-args-b add easyml-compile options to one side only, e.g.
+
+  benchmarks/compare-builds.py --a build --b build --corpus ../shared/corpus \
+      --models ohara-2011 --compile-args-b="--cvode-jacobian-age=20"
+
 --corpus takes models from the reference corpus instead of examples/;
 --bench-args adds easyml-bench options to every run (e.g. "--max-wave-steps
 1" for one-step kernels, "--dt-out 0.01" for output every step).
@@ -41,7 +47,12 @@ def main():
     ap.add_argument("--corpus")
     ap.add_argument("--models", nargs="+", required=True)
     ap.add_argument("--variant", default="cpu-simd")
-    ap.add_argument("--compile-args", default="")
+    ap.add_argument("--compile-args", default="",
+                    help="easyml-compile options for both sides")
+    ap.add_argument("--compile-args-a", default="",
+                    help="more easyml-compile options for A only")
+    ap.add_argument("--compile-args-b", default="",
+                    help="more easyml-compile options for B only")
     ap.add_argument("--bench-args", default="")
     ap.add_argument("--cells", type=int, default=65536)
     ap.add_argument("--duration", type=float, default=50)
@@ -63,7 +74,9 @@ def main():
             lib = os.path.join(tmp, f"{name}-{key}.so")
             cmd = [os.path.join(build, "bin", "easyml-compile"),
                    source(args, name), "--emit=shared", "-o", lib, "-w",
-                   "--variant=" + args.variant] + shlex.split(args.compile_args)
+                   "--variant=" + args.variant] + shlex.split(
+                       args.compile_args) + shlex.split(
+                           getattr(args, "compile_args_" + key))
             if args.corpus:
                 cmd += ["--model-name", name]
             p = subprocess.run(cmd, capture_output=True, text=True)
@@ -95,6 +108,9 @@ def main():
           f"(min {min(ratios):.3f})")
     if args.json:
         json.dump({"a": args.a, "b": args.b, "variant": args.variant,
+                   "compile_args": args.compile_args,
+                   "compile_args_a": args.compile_args_a,
+                   "compile_args_b": args.compile_args_b,
                    "cells": args.cells, "duration_ms": args.duration,
                    "bench_args": args.bench_args, "results": results,
                    "geomean": geo}, open(args.json, "w"), indent=1)
