@@ -174,6 +174,7 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
   expand.cvodeAbsTol = options.cvodeAbsTol;
   expand.cvodeMaxSubsteps = options.cvodeMaxSubsteps;
   expand.cvodePivoting = options.cvodePivoting;
+  expand.cvodeJacobianAge = options.cvodeJacobianAge;
   model.addPass(createExpandIntegrators(expand));
   model.addPass(createCanonicalizerPass());
   model.addPass(createCSEPass());

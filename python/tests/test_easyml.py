@@ -80,6 +80,34 @@ def test_cvode_step_size_is_per_cell_memory(tt):
     assert list(sim.state("cvode.h.0")) == [0.0, 0.0]
 
 
+def test_cvode_reuses_its_factorised_matrix(tt):
+    # Built with --cvode-jacobian-age=20, each cell keeps the factors of its
+    # cvode group's iteration matrix (in-place hidden values), the gamma*h
+    # they were made for and their age in steps: new ones at most every 20
+    # steps at rest, more often through the upstroke. Vm stays within the
+    # group's tolerance of the default build; baseline and cpu-simd agree.
+    reuse = easyml.compile(TT, variants=["baseline", "cpu-simd"],
+                           options=["--cvode-jacobian-age=20"])
+    assert reuse.hidden[0] == "cvode.h.0"
+    assert "cvode.gh.0" in reuse.hidden and "cvode.age.0" in reuse.hidden
+    assert any(n.startswith("cvode.lu.0.") for n in reuse.hidden)
+    stim = easyml.Stimulus(start=10)
+    runs = {}
+    for variant in ["baseline", "cpu-simd"]:
+        sim = easyml.Simulation(reuse, cells=3, cpu_variant=variant)
+        runs[variant] = sim.run(until=60, stimulus=stim,
+                                record=["Vm", "cvode.age.0"], every=0.01)
+    age = runs["baseline"]["cvode.age.0"][:, 0]
+    assert age.max() == 20  # reused for 20 steps, then made anew
+    fresh = np.mean(age == 0)
+    assert 0.04 < fresh < 0.5, fresh
+    assert np.allclose(runs["baseline"]["Vm"], runs["cpu-simd"]["Vm"],
+                       rtol=0, atol=1e-9)
+    ref = easyml.Simulation(tt, cells=3).run(until=60, stimulus=stim,
+                                             record=["Vm"], every=0.01)
+    assert np.max(np.abs(ref["Vm"] - runs["baseline"]["Vm"])) < 1e-4
+
+
 def test_per_cell_equals_uniform_bit_for_bit(tt):
     values = np.array([0.1, 0.153, 0.2, 0.3])
     pop = easyml.Simulation(tt, cells=4)

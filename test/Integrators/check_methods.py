@@ -62,14 +62,14 @@ def exact_chain(t):
 VARIANT = "baseline"
 
 
-def run(model_text, name, dt, T, var):
+def run(model_text, name, dt, T, var, options=()):
     path = os.path.join(tmp, name + ".model")
     with open(path, "w") as f:
         f.write(model_text)
     lib = os.path.join(tmp, name + ".so")
     if not os.path.exists(lib):
-        subprocess.run([compiler, path, "--emit=shared", "-o", lib, "-w"],
-                       check=True)
+        subprocess.run([compiler, path, "--emit=shared", "-o", lib, "-w"] +
+                       list(options), check=True)
     out = os.path.join(tmp, "%s-%s-%g" % (name, VARIANT, dt))
     subprocess.run([bench, "--load-module", lib, "--variant", VARIANT,
                     "--dt", repr(dt), "--duration",
@@ -124,6 +124,20 @@ def check_all():
         report(err < 1e-5, "cvode       dx/dt = -x + sin t at dt = %g: error %.3g" % (dt, err))
     err = abs(run(CHAIN.format(m="cvode"), "c_cvode", 0.1, 0.2, "o") - exact_chain(0.2))
     report(err < 1e-5, "cvode       stiff chain at dt = 0.1: error %.3g" % err)
+
+    # Reusing the factorised iteration matrix for up to 20 steps (a
+    # W-method) keeps cvode at its tolerance (that it reuses them is
+    # python/tests: test_cvode_reuses_its_factorised_matrix).
+    reuse = ["--cvode-jacobian-age=20"]
+    for dt in [0.1, 0.01]:
+        err = abs(run(NONLINEAR_T.format(m="cvode"), "t_cvode_reuse", dt, 5.0,
+                      "x", reuse) - exact_t(5.0))
+        report(err < 1e-5, "cvode       reusing its matrix, dx/dt = -x + "
+               "sin t at dt = %g: error %.3g" % (dt, err))
+    err = abs(run(CHAIN.format(m="cvode"), "c_cvode_reuse", 0.01, 1.0, "o",
+                  reuse) - exact_chain(1.0))
+    report(err < 1e-5, "cvode       reusing its matrix, stiff chain at "
+           "dt = 0.01: error %.3g" % err)
 
 
 for VARIANT in ["baseline", "cpu-simd"]:

@@ -177,6 +177,13 @@ cl::opt<bool> cvodePivoting(
              "(default: without; a sub-step with a near-zero pivot is "
              "rejected and retried shorter)"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> cvodeJacobianAge(
+    "cvode-jacobian-age",
+    cl::desc("Time steps a cell may reuse the factorised iteration matrix "
+             "of a cvode group for, while its sub-steps pass the error test "
+             "and gamma*h stays within 30% (0: a new Jacobian every "
+             "sub-step; ignored with --cvode-pivoting)"),
+    cl::init(0), cl::cat(category));
 cl::list<std::string> perCellParams(
     "per-cell-params",
     cl::desc("Parameters and flags the GPU variants read per cell, "
@@ -372,6 +379,7 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cvodeAbsTol = cvodeAtol.getValue();
   options.cvodeMaxSubsteps = cvodeMaxSubsteps.getValue();
   options.cvodePivoting = cvodePivoting.getValue();
+  options.cvodeJacobianAge = cvodeJacobianAge.getValue();
   options.perCellParams = objOptions.perCellParams;
   options.emulateGpuKernels = emulateGpuKernels.getValue();
   options.cudaChips =

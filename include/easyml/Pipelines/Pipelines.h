@@ -79,6 +79,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-pivoting",
       llvm::cl::desc("partial pivoting in cvode iteration matrices"),
       llvm::cl::init(false)};
+  Option<int64_t> cvodeJacobianAge{
+      *this, "cvode-jacobian-age",
+      llvm::cl::desc("time steps a cvode group's factorised iteration "
+                     "matrix may be reused for (0: a new one every "
+                     "sub-step)"),
+      llvm::cl::init(0)};
   ListOption<std::string> cudaChips{
       *this, "cuda-chips",
       llvm::cl::desc("NVIDIA chips of the cuda variant (default: "

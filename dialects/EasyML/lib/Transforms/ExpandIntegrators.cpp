@@ -60,6 +60,14 @@ private:
   LogicalResult expandLinearImplicit(ArrayRef<StateInfo *> states,
                                      Method method);
   LogicalResult expandAdaptive(ArrayRef<StateInfo *> states, int group);
+  /// "cvode.<what>[.<group>]", unique in the model.
+  std::string hiddenName(StringRef what, int group);
+  /// Declares a hidden value (0 at the start; `unit` may be empty) and
+  /// reads it; an in-place one is only declared (returns null).
+  Value declareHidden(StringRef name, StringRef unit, bool inPlace = false);
+  /// How many values UnrolledLU::factors() gives for the group's
+  /// iteration matrix.
+  unsigned countFactors(ArrayRef<StateInfo *> group);
 
   ModelOp model;
   Block &block;
@@ -398,28 +406,67 @@ LogicalResult Expander::expandLinearImplicit(ArrayRef<StateInfo *> group,
   return success();
 }
 
-LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
-                                       int groupNumber) {
-  unsigned n = group.size();
-  Type f64 = b.getF64Type(), i64 = b.getI64Type();
-  // The step size this group last proposed, per cell: a hidden value, so a
-  // time step starts where the last one ended instead of at dt (0 at the
-  // start: dt). Proposals are capped at dt, which is all a step can use.
-  std::string hName = "cvode.h";
+/// Largest relative change of gamma*h for which a cvode group reuses the
+/// factors of its iteration matrix (CVODE's bound for a new setup).
+static const double kReuseGammaChange = 0.3;
+
+std::string Expander::hiddenName(StringRef what, int groupNumber) {
+  std::string name = ("cvode." + what).str();
   if (groupNumber >= 0)
-    hName += "." + std::to_string(groupNumber);
+    name += "." + std::to_string(groupNumber);
   // Unique against the model's symbols (a '.' cannot occur in EasyML
   // names, so this is only a guard).
-  while (SymbolTable::lookupSymbolIn(model, hName))
-    hName += "_";
+  while (SymbolTable::lookupSymbolIn(model, name))
+    name += "_";
+  return name;
+}
+
+Value Expander::declareHidden(StringRef name, StringRef unit, bool inPlace) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(model.getInitOp());
-    b.create<HiddenOp>(loc, b.getStringAttr(hName), b.getF64FloatAttr(0.0),
-                       b.getStringAttr("ms"));
+    b.create<HiddenOp>(loc, b.getStringAttr(name), b.getF64FloatAttr(0.0),
+                       unit.empty() ? StringAttr() : b.getStringAttr(unit),
+                       inPlace ? b.getUnitAttr() : UnitAttr());
   }
-  Value hStored = b.create<GetOp>(loc, f64, FlatSymbolRefAttr::get(
-                                                b.getContext(), hName));
+  if (inPlace)
+    return Value();
+  return b.create<GetOp>(loc, b.getF64Type(),
+                         FlatSymbolRefAttr::get(b.getContext(), name));
+}
+
+unsigned Expander::countFactors(ArrayRef<StateInfo *> group) {
+  // Built once where nothing uses it, counted, and erased: the structure of
+  // the factors depends only on which Jacobian entries are non-zero.
+  auto probe = b.create<scf::ExecuteRegionOp>(loc, TypeRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&probe.getRegion());
+  // Copies of the states made in the probe, so the right-hand sides are
+  // cloned there and differentiation (which writes the tangents next to
+  // the values it differentiates) stays inside it.
+  SmallVector<Value> x0;
+  for (StateInfo *s : group)
+    x0.push_back(b.create<arith::AddFOp>(loc, s->old, z.cst(0.0)));
+  SmallVector<Value> f = ratesAt(group, x0, time);
+  auto j = jacobian(f, x0);
+  unsigned count = 0;
+  if (succeeded(j))
+    count = UnrolledLU(b, loc, iterationMatrix(*j, dt), /*pivoting=*/false)
+                .factors()
+                .size();
+  probe.erase();
+  return count;
+}
+
+LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
+                                       int groupNumber) {
+  unsigned n = group.size();
+  Type f64 = b.getF64Type(), i1 = b.getI1Type(), i64 = b.getI64Type();
+  // The step size this group last proposed, per cell: a hidden value, so a
+  // time step starts where the last one ended instead of at dt (0 at the
+  // start: dt). Proposals are capped at dt, which is all a step can use.
+  std::string hName = hiddenName("h", groupNumber);
+  Value hStored = declareHidden(hName, "ms");
   Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
                                            hStored, z.cst(0.0));
   Value h0 = b.create<arith::SelectOp>(
@@ -432,8 +479,42 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   }
   init.push_back(b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0)));
   types.push_back(i64);
+  const unsigned countIndex = 2 + n;
+
+  // Reuse of the factorised iteration matrix: each cell keeps the factors
+  // of I - gamma*h*J, the gamma*h they were made for and their age in time
+  // steps. A sub-step reuses them while its gamma*h is within 30% of theirs
+  // (ROS2 keeps its order with any matrix: a W-method), the sub-step
+  // before it passed its error test and they are at most
+  // cvode-jacobian-age steps old; otherwise it evaluates J and factorises
+  // anew. The factors are in-place hidden values: stored by the branch
+  // that makes them and loaded where the solves use them, so nothing holds
+  // them between sub-steps or steps.
+  bool reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting;
+  unsigned numFactors = 0, reuseIndex = types.size();
+  SmallVector<std::string> factorNames;
+  std::string ghName, ageName;
+  if (reuse) {
+    numFactors = countFactors(group);
+    reuse = numFactors > 0;
+  }
+  if (reuse) {
+    std::string prefix = hiddenName("lu", groupNumber);
+    for (unsigned k = 0; k < numFactors; ++k) {
+      factorNames.push_back(prefix + "." + std::to_string(k));
+      declareHidden(factorNames.back(), "", /*inPlace=*/true);
+    }
+    ghName = hiddenName("gh", groupNumber);
+    init.push_back(declareHidden(ghName, "ms"));
+    types.push_back(f64);
+    ageName = hiddenName("age", groupNumber);
+    // One more time step since the factors were made.
+    init.push_back(z.value(z.add(declareHidden(ageName, ""), z.cst(1.0))));
+    types.push_back(f64);
+  }
   Value maxSub = b.create<arith::ConstantOp>(
       loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
+  Value maxAge = z.cst(static_cast<double>(opts.cvodeJacobianAge));
   Value minRemaining = z.mul(dt, z.cst(1e-12));
   Value minStep = z.mul(dt, z.cst(1e-9));
   LogicalResult status = success();
@@ -446,14 +527,14 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         Value more = bb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT,
                                               remaining, minRemaining);
         Value budget = bb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
-                                                args.back(), maxSub);
+                                                args[countIndex], maxSub);
         Value cond = bb.create<arith::AndIOp>(l, more, budget);
         bb.create<scf::ConditionOp>(l, cond, args);
       },
       [&](OpBuilder &bb, Location l, ValueRange args) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToEnd(bb.getInsertionBlock());
-        Value tau = args[0], h = args[1], count = args.back();
+        Value tau = args[0], h = args[1], count = args[countIndex];
         SmallVector<Value> x(args.begin() + 2, args.begin() + 2 + n);
         Value remaining = b.create<arith::SubFOp>(l, dt, tau);
         Value one = b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1));
@@ -462,36 +543,119 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         Value lastTry = b.create<arith::CmpIOp>(
             l, arith::CmpIPredicate::sge,
             b.create<arith::AddIOp>(l, count, one), maxSub);
-        Value hh = b.create<arith::SelectOp>(
-            l, lastTry, remaining, b.create<arith::MinNumFOp>(l, h, remaining));
-        Value t0 = z.add(time, tau);
-        SmallVector<Value> f = ratesAt(group, x, t0);
-        auto j = jacobian(f, x);
-        if (failed(j)) {
-          status = failure();
-          j = DenseMatrix(n, SmallVector<Value>(n));
+        Value hh;
+        if (!reuse) {
+          hh = b.create<arith::SelectOp>(
+              l, lastTry, remaining,
+              b.create<arith::MinNumFOp>(l, h, remaining));
+        } else {
+          // The rest of the interval in equal sub-steps of at most h, so
+          // no sub-step is a sliver cut short to end the interval and
+          // gamma*h stays the same from one sub-step (and time step) to
+          // the next while the proposal does: what lets the factors be
+          // reused.
+          Value pieces = b.create<math::CeilOp>(
+              l, z.sub(z.div(remaining, h), z.cst(1e-9)));
+          pieces = b.create<arith::MaxNumFOp>(l, pieces, z.cst(1.0));
+          hh = b.create<arith::SelectOp>(l, lastTry, remaining,
+                                         z.div(remaining, pieces));
         }
-        UnrolledLU lu(b, l, iterationMatrix(*j, z.mul(z.cst(kRos2Gamma), hh)),
-                      opts.cvodePivoting);
-        // Checked now, so the pivots are not kept through the stages (the
-        // solves use their reciprocals).
+        Value t0 = z.add(time, tau);
+        Value gammaH = z.value(z.mul(z.cst(kRos2Gamma), hh));
+        SmallVector<Value> f;
+
+        // The Jacobian, its factorisation and the pivot test, built at the
+        // builder's insertion point.
+        std::optional<UnrolledLU> lu;
         Value pivotOk;
-        if (!opts.cvodePivoting)
-          pivotOk = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE,
-                                            lu.smallestPivot(),
-                                            z.cst(kMinPivot));
-        int64_t jnz = 0;
-        for (const auto &row : *j)
-          for (Value v : row)
-            jnz += v && !isConstant(v, 0.0);
-        int64_t lunz = lu.nonZeros();
-        cost = b.getDictionaryAttr(
-            {b.getNamedAttr("states", b.getI64IntegerAttr(n)),
-             b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
-             b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
-             b.getNamedAttr("live_across_stage2",
-                            b.getI64IntegerAttr(lunz + 2 * n))});
-        SmallVector<Value> k1 = lu.solve(f);
+        auto factorise = [&](ArrayRef<Value> rates) {
+          auto j = jacobian(rates, x);
+          if (failed(j)) {
+            status = failure();
+            j = DenseMatrix(n, SmallVector<Value>(n));
+          }
+          lu.emplace(b, l, iterationMatrix(*j, gammaH), opts.cvodePivoting);
+          // Checked now, so the pivots are not kept through the stages
+          // (the solves use their reciprocals).
+          if (!opts.cvodePivoting)
+            pivotOk =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE,
+                                        lu->smallestPivot(), z.cst(kMinPivot));
+          int64_t jnz = 0;
+          for (const auto &row : *j)
+            for (Value v : row)
+              jnz += v && !isConstant(v, 0.0);
+          int64_t lunz = lu->nonZeros();
+          cost = b.getDictionaryAttr(
+              {b.getNamedAttr("states", b.getI64IntegerAttr(n)),
+               b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
+               b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
+               b.getNamedAttr("live_across_stage2",
+                              b.getI64IntegerAttr(lunz + 2 * n))});
+        };
+        Value reused, ghUsed, ageNext;
+        if (!reuse) {
+          f = ratesAt(group, x, t0);
+          factorise(f);
+        } else {
+          Value ghKept = args[reuseIndex];
+          Value age = args[reuseIndex + 1];
+          // |gamma*h / kept - 1| <= 0.3; false where nothing is kept (0:
+          // at the start, and after a sub-step failed its error test).
+          Value change = b.create<math::AbsFOp>(
+              l, z.sub(z.div(gammaH, ghKept), z.cst(1.0)));
+          Value close = b.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OLE, change, z.cst(kReuseGammaChange));
+          Value young = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE,
+                                                age, maxAge);
+          Value trueValue = b.create<arith::ConstantOp>(l, b.getBoolAttr(true));
+          reused = b.create<arith::AndIOp>(l, close, young);
+          // The branch that makes new factors stores them; both paths
+          // then read them from the cell's record, so the branches join
+          // with the rates, gamma*h and the pivot test rather than with
+          // every factor.
+          SmallVector<Type> joined(n, f64);
+          joined.append({f64, i1});
+          auto ifOp = b.create<scf::IfOp>(l, joined, reused,
+                                          /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPointToStart(ifOp.thenBlock());
+            SmallVector<Value> kept = ratesAt(group, x, t0);
+            kept.append({ghKept, trueValue});
+            b.create<scf::YieldOp>(l, kept);
+            b.setInsertionPointToStart(ifOp.elseBlock());
+            // The right-hand sides in each branch: differentiation writes
+            // the tangents next to the values it differentiates, so here
+            // they interleave with them (each intermediate value dies
+            // soon) and the other branch has none.
+            SmallVector<Value> results = ratesAt(group, x, t0);
+            factorise(results);
+            SmallVector<Value> fresh = lu->factors();
+            if (fresh.size() != numFactors) {
+              status = emitError(l, "easyml-expand-integrators: the "
+                                    "factors of cvode group changed "
+                                    "structure (")
+                       << fresh.size() << " against " << numFactors << ")";
+              fresh.resize(numFactors, z.cst(0.0));
+            }
+            for (auto [name, value] : llvm::zip(factorNames, fresh))
+              b.create<HiddenStoreOp>(
+                  l, FlatSymbolRefAttr::get(b.getContext(), name), value);
+            results.append({gammaH, pivotOk});
+            b.create<scf::YieldOp>(l, results);
+          }
+          SmallVector<Value> factorsUsed;
+          for (const std::string &name : factorNames)
+            factorsUsed.push_back(b.create<HiddenLoadOp>(
+                l, f64, FlatSymbolRefAttr::get(b.getContext(), name)));
+          lu->setFactors(factorsUsed);
+          f.assign(ifOp.getResults().begin(), ifOp.getResults().begin() + n);
+          ghUsed = ifOp.getResult(n);
+          pivotOk = ifOp.getResult(n + 1);
+          ageNext = b.create<arith::SelectOp>(l, reused, age, z.cst(0.0));
+        }
+        SmallVector<Value> k1 = lu->solve(f);
         SmallVector<Value> x2;
         for (unsigned i = 0; i < n; ++i)
           x2.push_back(z.value(z.add(x[i], z.mul(hh, k1[i]))));
@@ -499,7 +663,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         SmallVector<Value> rhs2;
         for (unsigned i = 0; i < n; ++i)
           rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
-        SmallVector<Value> k2 = lu.solve(rhs2);
+        SmallVector<Value> k2 = lu->solve(rhs2);
         // Embedded first-order estimate: X + h*k1 against the ROS2 result.
         Value errSum = z.cst(0.0);
         SmallVector<Value> xn;
@@ -523,8 +687,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
           // A near-zero pivot: the sub-step fails like a NaN error would
           // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
           err = b.create<arith::SelectOp>(
-              l, pivotOk, err,
-              z.cst(std::numeric_limits<double>::quiet_NaN()));
+              l, pivotOk, err, z.cst(std::numeric_limits<double>::quiet_NaN()));
         }
         Value ok = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err,
                                            z.cst(1.0));
@@ -544,17 +707,21 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         Value isNan =
             b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
         fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
-        // A sub-step cut short to end the interval says nothing against
-        // the longer step proposed before it.
         Value hNext = z.mul(hh, fac);
-        Value cut = b.create<arith::AndIOp>(
-            l, accept,
-            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, hh, h));
-        hNext = b.create<arith::MinNumFOp>(
-            l,
-            b.create<arith::SelectOp>(
-                l, cut, b.create<arith::MaxNumFOp>(l, h, hNext), hNext),
-            dt);
+        if (reuse) {
+          hNext = b.create<arith::MinNumFOp>(l, hNext, dt);
+        } else {
+          // A sub-step cut short to end the interval says nothing against
+          // the longer step proposed before it.
+          Value cut = b.create<arith::AndIOp>(
+              l, accept,
+              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, hh, h));
+          hNext = b.create<arith::MinNumFOp>(
+              l,
+              b.create<arith::SelectOp>(
+                  l, cut, b.create<arith::MaxNumFOp>(l, h, hNext), hNext),
+              dt);
+        }
         SmallVector<Value> yielded;
         yielded.push_back(
             b.create<arith::SelectOp>(l, accept, z.add(tau, hh), tau));
@@ -562,6 +729,14 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
         for (unsigned i = 0; i < n; ++i)
           yielded.push_back(b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
         yielded.push_back(nextCount);
+        if (reuse) {
+          // A sub-step that failed its error test (or was accepted only at
+          // the end of the budget or below the smallest step) drops the
+          // factors: the next one makes new ones.
+          yielded.push_back(
+              b.create<arith::SelectOp>(l, ok, ghUsed, z.cst(0.0)));
+          yielded.push_back(ageNext);
+        }
         b.create<scf::YieldOp>(l, yielded);
       });
   if (failed(status))
@@ -571,6 +746,12 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   for (unsigned i = 0; i < n; ++i)
     next[group[i]] = whileOp.getResult(2 + i);
   hiddenNext.push_back({b.getStringAttr(hName), whileOp.getResult(1)});
+  if (reuse) {
+    hiddenNext.push_back(
+        {b.getStringAttr(ghName), whileOp.getResult(reuseIndex)});
+    hiddenNext.push_back(
+        {b.getStringAttr(ageName), whileOp.getResult(reuseIndex + 1)});
+  }
   return success();
 }
 
@@ -649,8 +830,13 @@ struct ExpandIntegratorsPass
                       "cvode-max-substeps must be positive");
       return signalPassFailure();
     }
-    ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol,
-                                     cvodeMaxSubsteps, cvodePivoting};
+    if (cvodeJacobianAge < 0) {
+      model.emitError("easyml-expand-integrators: cvode-jacobian-age must "
+                      "not be negative");
+      return signalPassFailure();
+    }
+    ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
+                                     cvodePivoting, cvodeJacobianAge};
     Expander expander(model, compute, options);
     if (failed(expander.run()))
       signalPassFailure();

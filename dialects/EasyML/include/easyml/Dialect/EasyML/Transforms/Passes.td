@@ -75,6 +75,15 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
       real parts >= 1 wherever the group is stable); a sub-step whose
       smallest pivot is below 1e-6 is rejected and retried shorter, which
       tends to the identity. `cvode-pivoting` restores partial pivoting.
+      With `cvode-jacobian-age=N` (N > 0, without pivoting) each cell also
+      keeps the factors of its last iteration matrix, the `gamma*h` they
+      were made for (`cvode.gh.<group>`, 0: none) and their age in time
+      steps (`cvode.age.<group>`) as hidden values (`cvode.lu.<group>.<k>`),
+      and a sub-step reuses them instead of evaluating and factorising the
+      Jacobian while its `gamma*h` is within 30% of theirs and they are
+      younger than N steps; a sub-step that fails its error test drops
+      them. ROS2 keeps its order with any matrix (a W-method), and the
+      error test still bounds each sub-step.
 
     Jacobians are derived from the IR by forward-mode differentiation; the
     linear systems are solved by Gaussian elimination unrolled at compile
@@ -98,6 +107,10 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
            "factorise cvode iteration matrices with partial pivoting "
            "(default: without, a sub-step whose pivot is near zero being "
            "rejected and retried shorter)">,
+    Option<"cvodeJacobianAge", "cvode-jacobian-age", "int64_t", "0",
+           "time steps a cvode group's factorised iteration matrix may be "
+           "reused for, kept per cell (0: a new Jacobian at every sub-step; "
+           "ignored with cvode-pivoting)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
