@@ -491,6 +491,10 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   // that makes them and loaded where the solves use them, so nothing holds
   // them between sub-steps or steps.
   bool reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting;
+  if (opts.cvodeJacobianAge > 0 && opts.cvodePivoting)
+    emitWarning(group.front()->decl.getLoc(),
+                "easyml-expand-integrators: cvode-jacobian-age is ignored "
+                "with cvode-pivoting (pivoted factors are not kept)");
   unsigned numFactors = 0, reuseIndex = types.size();
   SmallVector<std::string> factorNames;
   std::string ghName, ageName;

@@ -1,5 +1,5 @@
 // RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=5}))' | FileCheck %s
-// RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=5 cvode-pivoting=true}))' | FileCheck %s --check-prefix=PIVOT
+// RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=5 cvode-pivoting=true}))' 2>&1 | FileCheck %s --check-prefix=PIVOT
 // RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators))' | FileCheck %s --check-prefix=FRESH
 // RUN: not easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=-1}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
@@ -79,7 +79,9 @@
 // CHECK-NEXT: easyml.next @cvode.age.3, %[[R]]#6
 // CHECK-NOT: easyml.next
 
-// Partial pivoting exchanges rows at run time: nothing is kept.
+// Partial pivoting exchanges rows at run time: nothing is kept, and a
+// warning says so.
+// PIVOT: warning: easyml-expand-integrators: cvode-jacobian-age is ignored with cvode-pivoting (pivoted factors are not kept)
 // PIVOT-LABEL: easyml.model @cvode_pair
 // PIVOT: easyml.hidden @cvode.h.3
 // PIVOT-NOT: easyml.hidden
