@@ -268,8 +268,7 @@ LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
   return emitOpError("cannot read ") << getVarAttr();
 }
 
-/// Checks that `op` is in a compute region and that `ref` names an
-/// in-place hidden value.
+/// Checks that `ref` names an in-place hidden value.
 static LogicalResult verifyInPlaceAccess(Operation *op, FlatSymbolRefAttr ref,
                                          SymbolTableCollection &tables) {
   auto hidden = dyn_cast_or_null<HiddenOp>(lookupDecl(op, ref, tables));
@@ -278,19 +277,18 @@ static LogicalResult verifyInPlaceAccess(Operation *op, FlatSymbolRefAttr ref,
   return success();
 }
 
-LogicalResult HiddenLoadOp::verify() {
-  if (!(*this)->getParentOfType<ComputeOp>())
-    return emitOpError("expects to be inside 'easyml.compute'");
+/// Checks that `op` is inside a compute region (at any depth).
+static LogicalResult verifyInCompute(Operation *op) {
+  if (!op->getParentOfType<ComputeOp>())
+    return op->emitOpError("expects to be inside 'easyml.compute'");
   return success();
 }
+
+LogicalResult HiddenLoadOp::verify() { return verifyInCompute(*this); }
 LogicalResult HiddenLoadOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyInPlaceAccess(*this, getVarAttr(), tables);
 }
-LogicalResult HiddenStoreOp::verify() {
-  if (!(*this)->getParentOfType<ComputeOp>())
-    return emitOpError("expects to be inside 'easyml.compute'");
-  return success();
-}
+LogicalResult HiddenStoreOp::verify() { return verifyInCompute(*this); }
 LogicalResult HiddenStoreOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyInPlaceAccess(*this, getVarAttr(), tables);
 }
