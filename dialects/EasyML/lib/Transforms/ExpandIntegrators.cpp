@@ -93,7 +93,9 @@ LogicalResult Expander::collect() {
   // One read per state, one `dt` and one `t` at the start of the block, so
   // re-evaluation and differentiation have a single value to replace.
   b.setInsertionPointToStart(&block);
-  llvm::DenseMap<StringAttr, Value> firstGet;
+  // In order of first appearance: the reads are moved to the block's start
+  // in this order, which must not depend on where attributes live.
+  llvm::MapVector<StringAttr, Value> firstGet;
   SmallVector<Operation *> toErase;
   for (Operation &op : block) {
     if (auto get = dyn_cast<GetOp>(op)) {
@@ -565,7 +567,8 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
                                          z.div(remaining, pieces));
         }
         Value t0 = z.add(time, tau);
-        Value gammaH = z.value(z.mul(z.cst(kRos2Gamma), hh));
+        auto makeGammaH = [&] { return z.value(z.mul(z.cst(kRos2Gamma), hh)); };
+        Value gammaH;
         SmallVector<Value> f;
 
         // The Jacobian, its factorisation and the pivot test, built at the
@@ -578,6 +581,8 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
             status = failure();
             j = DenseMatrix(n, SmallVector<Value>(n));
           }
+          if (!gammaH)
+            gammaH = makeGammaH();
           lu.emplace(b, l, iterationMatrix(*j, gammaH), opts.cvodePivoting);
           // Checked now, so the pivots are not kept through the stages
           // (the solves use their reciprocals).
@@ -602,6 +607,7 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
           f = ratesAt(group, x, t0);
           factorise(f);
         } else {
+          gammaH = makeGammaH();
           Value ghKept = args[reuseIndex];
           Value age = args[reuseIndex + 1];
           // |gamma*h / kept - 1| <= 0.3; false where nothing is kept (0:
