@@ -41,11 +41,13 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <cmath>
 
 using namespace easyml;
 namespace cl = llvm::cl;
@@ -299,6 +301,31 @@ static bool configureTarget() {
                  << vectorMath << "' (available: libmvec, scalar)\n";
     return false;
   }
+  // The integrator's options, every bad one reported (the pass checks
+  // them too, for easyml-opt).
+  bool optionsOk = true;
+  for (auto [name, value] : {std::pair{"--cvode-rtol", cvodeRtol.getValue()},
+                             std::pair{"--cvode-atol", cvodeAtol.getValue()}})
+    if (!(value > 0) || !std::isfinite(value)) {
+      llvm::errs() << "easyml-compile: error: " << name
+                   << " must be a positive number, got "
+                   << llvm::format("%g", value) << "\n";
+      optionsOk = false;
+    }
+  if (cvodeMaxSubsteps < 1) {
+    llvm::errs() << "easyml-compile: error: --cvode-max-substeps must be at "
+                    "least 1, got "
+                 << cvodeMaxSubsteps << "\n";
+    optionsOk = false;
+  }
+  if (cvodeJacobianAge < 0) {
+    llvm::errs() << "easyml-compile: error: --cvode-jacobian-age must not be "
+                    "negative, got "
+                 << cvodeJacobianAge << "\n";
+    optionsOk = false;
+  }
+  if (!optionsOk)
+    return false;
   objOptions.variants = variants;
   objOptions.perCellParams.assign(perCellParams.begin(), perCellParams.end());
   objOptions.exportGenericSymbol = emit == Emit::Shared;
@@ -704,6 +731,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
+  // Diagnostics point into the model; the IR they were found in is shown
+  // only when asked for (--mlir-print-op-on-diagnostic, as in easyml-opt).
+  auto &registered = llvm::cl::getRegisteredOptions();
+  auto printOp = registered.find("mlir-print-op-on-diagnostic");
+  if (printOp == registered.end() || !printOp->second->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
 
   std::string out;
   llvm::raw_string_ostream os(out);

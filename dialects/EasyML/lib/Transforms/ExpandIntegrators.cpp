@@ -835,16 +835,30 @@ struct ExpandIntegratorsPass
     ComputeOp compute = model.getComputeOp();
     if (!compute)
       return;
-    if (cvodeRelTol <= 0 || cvodeAbsTol <= 0 || cvodeMaxSubsteps < 1) {
-      model.emitError("easyml-expand-integrators: tolerances and "
-                      "cvode-max-substeps must be positive");
-      return signalPassFailure();
+    // Every bad option reported, each naming itself and its value (NaN
+    // and infinity are not tolerances).
+    bool bad = false;
+    for (auto [name, value] : {std::pair{"cvode-rtol", double(cvodeRelTol)},
+                               std::pair{"cvode-atol", double(cvodeAbsTol)}})
+      if (!(value > 0) || !std::isfinite(value)) {
+        model.emitError() << "easyml-expand-integrators: " << name
+                          << " must be a positive number, got " << value;
+        bad = true;
+      }
+    if (cvodeMaxSubsteps < 1) {
+      model.emitError() << "easyml-expand-integrators: cvode-max-substeps "
+                           "must be at least 1, got "
+                        << static_cast<int64_t>(cvodeMaxSubsteps);
+      bad = true;
     }
     if (cvodeJacobianAge < 0) {
-      model.emitError("easyml-expand-integrators: cvode-jacobian-age must "
-                      "not be negative");
-      return signalPassFailure();
+      model.emitError() << "easyml-expand-integrators: cvode-jacobian-age "
+                           "must not be negative, got "
+                        << static_cast<int64_t>(cvodeJacobianAge);
+      bad = true;
     }
+    if (bad)
+      return signalPassFailure();
     ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
                                      cvodePivoting, cvodeJacobianAge};
     Expander expander(model, compute, options);

@@ -2,6 +2,7 @@
 // RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=5 cvode-pivoting=true}))' 2>&1 | FileCheck %s --check-prefix=PIVOT
 // RUN: easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators))' | FileCheck %s --check-prefix=FRESH
 // RUN: not easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-jacobian-age=-1}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not easyml-opt %s --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators{cvode-rtol=-1 cvode-atol=0 cvode-max-substeps=0 cvode-jacobian-age=-2}))' 2>&1 | FileCheck %s --check-prefix=ALLBAD
 
 // Reuse of a cvode group's factorised iteration matrix (cvode-jacobian-age).
 // The 2x2 matrix [[1, gh*k], [gh*k, 1]] has three factors that are not
@@ -95,7 +96,13 @@
 // FRESH: scf.while
 // FRESH-NOT: scf.if
 
-// NEGATIVE: error: easyml-expand-integrators: cvode-jacobian-age must not be negative
+// NEGATIVE: error: easyml-expand-integrators: cvode-jacobian-age must not be negative, got -1
+
+// Every bad option is reported, by name and value.
+// ALLBAD: error: easyml-expand-integrators: cvode-rtol must be a positive number, got -1
+// ALLBAD: error: easyml-expand-integrators: cvode-atol must be a positive number, got 0
+// ALLBAD: error: easyml-expand-integrators: cvode-max-substeps must be at least 1, got 0
+// ALLBAD: error: easyml-expand-integrators: cvode-jacobian-age must not be negative, got -2
 easyml.model @cvode_pair {
   easyml.state @a kind <diff> method <cvode> {group = 3 : i32}
   easyml.state @b kind <diff> method <cvode> {group = 3 : i32}
