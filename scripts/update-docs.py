@@ -18,7 +18,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench"]
 ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md",
-            "EasyMLPipelinePasses.md"]
+            "EasyMLPipelinePasses.md", "EasyMLInterfaces.md"]
 
 TOOLS_HEADER = """# Tools and their options
 

@@ -14,6 +14,7 @@
 
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLDialect.h"
+#include "easyml/Dialect/EasyML/Interfaces/DifferentiableOpInterface.h"
 #include "easyml/Dialect/EasyML/Transforms/Passes.h"
 #include "easyml/Pipelines/Pipelines.h"
 
@@ -41,7 +42,8 @@
 namespace easyml {
 
 /// Registers the easyml dialect and the upstream dialects its IR uses, with
-/// what GPU code generation needs: the NVVM and ROCDL targets (serialising
+/// the derivative rules of the arith and math operations, and what GPU code
+/// generation needs: the NVVM and ROCDL targets (serialising
 /// gpu.modules) and the translations of their dialects to LLVM IR.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<EasyMLDialect, mlir::arith::ArithDialect,
@@ -50,6 +52,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
                   mlir::vector::VectorDialect, mlir::gpu::GPUDialect,
                   mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
+  registerDifferentiableOpInterfaceExternalModels(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   mlir::registerBuiltinDialectTranslation(registry);

@@ -828,6 +828,13 @@ namespace {
 struct ExpandIntegratorsPass
     : public easyml::impl::ExpandIntegratorsBase<ExpandIntegratorsPass> {
   using ExpandIntegratorsBase::ExpandIntegratorsBase;
+  /// The Jacobians are built by the derivative rules of the arith and math
+  /// operations, attached wherever this pass runs (attaching twice is a
+  /// no-op).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ExpandIntegratorsBase::getDependentDialects(registry);
+    registerDifferentiableOpInterfaceExternalModels(registry);
+  }
   void runOnOperation() override {
     ModelOp model = getOperation();
     if (model.isExpanded())

@@ -12,69 +12,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace easyml;
-
-//===----------------------------------------------------------------------===//
-// Small helpers
-//===----------------------------------------------------------------------===//
-
-bool easyml::isConstant(Value v, double c) {
-  if (!v)
-    return c == 0.0;
-  FloatAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return false;
-  return attr.getValueAsDouble() == c;
-}
-
-Value ZeroAwareBuilder::cst(double v) {
-  return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(v));
-}
-
-Value ZeroAwareBuilder::value(Value x) { return x ? x : cst(0.0); }
-
-Value ZeroAwareBuilder::add(Value x, Value y) {
-  if (!x || isConstant(x, 0.0))
-    return y;
-  if (!y || isConstant(y, 0.0))
-    return x;
-  return b.create<arith::AddFOp>(loc, x, y);
-}
-
-Value ZeroAwareBuilder::sub(Value x, Value y) {
-  if (!y || isConstant(y, 0.0))
-    return x;
-  if (!x || isConstant(x, 0.0))
-    return neg(y);
-  return b.create<arith::SubFOp>(loc, x, y);
-}
-
-Value ZeroAwareBuilder::mul(Value x, Value y) {
-  if (!x || !y || isConstant(x, 0.0) || isConstant(y, 0.0))
-    return Value();
-  if (isConstant(x, 1.0))
-    return y;
-  if (isConstant(y, 1.0))
-    return x;
-  return b.create<arith::MulFOp>(loc, x, y);
-}
-
-Value ZeroAwareBuilder::div(Value x, Value y) {
-  if (!x || isConstant(x, 0.0))
-    return Value();
-  if (isConstant(y, 1.0))
-    return x;
-  return b.create<arith::DivFOp>(loc, x, value(y));
-}
-
-Value ZeroAwareBuilder::neg(Value x) {
-  if (!x || isConstant(x, 0.0))
-    return Value();
-  return b.create<arith::NegFOp>(loc, x);
-}
 
 //===----------------------------------------------------------------------===//
 // SliceCloner
@@ -145,14 +84,14 @@ namespace {
 class Differentiator {
 public:
   Differentiator(OpBuilder &b, Location loc, ArrayRef<Value> seeds)
-      : z{b, loc}, b(b), loc(loc), n(seeds.size()) {
+      : b(b), loc(loc), n(seeds.size()) {
     for (auto [i, s] : llvm::enumerate(seeds)) {
       if (Operation *def = s.getDefiningOp())
         b.setInsertionPointAfter(def);
       else
         b.setInsertionPointToStart(Value(s).getParentBlock());
       Tangent t(n);
-      t[i] = z.cst(1.0);
+      t[i] = ZeroAwareBuilder{b, loc}.cst(1.0);
       tangents[s] = t;
     }
   }
@@ -224,138 +163,26 @@ private:
     return success();
   }
 
-  /// d = scale * t, elementwise.
-  Tangent scale(const Tangent &t, Value factor) {
-    Tangent r(n);
-    for (unsigned i = 0; i < n; ++i)
-      r[i] = z.mul(t[i], factor);
-    return r;
-  }
-  Tangent combine(const Tangent &x, const Tangent &y, bool subtract) {
-    Tangent r(n);
-    for (unsigned i = 0; i < n; ++i)
-      r[i] = subtract ? z.sub(x[i], y[i]) : z.add(x[i], y[i]);
-    return r;
-  }
-  static bool isZero(const Tangent &t) {
-    return llvm::all_of(t, [](Value v) { return !v; });
-  }
-
+  /// The tangent of `op`'s result, by the op's DifferentiableOpInterface.
   LogicalResult visit(Operation *op) {
     if (op->getNumResults() != 1)
       return op->emitOpError("cannot be differentiated");
     Value res = op->getResult(0);
     if (!res.getType().isF64())
       return success(); // Comparisons and logic carry no tangent.
-    b.setInsertionPointAfter(op);
-    auto arg = [&](unsigned i) { return get(op->getOperand(i)); };
-    auto x = [&](unsigned i) { return op->getOperand(i); };
-    Tangent t(n);
-    if (isa<arith::AddFOp>(op)) {
-      t = combine(arg(0), arg(1), false);
-    } else if (isa<arith::SubFOp>(op)) {
-      t = combine(arg(0), arg(1), true);
-    } else if (isa<arith::NegFOp>(op)) {
-      for (auto [i, v] : llvm::enumerate(arg(0)))
-        t[i] = z.neg(v);
-    } else if (isa<arith::MulFOp>(op)) {
-      t = combine(scale(arg(0), x(1)), scale(arg(1), x(0)), false);
-    } else if (isa<arith::DivFOp>(op)) {
-      // d(a/b) = (da - (a/b) db) / b
-      Tangent num = combine(arg(0), scale(arg(1), res), true);
-      for (unsigned i = 0; i < n; ++i)
-        t[i] = z.div(num[i], x(1));
-    } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
-      Tangent a = arg(1), c = arg(2);
-      for (unsigned i = 0; i < n; ++i)
-        if (a[i] || c[i])
-          t[i] = b.create<arith::SelectOp>(loc, sel.getCondition(),
-                                           z.value(a[i]), z.value(c[i]));
-    } else if (isa<arith::MinNumFOp, arith::MaxNumFOp, arith::MinimumFOp,
-                   arith::MaximumFOp>(op)) {
-      bool isMin = isa<arith::MinNumFOp, arith::MinimumFOp>(op);
-      Value pickFirst = b.create<arith::CmpFOp>(
-          loc, isMin ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OGE,
-          x(0), x(1));
-      Tangent a = arg(0), c = arg(1);
-      for (unsigned i = 0; i < n; ++i)
-        if (a[i] || c[i])
-          t[i] = b.create<arith::SelectOp>(loc, pickFirst, z.value(a[i]),
-                                           z.value(c[i]));
-    } else if (isa<math::ExpOp>(op)) {
-      t = scale(arg(0), res);
-    } else if (isa<math::ExpM1Op>(op)) {
-      t = scale(arg(0), z.add(res, z.cst(1.0)));
-    } else if (isa<math::Exp2Op>(op)) {
-      t = scale(arg(0), z.mul(res, z.cst(std::log(2.0))));
-    } else if (isa<math::LogOp>(op)) {
-      t = scale(arg(0), z.div(z.cst(1.0), x(0)));
-    } else if (isa<math::Log10Op>(op)) {
-      t = scale(arg(0), z.div(z.cst(1.0 / std::log(10.0)), x(0)));
-    } else if (isa<math::Log2Op>(op)) {
-      t = scale(arg(0), z.div(z.cst(1.0 / std::log(2.0)), x(0)));
-    } else if (isa<math::Log1pOp>(op)) {
-      t = scale(arg(0), z.div(z.cst(1.0), z.add(x(0), z.cst(1.0))));
-    } else if (isa<math::SqrtOp>(op)) {
-      t = scale(arg(0), z.div(z.cst(0.5), res));
-    } else if (isa<math::CbrtOp>(op)) {
-      t = scale(arg(0), z.div(z.cst(1.0 / 3.0), z.mul(res, res)));
-    } else if (isa<math::PowFOp>(op)) {
-      // d(a^c) = c a^(c-1) da + a^c ln(a) dc
-      Tangent da = arg(0), dc = arg(1);
-      if (!isZero(da)) {
-        Value pm1 = b.create<math::PowFOp>(loc, x(0), z.sub(x(1), z.cst(1.0)));
-        t = scale(da, z.mul(x(1), pm1));
-      }
-      if (!isZero(dc)) {
-        Value lg = b.create<math::LogOp>(loc, x(0));
-        t = combine(t, scale(dc, z.mul(res, lg)), false);
-      }
-    } else if (isa<math::SinOp>(op)) {
-      t = scale(arg(0), b.create<math::CosOp>(loc, x(0)));
-    } else if (isa<math::CosOp>(op)) {
-      t = scale(arg(0), z.neg(b.create<math::SinOp>(loc, x(0))));
-    } else if (isa<math::TanOp>(op)) {
-      t = scale(arg(0), z.add(z.cst(1.0), z.mul(res, res)));
-    } else if (isa<math::AsinOp, math::AcosOp>(op)) {
-      Value d = z.div(
-          z.cst(isa<math::AsinOp>(op) ? 1.0 : -1.0),
-          b.create<math::SqrtOp>(loc, z.sub(z.cst(1.0), z.mul(x(0), x(0)))));
-      t = scale(arg(0), d);
-    } else if (isa<math::AtanOp>(op)) {
-      t = scale(arg(0),
-                z.div(z.cst(1.0), z.add(z.cst(1.0), z.mul(x(0), x(0)))));
-    } else if (isa<math::Atan2Op>(op)) {
-      // atan2(y, x): (x dy - y dx) / (x^2 + y^2)
-      Value r2 = z.add(z.mul(x(0), x(0)), z.mul(x(1), x(1)));
-      Tangent num = combine(scale(arg(0), x(1)), scale(arg(1), x(0)), true);
-      for (unsigned i = 0; i < n; ++i)
-        t[i] = z.div(num[i], r2);
-    } else if (isa<math::SinhOp>(op)) {
-      t = scale(arg(0), b.create<math::CoshOp>(loc, x(0)));
-    } else if (isa<math::CoshOp>(op)) {
-      t = scale(arg(0), b.create<math::SinhOp>(loc, x(0)));
-    } else if (isa<math::TanhOp>(op)) {
-      t = scale(arg(0), z.sub(z.cst(1.0), z.mul(res, res)));
-    } else if (isa<math::AbsFOp>(op)) {
-      Value negative = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
-                                               x(0), z.cst(0.0));
-      t = scale(arg(0), b.create<arith::SelectOp>(loc, negative, z.cst(-1.0),
-                                                  z.cst(1.0)));
-    } else if (isa<math::ErfOp>(op)) {
-      Value e = b.create<math::ExpOp>(loc, z.neg(z.mul(x(0), x(0))));
-      t = scale(arg(0), z.mul(z.cst(2.0 / std::sqrt(M_PI)), e));
-    } else if (isa<math::FloorOp, math::CeilOp, math::RoundOp, math::TruncOp,
-                   arith::UIToFPOp, arith::SIToFPOp, arith::ConstantOp>(op)) {
-      // Piecewise constant: zero tangent.
-    } else {
+    auto rule = dyn_cast<DifferentiableOpInterface>(op);
+    if (!rule)
       return op->emitOpError("cannot be differentiated");
-    }
-    tangents[res] = t;
+    b.setInsertionPointAfter(op);
+    TangentBuilder builder(b, loc, n, tangents);
+    FailureOr<Tangent> t = rule.differentiate(builder);
+    if (failed(t))
+      return failure();
+    assert(t->size() == n && "a derivative rule returned the wrong size");
+    tangents[res] = std::move(*t);
     return success();
   }
 
-  ZeroAwareBuilder z;
   OpBuilder &b;
   Location loc;
   unsigned n;

@@ -14,6 +14,8 @@
 #ifndef EASYML_DIALECT_EASYML_TRANSFORMS_UTILS_H
 #define EASYML_DIALECT_EASYML_TRANSFORMS_UTILS_H
 
+#include "easyml/Dialect/EasyML/Interfaces/DifferentiableOpInterface.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -41,13 +43,11 @@ private:
   mlir::Block &block;
 };
 
-/// Tangents of values with respect to `n` seeds; a null entry is zero.
-using Tangent = llvm::SmallVector<mlir::Value>;
-
-/// Forward-mode differentiation of the straight-line code of one block.
-/// Returns, for each output, its derivatives with respect to each seed
-/// (null where structurally zero), or failure with a diagnostic on the first
-/// operation it cannot differentiate.
+/// Forward-mode differentiation of the straight-line code of one block,
+/// by the rules of DifferentiableOpInterface. Returns, for each output, its
+/// derivatives with respect to each seed (null where structurally zero), or
+/// failure with a diagnostic on the first operation it cannot
+/// differentiate (one without the interface, or with regions).
 mlir::FailureOr<std::vector<Tangent>>
 differentiate(mlir::OpBuilder &builder, mlir::Location loc,
               mlir::ArrayRef<mlir::Value> outputs,
@@ -101,24 +101,6 @@ private:
   };
   std::vector<Swap> swaps;
 };
-
-/// Arithmetic helpers that treat a null value as the constant zero and fold
-/// trivial cases, so structurally zero terms vanish.
-struct ZeroAwareBuilder {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  mlir::Value cst(double v);
-  mlir::Value add(mlir::Value x, mlir::Value y);
-  mlir::Value sub(mlir::Value x, mlir::Value y);
-  mlir::Value mul(mlir::Value x, mlir::Value y);
-  mlir::Value div(mlir::Value x, mlir::Value y);
-  mlir::Value neg(mlir::Value x);
-  /// Returns `x`, or a materialised zero where `x` is null.
-  mlir::Value value(mlir::Value x);
-};
-
-/// True when `v` is the constant `c`.
-bool isConstant(mlir::Value v, double c);
 
 } // namespace easyml
 

@@ -1,0 +1,226 @@
+// RUN: easyml-opt %s --split-input-file --verify-diagnostics --test-easyml-differentiate | FileCheck %s
+
+// The derivative rules of DifferentiableOpInterface, attached to arith and
+// math operations: each function returns its result, then the result's
+// derivative with respect to each f64 argument.
+
+// CHECK-LABEL: func.func @exp
+// CHECK-SAME: -> (f64, f64)
+// CHECK: %[[Y:.*]] = math.exp %arg0
+// CHECK: return %[[Y]], %[[Y]]
+func.func @exp(%x: f64) -> f64 {
+  %0 = math.exp %x : f64
+  return %0 : f64
+}
+
+// -----
+
+// d(x y) = y dx + x dy.
+// CHECK-LABEL: func.func @product
+// CHECK: %[[P:.*]] = arith.mulf %arg0, %arg1
+// CHECK: return %[[P]], %arg1, %arg0
+func.func @product(%x: f64, %y: f64) -> f64 {
+  %0 = arith.mulf %x, %y : f64
+  return %0 : f64
+}
+
+// -----
+
+// d(x/y) = (dx - (x/y) dy) / y: 1/y and -(x/y)/y.
+// CHECK-LABEL: func.func @quotient
+// CHECK: arith.constant 1.0
+// CHECK: %[[ONE:.*]] = arith.constant 1.0
+// CHECK-NEXT: %[[Q:.*]] = arith.divf %arg0, %arg1
+// CHECK: %[[NQ:.*]] = arith.negf %[[Q]]
+// CHECK: %[[DX:.*]] = arith.divf %[[ONE]], %arg1
+// CHECK: %[[DY:.*]] = arith.divf %[[NQ]], %arg1
+// CHECK: return %[[Q]], %[[DX]], %[[DY]]
+func.func @quotient(%x: f64, %y: f64) -> f64 {
+  %0 = arith.divf %x, %y : f64
+  return %0 : f64
+}
+
+// -----
+
+// Sums, differences and negation pass the seeds through: -(y - x) has
+// derivatives -(-1) and -1.
+// CHECK-LABEL: func.func @sums
+// CHECK: %[[DX_SEED:.*]] = arith.constant 1.0
+// CHECK: %[[DY_SEED:.*]] = arith.constant 1.0
+// CHECK: %[[S:.*]] = arith.subf %arg1, %arg0
+// CHECK: %[[DSX:.*]] = arith.negf %[[DY_SEED]]
+// CHECK: %[[N:.*]] = arith.negf %[[S]]
+// CHECK: %[[DNX:.*]] = arith.negf %[[DSX]]
+// CHECK: %[[DNY:.*]] = arith.negf %[[DX_SEED]]
+// CHECK: return %[[N]], %[[DNX]], %[[DNY]]
+func.func @sums(%x: f64, %y: f64) -> f64 {
+  %0 = arith.subf %y, %x : f64
+  %1 = arith.negf %0 : f64
+  return %1 : f64
+}
+
+// -----
+
+// The chain rule through two operations: d exp(x^2)/dx = 2x exp(x^2).
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[SQ:.*]] = arith.mulf %arg0, %arg0
+// CHECK: %[[TWO_X:.*]] = arith.addf %arg0, %arg0
+// CHECK: %[[E:.*]] = math.exp %[[SQ]]
+// CHECK: %[[D:.*]] = arith.mulf %[[TWO_X]], %[[E]]
+// CHECK: return %[[E]], %[[D]]
+func.func @chain(%x: f64) -> f64 {
+  %0 = arith.mulf %x, %x : f64
+  %1 = math.exp %0 : f64
+  return %1 : f64
+}
+
+// -----
+
+// One operand: f'(x) dx for the math functions.
+// CHECK-LABEL: func.func @unary
+// CHECK: %[[LOG:.*]] = math.log %arg0
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %arg0
+// CHECK: %[[SQRT:.*]] = math.sqrt %arg0
+// CHECK: %[[HALF:.*]] = arith.constant 5.0{{0*}}e-01
+// CHECK: %[[DSQRT:.*]] = arith.divf %[[HALF]], %[[SQRT]]
+// CHECK: %[[SIN:.*]] = math.sin %arg0
+// CHECK: %[[COS:.*]] = math.cos %arg0
+// CHECK: %[[COSX:.*]] = math.cos %arg0
+// CHECK: %[[MSIN:.*]] = math.sin %arg0
+// CHECK: %[[DCOS:.*]] = arith.negf %[[MSIN]]
+// CHECK: %[[TANH:.*]] = math.tanh %arg0
+// CHECK: %[[T2:.*]] = arith.mulf %[[TANH]], %[[TANH]]
+// CHECK: %[[DTANH:.*]] = arith.subf %{{.*}}, %[[T2]]
+// CHECK: return %[[LOG]], %[[SQRT]], %[[SIN]], %[[COSX]], %[[TANH]], %[[INV]], %[[DSQRT]], %[[COS]], %[[DCOS]], %[[DTANH]]
+func.func @unary(%x: f64) -> (f64, f64, f64, f64, f64) {
+  %0 = math.log %x : f64
+  %1 = math.sqrt %x : f64
+  %2 = math.sin %x : f64
+  %3 = math.cos %x : f64
+  %4 = math.tanh %x : f64
+  return %0, %1, %2, %3, %4 : f64, f64, f64, f64, f64
+}
+
+// -----
+
+// |x|: the sign, +1 at 0; erf: 2/sqrt(pi) exp(-x^2).
+// CHECK-LABEL: func.func @abs_erf
+// CHECK: %[[ABS:.*]] = math.absf %arg0
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %arg0
+// CHECK: %[[SIGN:.*]] = arith.select %[[NEG]]
+// CHECK: %[[ERF:.*]] = math.erf %arg0
+// CHECK: %[[X2:.*]] = arith.mulf %arg0, %arg0
+// CHECK: %[[MX2:.*]] = arith.negf %[[X2]]
+// CHECK: %[[E:.*]] = math.exp %[[MX2]]
+// CHECK: %[[C:.*]] = arith.constant 1.1283791670955126
+// CHECK: %[[DERF:.*]] = arith.mulf %[[C]], %[[E]]
+// CHECK: return %[[ABS]], %[[ERF]], %[[SIGN]], %[[DERF]]
+func.func @abs_erf(%x: f64) -> (f64, f64) {
+  %0 = math.absf %x : f64
+  %1 = math.erf %x : f64
+  return %0, %1 : f64, f64
+}
+
+// -----
+
+// a^c: c a^(c-1) da + a^c ln(a) dc; with a constant exponent only the
+// first term is built.
+// CHECK-LABEL: func.func @power
+// CHECK: %[[P:.*]] = math.powf %arg0, %arg1
+// CHECK: %[[CM1:.*]] = arith.subf %arg1
+// CHECK: %[[PM1:.*]] = math.powf %arg0, %[[CM1]]
+// CHECK: %[[DA:.*]] = arith.mulf %arg1, %[[PM1]]
+// CHECK: %[[LN:.*]] = math.log %arg0
+// CHECK: %[[DC:.*]] = arith.mulf %[[P]], %[[LN]]
+// CHECK: %[[Q:.*]] = math.powf %arg0, %[[THREE:.*]] :
+// CHECK-NOT: math.log
+// CHECK: %[[QM1:.*]] = arith.subf %[[THREE]]
+// CHECK: %[[QPM1:.*]] = math.powf %arg0, %[[QM1]]
+// CHECK: %[[DQ:.*]] = arith.mulf %[[THREE]], %[[QPM1]]
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: return %[[P]], %[[Q]], %[[DA]], %[[DC]], %[[DQ]], %[[ZERO]] :
+func.func @power(%a: f64, %c: f64) -> (f64, f64) {
+  %three = arith.constant 3.0 : f64
+  %0 = math.powf %a, %c : f64
+  %1 = math.powf %a, %three : f64
+  return %0, %1 : f64, f64
+}
+
+// -----
+
+// Selects and extrema take the tangent of the operand chosen; the first on
+// a tie.
+// CHECK-LABEL: func.func @choices
+// CHECK: %[[DY_SEED:.*]] = arith.constant 1.0
+// CHECK: %[[DX_SEED:.*]] = arith.constant 1.0
+// CHECK: %[[COND:.*]] = arith.cmpf ogt, %arg0, %arg1
+// CHECK: %[[SEL:.*]] = arith.select %[[COND]], %arg0, %arg1
+// CHECK: %[[DSX:.*]] = arith.select %[[COND]], %[[DX_SEED]], %{{.*}} : f64
+// CHECK: %[[DSY:.*]] = arith.select %[[COND]], %{{.*}}, %[[DY_SEED]] : f64
+// CHECK: %[[MIN:.*]] = arith.minnumf %arg0, %arg1
+// CHECK: %[[FIRST:.*]] = arith.cmpf ole, %arg0, %arg1
+// CHECK: %[[DMINX:.*]] = arith.select %[[FIRST]], %[[DX_SEED]]
+// CHECK: %[[DMINY:.*]] = arith.select %[[FIRST]], %{{.*}}, %[[DY_SEED]]
+// CHECK: %[[MAX:.*]] = arith.maximumf %arg0, %arg1
+// CHECK: %[[FIRST2:.*]] = arith.cmpf oge, %arg0, %arg1
+// CHECK: %[[DMAXX:.*]] = arith.select %[[FIRST2]], %[[DX_SEED]]
+// CHECK: %[[DMAXY:.*]] = arith.select %[[FIRST2]], %{{.*}}, %[[DY_SEED]]
+// CHECK: return %[[SEL]], %[[MIN]], %[[MAX]], %[[DSX]], %[[DSY]], %[[DMINX]], %[[DMINY]], %[[DMAXX]], %[[DMAXY]] :
+func.func @choices(%x: f64, %y: f64) -> (f64, f64, f64) {
+  %c = arith.cmpf ogt, %x, %y : f64
+  %0 = arith.select %c, %x, %y : f64
+  %1 = arith.minnumf %x, %y : f64
+  %2 = arith.maximumf %x, %y : f64
+  return %0, %1, %2 : f64, f64, f64
+}
+
+// -----
+
+// atan2(y, x): (x dy - y dx) / (x^2 + y^2).
+// CHECK-LABEL: func.func @atan2
+// CHECK: %[[A:.*]] = math.atan2 %arg0, %arg1
+// CHECK: %[[Y2:.*]] = arith.mulf %arg0, %arg0
+// CHECK: %[[X2:.*]] = arith.mulf %arg1, %arg1
+// CHECK: %[[R2:.*]] = arith.addf %[[Y2]], %[[X2]]
+// CHECK: %[[NY:.*]] = arith.negf %arg0
+// CHECK: %[[DY:.*]] = arith.divf %arg1, %[[R2]]
+// CHECK: %[[DX:.*]] = arith.divf %[[NY]], %[[R2]]
+// CHECK: return %[[A]], %[[DY]], %[[DX]]
+func.func @atan2(%y: f64, %x: f64) -> f64 {
+  %0 = math.atan2 %y, %x : f64
+  return %0 : f64
+}
+
+// -----
+
+// Piecewise-constant operations and arguments a result does not read have
+// zero derivatives.
+// CHECK-LABEL: func.func @zeros
+// CHECK: %[[F:.*]] = math.floor %arg0
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: return %[[F]], %[[ZERO]], %[[ZERO]]
+func.func @zeros(%x: f64, %unused: f64) -> f64 {
+  %0 = math.floor %x : f64
+  return %0 : f64
+}
+
+// -----
+
+func.func @no_rule(%x: f64) -> f64 {
+  // expected-error @below {{'arith.remf' op cannot be differentiated}}
+  %0 = arith.remf %x, %x : f64
+  return %0 : f64
+}
+
+// -----
+
+func.func @regions(%x: f64, %c: i1) -> f64 {
+  // expected-error @below {{'scf.if' op cannot be differentiated: it has regions}}
+  %0 = scf.if %c -> f64 {
+    scf.yield %x : f64
+  } else {
+    %1 = arith.negf %x : f64
+    scf.yield %1 : f64
+  }
+  return %0 : f64
+}
