@@ -38,7 +38,7 @@ Value ZeroAwareBuilder::add(Value x, Value y) {
     return y;
   if (!y || isConstant(y, 0.0))
     return x;
-  return b.create<arith::AddFOp>(loc, x, y);
+  return b.createOrFold<arith::AddFOp>(loc, x, y);
 }
 
 Value ZeroAwareBuilder::sub(Value x, Value y) {
@@ -46,7 +46,7 @@ Value ZeroAwareBuilder::sub(Value x, Value y) {
     return x;
   if (!x || isConstant(x, 0.0))
     return neg(y);
-  return b.create<arith::SubFOp>(loc, x, y);
+  return b.createOrFold<arith::SubFOp>(loc, x, y);
 }
 
 Value ZeroAwareBuilder::mul(Value x, Value y) {
@@ -56,7 +56,7 @@ Value ZeroAwareBuilder::mul(Value x, Value y) {
     return y;
   if (isConstant(y, 1.0))
     return x;
-  return b.create<arith::MulFOp>(loc, x, y);
+  return b.createOrFold<arith::MulFOp>(loc, x, y);
 }
 
 Value ZeroAwareBuilder::div(Value x, Value y) {
@@ -64,13 +64,13 @@ Value ZeroAwareBuilder::div(Value x, Value y) {
     return Value();
   if (isConstant(y, 1.0))
     return x;
-  return b.create<arith::DivFOp>(loc, x, value(y));
+  return b.createOrFold<arith::DivFOp>(loc, x, value(y));
 }
 
 Value ZeroAwareBuilder::neg(Value x) {
   if (!x || isConstant(x, 0.0))
     return Value();
-  return b.create<arith::NegFOp>(loc, x);
+  return b.createOrFold<arith::NegFOp>(loc, x);
 }
 
 //===----------------------------------------------------------------------===//

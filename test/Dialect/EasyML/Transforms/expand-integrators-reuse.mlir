@@ -36,7 +36,7 @@
 // CHECK: %[[N:.*]] = arith.maxnumf %[[PIECES]]
 // CHECK: %[[EVEN:.*]] = arith.divf %{{.*}}, %[[N]]
 // CHECK: %[[HH:.*]] = arith.select %{{.*}}, %{{.*}}, %[[EVEN]]
-// CHECK: %[[GAMMAH:.*]] = arith.mulf %{{.*}}, %[[HH]] : f64
+// CHECK: %[[GAMMAH:.*]] = arith.mulf %[[HH]], %{{.*}} : f64
 // CHECK: %[[RATIO:.*]] = arith.divf %[[GAMMAH]], %[[KGH]]
 // CHECK: %[[DIFF:.*]] = arith.subf %[[RATIO]]
 // CHECK: %[[CHANGE:.*]] = math.absf %[[DIFF]]
