@@ -8,6 +8,7 @@
 #include "easyml/Runtime/Occupancy.h"
 #include "easyml/Target/GpuResources.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -141,13 +142,56 @@ llvm::Expected<std::vector<PtxEntry>> findEntries(StringRef text) {
 }
 } // namespace
 
+/// NVPTX numbers call sites (`// callseq N` comments, `prototype_N` of
+/// indirect calls) from one counter for the whole process, so a module's
+/// numbers depend on what the other chips' threads lowered before it.
+/// Numbered again from 0 in order of appearance (one number per call site,
+/// kept between its callseq and its prototype), the text depends on the
+/// module alone.
+static std::string renumberCallSites(StringRef text) {
+  static constexpr StringRef prefixes[] = {"callseq ", "prototype_"};
+  llvm::DenseMap<uint64_t, uint64_t> numbers;
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t next = StringRef::npos;
+    StringRef prefix;
+    for (StringRef p : prefixes) {
+      size_t found = text.find(p, at);
+      if (found < next) {
+        next = found;
+        prefix = p;
+      }
+    }
+    if (next == StringRef::npos)
+      break;
+    size_t digits = next + prefix.size();
+    size_t end = digits;
+    while (end < text.size() && llvm::isDigit(text[end]))
+      ++end;
+    out.append(text.data() + at, digits - at);
+    uint64_t old;
+    if (end == digits || text.slice(digits, end).getAsInteger(10, old)) {
+      at = digits;
+      continue;
+    }
+    auto [it, added] = numbers.try_emplace(old, numbers.size());
+    out += std::to_string(it->second);
+    at = end;
+  }
+  out += text.substr(at);
+  return out;
+}
+
 llvm::Expected<std::string> easyml::preparePtx(StringRef ptx,
                                                bool sharedMemorySpilling) {
-  std::string text;
-  text.reserve(ptx.size() + 256);
+  std::string withoutNul;
+  withoutNul.reserve(ptx.size());
   for (char c : ptx)
     if (c != '\0')
-      text.push_back(c);
+      withoutNul.push_back(c);
+  std::string text = renumberCallSites(withoutNul);
   if (!sharedMemorySpilling)
     return text;
   // `.version X.Y`: the first directive of a PTX module.

@@ -75,6 +75,33 @@ TEST(PtxAssembler, LaterVersionsAndNulBytesKept) {
   EXPECT_EQ(*plain, text.substr(0, text.size() - 1));
 }
 
+// NVPTX numbers call sites across the process: two compiles of one module
+// differ in those numbers alone, and come out the same.
+TEST(PtxAssembler, CallSitesNumberedInOrder) {
+  auto module = [](int first, int second) {
+    std::string f = std::to_string(first), s = std::to_string(second);
+    return ".version 8.5\n.target sm_90\n"
+           ".visible .entry k()\n{\n"
+           "\t{ // callseq " + f + ", 0\n"
+           "\tcall.uni (retval0), exp, (param0);\n"
+           "\t} // callseq " + f + "\n"
+           "\t{ // callseq " + s + ", 0\n"
+           "\tprototype_" + s + " : .callprototype ()_ (.param .b64 _);\n"
+           "\tcall %rd1, (param0), prototype_" + s + ";\n"
+           "\t} // callseq " + s + "\n}\n";
+  };
+  auto a = preparePtx(module(17, 42), false);
+  auto b = preparePtx(module(3, 4), false);
+  ASSERT_TRUE(bool(a));
+  ASSERT_TRUE(bool(b));
+  EXPECT_EQ(*a, *b);
+  EXPECT_EQ(*a, module(0, 1));
+  // Text without call sites, and a prefix without a number, are kept.
+  auto plain = preparePtx(std::string(kPtx) + "// callseq x\n", false);
+  ASSERT_TRUE(bool(plain));
+  EXPECT_EQ(*plain, std::string(kPtx) + "// callseq x\n");
+}
+
 TEST(PtxAssembler, NotPtx) {
   auto ptx = preparePtx("hello", true);
   ASSERT_FALSE(bool(ptx));

@@ -35,7 +35,10 @@ llvm::Expected<CudaRelease> ptxasRelease(llvm::StringRef toolkit);
 /// Whether a toolkit's ptxas can spill to shared memory (CUDA >= 12.8).
 bool supportsSharedMemorySpilling(const CudaRelease &release);
 
-/// PTX as handed to ptxas: NUL bytes dropped; with `sharedMemorySpilling`,
+/// PTX as handed to ptxas: NUL bytes dropped, call sites numbered from 0
+/// in order (LLVM numbers them across the process, which made the text
+/// differ from run to run when chips compile in parallel); with
+/// `sharedMemorySpilling`,
 /// `.version` raised to 8.7 where lower and `.pragma
 /// "enable_smem_spilling";` at the top of every `.entry` body (kernels
 /// without it are left as they are: ptxas needs launch bounds, which
