@@ -30,6 +30,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Threading.h"
 
 #include <atomic>
@@ -67,9 +68,36 @@ struct GpuModulesToBinaryPass
     : public easyml::impl::GpuModulesToBinaryBase<GpuModulesToBinaryPass> {
   using Base::Base;
   TimingScope *timing = nullptr;
+  std::vector<std::string> optionProblems() const;
+  /// Bad chips or a bad format are reported when the pipeline is parsed.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    std::vector<std::string> problems = optionProblems();
+    if (problems.empty())
+      return success();
+    return errorHandler("bad options of easyml-gpu-modules-to-binary:\n  " +
+                        llvm::join(problems, "\n  "));
+  }
   void runOnOperation() override;
 };
 } // namespace
+
+static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
+                            ArrayRef<std::string> chips,
+                            StringRef formatOption, StringRef format,
+                            std::vector<std::string> &problems);
+
+std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
+  std::vector<std::string> problems;
+  std::vector<std::string> cuda(cudaChips.begin(), cudaChips.end());
+  std::vector<std::string> rocm(rocmChips.begin(), rocmChips.end());
+  checkGpuOptions("cuda", "cuda-chips", cuda, "format", format, problems);
+  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
+  return problems;
+}
 
 void GpuModulesToBinaryPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -460,6 +488,97 @@ easyml::splitGpuModules(ModuleOp module) {
   return result;
 }
 
+/// Bad chips of one vendor and a bad code object format, one message each.
+static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
+                            ArrayRef<std::string> chips, StringRef formatOption,
+                            StringRef format,
+                            std::vector<std::string> &problems) {
+  for (const std::string &chip : chips)
+    if (llvm::Error e = checkGpuChip(vendor, chip))
+      problems.push_back(chipsOption.str() + ": " +
+                         llvm::toString(std::move(e)));
+  if (!format.empty() && format != "fatbin" && format != "bin" &&
+      format != "isa" && format != "llvm")
+    problems.push_back(formatOption.str() + ": unknown code object format '" +
+                       format.str() + "' (fatbin, bin, isa or llvm)");
+}
+
+std::vector<std::string>
+easyml::checkPipelineOptions(const PipelineOptions &options) {
+  std::vector<std::string> problems;
+  for (const std::string &v : options.variants)
+    if (!symbolizeVariantKind(v))
+      problems.push_back("variants: unknown variant '" + v +
+                         "' (baseline, cpu-simd, cuda, rocm)");
+  if (options.vectorWidth < 1 || options.vectorWidth > 64)
+    problems.push_back("vector-width must be between 1 and 64, got " +
+                       std::to_string(options.vectorWidth));
+  StringRef isa = options.vectorIsa.getValue();
+  if (isa != "avx512" && isa != "avx2" && isa != "sse2" && isa != "none")
+    problems.push_back("vector-isa: unknown '" + isa.str() +
+                       "' (avx512, avx2, sse2 or none)");
+  StringRef math = options.vectorMath.getValue();
+  if (math != "libmvec" && math != "scalar")
+    problems.push_back("vector-math: unknown '" + math.str() +
+                       "' (libmvec or scalar)");
+  llvm::append_range(
+      problems, checkIntegratorOptions(options.cvodeRelTol, options.cvodeAbsTol,
+                                       options.cvodeMaxSubsteps,
+                                       options.cvodeJacobianAge));
+  std::vector<std::string> cuda(options.cudaChips.begin(),
+                                options.cudaChips.end());
+  std::vector<std::string> rocm(options.rocmChips.begin(),
+                                options.rocmChips.end());
+  checkGpuOptions("cuda", "cuda-chips", cuda, "gpu-format", options.gpuFormat,
+                  problems);
+  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
+  return problems;
+}
+
+std::vector<std::string>
+easyml::checkPipelineOptions(const GpuPipelineOptions &options) {
+  std::vector<std::string> problems;
+  StringRef target = options.target.getValue();
+  if (target != "cuda" && target != "rocm") {
+    problems.push_back("target: unknown '" + target.str() + "' (cuda or rocm)");
+    target = "";
+  }
+  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
+  checkGpuOptions(target.empty() ? "cuda" : target, "chips",
+                  target.empty() ? std::vector<std::string>() : chips, "format",
+                  options.format, problems);
+  if (options.optLevel > 3)
+    problems.push_back("O must be 0 to 3, got " +
+                       std::to_string(options.optLevel));
+  return problems;
+}
+
+/// Registers a pipeline whose options are checked when it is parsed: every
+/// problem is reported at once, rather than a pass failing on the IR.
+template <typename Options>
+static void registerCheckedPipeline(
+    StringRef arg, StringRef description,
+    std::function<void(OpPassManager &, const Options &)> builder) {
+  registerPassPipeline(
+      arg, description,
+      [arg = arg.str(),
+       builder](OpPassManager &pm, StringRef text,
+                function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::vector<std::string> problems = checkPipelineOptions(options);
+        if (!problems.empty())
+          return errorHandler("bad options of " + arg + ":\n  " +
+                              llvm::join(problems, "\n  "));
+        builder(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+
 void easyml::buildCompilePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
   for (CompileStage stage : {CompileStage::Prepare, CompileStage::Kernels,
@@ -470,30 +589,30 @@ void easyml::buildCompilePipeline(OpPassManager &pm,
 void easyml::registerPipelinePasses() { registerEasyMLPipelinesPasses(); }
 
 void easyml::registerPipelines() {
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline<PipelineOptions>(
       "easyml-prepare",
       "resolve gates, expand integrators and extract lookup tables",
       buildPreparePipeline);
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline<PipelineOptions>(
       "easyml-lower-to-llvm",
       "lower prepared easyml IR to kernels in the LLVM dialect",
       buildLowerToLLVMPipeline);
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline<PipelineOptions>(
       "easyml-kernels-to-llvm",
       "the Lower stage: host kernels (easyml-lower-to-kernels) to the LLVM "
       "dialect, vector math to libmvec or libm, gpu.binary kept",
       buildKernelsToLLVMPipeline);
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline<PipelineOptions>(
       "easyml-compile-pipeline",
       "easyml IR to the kernels of the requested variants: the LLVM "
       "dialect, and a gpu.binary per GPU variant (what easyml-compile runs)",
       buildCompilePipeline);
-  PassPipelineRegistration<GpuPipelineOptions>(
+  registerCheckedPipeline<GpuPipelineOptions>(
       "easyml-gpu-to-binary",
       "GPU kernels (easyml-lower-to-kernels variants=cuda or rocm) to code "
       "objects for the given chips",
       buildGpuToBinaryPipeline);
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline<PipelineOptions>(
       "easyml-baseline-pipeline",
       "easyml IR to the baseline variant's kernels in the LLVM dialect",
       buildCompilePipeline);

@@ -7,9 +7,14 @@
 #include "easyml/Target/Toolkit.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
 #include <map>
@@ -114,9 +119,8 @@ static llvm::Expected<std::string> findRocm(llvm::StringRef explicitPath) {
   return std::string(shim.dir);
 }
 
-llvm::Expected<std::string> easyml::findGpuToolkit(llvm::StringRef variant,
-                                                   llvm::StringRef
-                                                       explicitPath) {
+llvm::Expected<std::string>
+easyml::findGpuToolkit(llvm::StringRef variant, llvm::StringRef explicitPath) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, std::string> found;
   std::lock_guard<std::mutex> lock(mutex);
@@ -130,4 +134,62 @@ llvm::Expected<std::string> easyml::findGpuToolkit(llvm::StringRef variant,
   if (path)
     found[key] = *path;
   return path;
+}
+
+llvm::Error easyml::checkGpuChip(llvm::StringRef variant,
+                                 llvm::StringRef name) {
+  llvm::StringRef chip = name;
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+  });
+  bool cuda = variant == "cuda";
+  if (!cuda && variant != "rocm")
+    return llvm::createStringError("unknown GPU variant '" + variant +
+                                   "' (cuda or rocm)");
+  llvm::StringRef triple = cuda ? "nvptx64-nvidia-cuda" : "amdgcn-amd-amdhsa";
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple.str(), error);
+  if (!target)
+    return llvm::createStringError("LLVM has no " + triple +
+                                   " back end: " + error);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!info)
+    return llvm::createStringError("cannot describe the processors of " +
+                                   triple);
+  if (!chip.empty() && info->isCPUStringValid(chip))
+    return llvm::Error::success();
+  // ptxas, not LLVM, has the last word on NVIDIA chips: one newer than the
+  // back end (sm_100 with LLVM 19) gets PTX for its generic processor, which
+  // a CUDA toolkit that knows the chip assembles.
+  if (cuda && chip.consume_front("sm_")) {
+    if (!chip.consume_back("a"))
+      chip.consume_back("f");
+    if (!chip.empty() && llvm::all_of(chip, llvm::isDigit))
+      return llvm::Error::success();
+  }
+  // The known processors one edit away from the name given.
+  std::vector<std::string> close;
+  for (const llvm::SubtargetSubTypeKV &kv :
+       info->getAllProcessorDescriptions()) {
+    llvm::StringRef known = kv.Key;
+    if (!known.starts_with("generic") && name.edit_distance(known) == 1)
+      close.push_back("'" + known.str() + "'");
+  }
+  std::string message =
+      "unknown " + variant.str() + " chip '" + name.str() + "'";
+  if (!close.empty())
+    message += " (did you mean " + llvm::join(close, " or ") + "?)";
+  if (cuda)
+    message += "; expected sm_<number> with an optional 'a' or 'f' (sm_80, "
+               "sm_90a)";
+  else
+    message += "; LLVM " + std::to_string(LLVM_VERSION_MAJOR) +
+               " lists the chips it knows with: llc -march=amdgcn -mcpu=help";
+  return llvm::createStringError(message);
 }

@@ -48,6 +48,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <cmath>
+#include <tuple>
 
 using namespace easyml;
 namespace cl = llvm::cl;
@@ -324,6 +325,17 @@ static bool configureTarget() {
                  << cvodeJacobianAge << "\n";
     optionsOk = false;
   }
+  // Chips LLVM does not know would be compiled for a generic processor
+  // and fail late, in ptxas or the linker.
+  for (auto [flag, variant, chips] :
+       {std::tuple{"--cuda-chips", "cuda", &cudaChips},
+        std::tuple{"--rocm-chips", "rocm", &rocmChips}})
+    for (const std::string &chip : *chips)
+      if (llvm::Error e = checkGpuChip(variant, chip)) {
+        llvm::errs() << "easyml-compile: error: " << flag << ": "
+                     << llvm::toString(std::move(e)) << "\n";
+        optionsOk = false;
+      }
   if (!optionsOk)
     return false;
   objOptions.variants = variants;

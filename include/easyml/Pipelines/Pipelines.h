@@ -182,6 +182,14 @@ struct GpuPipelineOptions
       llvm::cl::init(false)};
 };
 
+/// Every problem with a pipeline's options, one message each naming the
+/// option (empty when they are fine). The registered pipelines report them
+/// when they are parsed; tools that fill the options from their own flags
+/// check those flags themselves.
+std::vector<std::string> checkPipelineOptions(const PipelineOptions &options);
+std::vector<std::string>
+checkPipelineOptions(const GpuPipelineOptions &options);
+
 /// The chips a GPU target builds for unless told otherwise.
 std::vector<std::string> defaultGpuChips(llvm::StringRef target);
 

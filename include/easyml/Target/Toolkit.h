@@ -30,6 +30,15 @@ namespace easyml {
 llvm::Expected<std::string> findGpuToolkit(llvm::StringRef variant,
                                            llvm::StringRef explicitPath = "");
 
+/// Succeeds when `name` names a chip of GPU variant `variant`: one LLVM's
+/// back end knows ("cuda": NVPTX, "rocm": AMDGPU), or for cuda any
+/// `sm_<number>[a|f]` (PTX for the generic processor, which ptxas takes or
+/// rejects: LLVM 19 does not know sm_100, CUDA 13 does). Otherwise the
+/// error names the chip, the known ones one edit away, and how to list them
+/// all, instead of a generic-processor build that fails late in ptxas or
+/// the linker. Thread-safe.
+llvm::Error checkGpuChip(llvm::StringRef variant, llvm::StringRef name);
+
 } // namespace easyml
 
 #endif // EASYML_TARGET_TOOLKIT_H

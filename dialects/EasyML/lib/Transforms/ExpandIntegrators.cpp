@@ -10,8 +10,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -824,6 +826,31 @@ LogicalResult Expander::run() {
   return success();
 }
 
+/// NaN and infinity are not tolerances.
+std::vector<std::string>
+easyml::checkIntegratorOptions(double cvodeRelTol, double cvodeAbsTol,
+                               int64_t cvodeMaxSubsteps,
+                               int64_t cvodeJacobianAge) {
+  std::vector<std::string> problems;
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return std::string(text);
+  };
+  for (auto [name, value] : {std::pair{"cvode-rtol", cvodeRelTol},
+                             std::pair{"cvode-atol", cvodeAbsTol}})
+    if (!(value > 0) || !std::isfinite(value))
+      problems.push_back(std::string(name) +
+                         " must be a positive number, got " + number(value));
+  if (cvodeMaxSubsteps < 1)
+    problems.push_back("cvode-max-substeps must be at least 1, got " +
+                       std::to_string(cvodeMaxSubsteps));
+  if (cvodeJacobianAge < 0)
+    problems.push_back("cvode-jacobian-age must not be negative, got " +
+                       std::to_string(cvodeJacobianAge));
+  return problems;
+}
+
 namespace {
 struct ExpandIntegratorsPass
     : public easyml::impl::ExpandIntegratorsBase<ExpandIntegratorsPass> {
@@ -835,6 +862,22 @@ struct ExpandIntegratorsPass
     ExpandIntegratorsBase::getDependentDialects(registry);
     registerDifferentiableOpInterfaceExternalModels(registry);
   }
+  std::vector<std::string> optionProblems() const {
+    return checkIntegratorOptions(cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
+                                  cvodeJacobianAge);
+  }
+  /// A bad option is reported when the pipeline is parsed, every one.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    std::vector<std::string> problems = optionProblems();
+    if (problems.empty())
+      return success();
+    return errorHandler("bad options of easyml-expand-integrators:\n  " +
+                        llvm::join(problems, "\n  "));
+  }
   void runOnOperation() override {
     ModelOp model = getOperation();
     if (model.isExpanded())
@@ -842,29 +885,11 @@ struct ExpandIntegratorsPass
     ComputeOp compute = model.getComputeOp();
     if (!compute)
       return;
-    // Every bad option reported, each naming itself and its value (NaN
-    // and infinity are not tolerances).
-    bool bad = false;
-    for (auto [name, value] : {std::pair{"cvode-rtol", double(cvodeRelTol)},
-                               std::pair{"cvode-atol", double(cvodeAbsTol)}})
-      if (!(value > 0) || !std::isfinite(value)) {
-        model.emitError() << "easyml-expand-integrators: " << name
-                          << " must be a positive number, got " << value;
-        bad = true;
-      }
-    if (cvodeMaxSubsteps < 1) {
-      model.emitError() << "easyml-expand-integrators: cvode-max-substeps "
-                           "must be at least 1, got "
-                        << static_cast<int64_t>(cvodeMaxSubsteps);
-      bad = true;
-    }
-    if (cvodeJacobianAge < 0) {
-      model.emitError() << "easyml-expand-integrators: cvode-jacobian-age "
-                           "must not be negative, got "
-                        << static_cast<int64_t>(cvodeJacobianAge);
-      bad = true;
-    }
-    if (bad)
+    // Built in C++ (not parsed), the options are checked here too.
+    std::vector<std::string> problems = optionProblems();
+    for (const std::string &problem : problems)
+      model.emitError() << "easyml-expand-integrators: " << problem;
+    if (!problems.empty())
       return signalPassFailure();
     ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
                                      cvodePivoting, cvodeJacobianAge};

@@ -96,13 +96,17 @@
 // FRESH: scf.while
 // FRESH-NOT: scf.if
 
-// NEGATIVE: error: easyml-expand-integrators: cvode-jacobian-age must not be negative, got -1
+// NEGATIVE: error: bad options of easyml-expand-integrators:
+// NEGATIVE-NEXT: cvode-jacobian-age must not be negative, got -1
 
-// Every bad option is reported, by name and value.
-// ALLBAD: error: easyml-expand-integrators: cvode-rtol must be a positive number, got -1
-// ALLBAD: error: easyml-expand-integrators: cvode-atol must be a positive number, got 0
-// ALLBAD: error: easyml-expand-integrators: cvode-max-substeps must be at least 1, got 0
-// ALLBAD: error: easyml-expand-integrators: cvode-jacobian-age must not be negative, got -2
+// Every bad option is reported, by name and value, when the pipeline is
+// parsed.
+// ALLBAD: error: bad options of easyml-expand-integrators:
+// ALLBAD-NEXT: cvode-rtol must be a positive number, got -1
+// ALLBAD-NEXT: cvode-atol must be a positive number, got 0
+// ALLBAD-NEXT: cvode-max-substeps must be at least 1, got 0
+// ALLBAD-NEXT: cvode-jacobian-age must not be negative, got -2
+// ALLBAD-NOT: see current operation
 easyml.model @cvode_pair {
   easyml.state @a kind <diff> method <cvode> {group = 3 : i32}
   easyml.state @b kind <diff> method <cvode> {group = 3 : i32}

@@ -13,6 +13,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
+#include <string>
+#include <vector>
+
 namespace easyml {
 
 #define GEN_PASS_DECL
@@ -20,6 +23,14 @@ namespace easyml {
 
 #define GEN_PASS_REGISTRATION
 #include "easyml/Dialect/EasyML/Transforms/Passes.h.inc"
+
+/// Every problem with easyml-expand-integrators' options, one message each
+/// naming the option and its value (empty when they are fine). Shared by
+/// the pass and the pipelines that set them.
+std::vector<std::string> checkIntegratorOptions(double cvodeRelTol,
+                                                double cvodeAbsTol,
+                                                int64_t cvodeMaxSubsteps,
+                                                int64_t cvodeJacobianAge);
 
 } // namespace easyml
 
