@@ -41,13 +41,11 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include <cmath>
 #include <tuple>
 
 using namespace easyml;
@@ -227,8 +225,8 @@ cl::opt<bool> checkVariants(
 cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("Where compiled artifacts are cached, keyed on the "
-                      "model's content, the options, the target and the "
-                      "tool's version (default: $EASYML_CACHE_DIR, "
+                      "model's path and content, the options, the target "
+                      "and the tool's version (default: $EASYML_CACHE_DIR, "
                       "$XDG_CACHE_HOME/easyml, ~/.cache/easyml)"),
              cl::cat(category));
 cl::opt<bool> noCache("no-cache",
@@ -302,27 +300,12 @@ static bool configureTarget() {
                  << vectorMath << "' (available: libmvec, scalar)\n";
     return false;
   }
-  // The integrator's options, every bad one reported (the pass checks
-  // them too, for easyml-opt).
+  // The integrator's options, every bad one reported, by the pass's own
+  // check (named here by their flags).
   bool optionsOk = true;
-  for (auto [name, value] : {std::pair{"--cvode-rtol", cvodeRtol.getValue()},
-                             std::pair{"--cvode-atol", cvodeAtol.getValue()}})
-    if (!(value > 0) || !std::isfinite(value)) {
-      llvm::errs() << "easyml-compile: error: " << name
-                   << " must be a positive number, got "
-                   << llvm::format("%g", value) << "\n";
-      optionsOk = false;
-    }
-  if (cvodeMaxSubsteps < 1) {
-    llvm::errs() << "easyml-compile: error: --cvode-max-substeps must be at "
-                    "least 1, got "
-                 << cvodeMaxSubsteps << "\n";
-    optionsOk = false;
-  }
-  if (cvodeJacobianAge < 0) {
-    llvm::errs() << "easyml-compile: error: --cvode-jacobian-age must not be "
-                    "negative, got "
-                 << cvodeJacobianAge << "\n";
+  for (const std::string &problem : checkIntegratorOptions(
+           cvodeRtol, cvodeAtol, cvodeMaxSubsteps, cvodeJacobianAge)) {
+    llvm::errs() << "easyml-compile: error: --" << problem << "\n";
     optionsOk = false;
   }
   // Chips LLVM does not know would be compiled for a generic processor
@@ -635,8 +618,9 @@ processBuffer(std::unique_ptr<llvm::MemoryBuffer> file, llvm::StringRef name,
 /// The cache entry for this compilation, or "" when caching does not
 /// apply (not a back-end artifact, --no-cache, diagnostics checking). The
 /// key covers the tool's and LLVM's versions, the resolved target and
-/// options, every command-line argument but the input and output paths,
-/// the model's name and its content.
+/// options, every command-line argument but the output path, the model's
+/// name and its content. The input path is part of it: the descriptor
+/// records it and the warnings replayed from the cache name it.
 static std::string cachePath(int argc, char **argv, llvm::StringRef name,
                              llvm::StringRef content) {
   bool artifact = emit == Emit::Obj || emit == Emit::Shared ||
@@ -663,8 +647,6 @@ static std::string cachePath(int argc, char **argv, llvm::StringRef name,
     add(variant + "=" + path);
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
-    if (arg == inputFile)
-      continue;
     if (arg == "-o" && i + 1 < argc) {
       ++i;
       continue;
