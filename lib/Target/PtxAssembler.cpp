@@ -142,40 +142,42 @@ llvm::Expected<std::vector<PtxEntry>> findEntries(StringRef text) {
 }
 } // namespace
 
-/// NVPTX numbers call sites (`// callseq N` comments, `prototype_N` of
-/// indirect calls) from one counter for the whole process, so a module's
+/// NVPTX numbers call sites (`// callseq N` comments, `prototype_N` labels
+/// of indirect calls) from one counter for the whole process, so a module's
 /// numbers depend on what the other chips' threads lowered before it.
 /// Numbered again from 0 in order of appearance (one number per call site,
 /// kept between its callseq and its prototype), the text depends on the
-/// module alone.
+/// module alone. Only whole tokens are renumbered: `prototype_7` inside a
+/// longer identifier (a kernel of a model named so) is left alone.
 static std::string renumberCallSites(StringRef text) {
-  static constexpr StringRef prefixes[] = {"callseq ", "prototype_"};
+  auto isIdentifier = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+  };
+  static constexpr StringRef prefixes[] = {"// callseq ", "prototype_"};
+  // The next occurrence of each prefix: the text is searched once for each.
+  size_t next[2] = {text.find(prefixes[0]), text.find(prefixes[1])};
   llvm::DenseMap<uint64_t, uint64_t> numbers;
   std::string out;
   out.reserve(text.size());
   size_t at = 0;
-  while (at < text.size()) {
-    size_t next = StringRef::npos;
-    StringRef prefix;
-    for (StringRef p : prefixes) {
-      size_t found = text.find(p, at);
-      if (found < next) {
-        next = found;
-        prefix = p;
-      }
-    }
-    if (next == StringRef::npos)
+  while (true) {
+    unsigned which = next[0] <= next[1] ? 0 : 1;
+    size_t found = next[which];
+    if (found == StringRef::npos)
       break;
-    size_t digits = next + prefix.size();
+    size_t digits = found + prefixes[which].size();
     size_t end = digits;
     while (end < text.size() && llvm::isDigit(text[end]))
       ++end;
-    out.append(text.data() + at, digits - at);
+    next[which] = text.find(prefixes[which], std::max(digits, found + 1));
     uint64_t old;
-    if (end == digits || text.slice(digits, end).getAsInteger(10, old)) {
-      at = digits;
+    bool whole =
+        which == 0 || ((found == 0 || !isIdentifier(text[found - 1])) &&
+                       (end == text.size() || !isIdentifier(text[end])));
+    if (end == digits || !whole ||
+        text.slice(digits, end).getAsInteger(10, old))
       continue;
-    }
+    out.append(text.data() + at, digits - at);
     auto [it, added] = numbers.try_emplace(old, numbers.size());
     out += std::to_string(it->second);
     at = end;

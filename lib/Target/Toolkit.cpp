@@ -162,7 +162,9 @@ llvm::Error easyml::checkGpuChip(llvm::StringRef variant,
   if (!info)
     return llvm::createStringError("cannot describe the processors of " +
                                    triple);
-  if (!chip.empty() && info->isCPUStringValid(chip))
+  // AMDGPU's generic processors compile, then fail to link or load.
+  if (!chip.empty() && !chip.starts_with("generic") &&
+      info->isCPUStringValid(chip))
     return llvm::Error::success();
   // ptxas, not LLVM, has the last word on NVIDIA chips: one newer than the
   // back end (sm_100 with LLVM 19) gets PTX for its generic processor, which

@@ -96,6 +96,14 @@ TEST(PtxAssembler, CallSitesNumberedInOrder) {
   ASSERT_TRUE(bool(b));
   EXPECT_EQ(*a, *b);
   EXPECT_EQ(*a, module(0, 1));
+  // Only whole tokens: a kernel of a model named `prototype_7` keeps its
+  // name (the runtime looks kernels up by it).
+  std::string named = ".visible .entry easyml_prototype_7_cuda_compute()\n"
+                      "{\n\t{ // callseq 12, 0\n\t} // callseq 12\n}\n";
+  auto kept = preparePtx(named, false);
+  ASSERT_TRUE(bool(kept));
+  EXPECT_NE(kept->find("easyml_prototype_7_cuda_compute"), std::string::npos);
+  EXPECT_NE(kept->find("// callseq 0, 0"), std::string::npos);
   // Text without call sites, and a prefix without a number, are kept.
   auto plain = preparePtx(std::string(kPtx) + "// callseq x\n", false);
   ASSERT_TRUE(bool(plain));

@@ -36,7 +36,10 @@ llvm::Expected<std::string> findGpuToolkit(llvm::StringRef variant,
 /// rejects: LLVM 19 does not know sm_100, CUDA 13 does). Otherwise the
 /// error names the chip, the known ones one edit away, and how to list them
 /// all, instead of a generic-processor build that fails late in ptxas or
-/// the linker. Thread-safe.
+/// the linker. It registers the NVPTX and AMDGPU targets' MC layers on its
+/// first call, which must not run while another thread initialises LLVM
+/// targets: the tools call it while checking their options, before any
+/// compilation thread starts.
 llvm::Error checkGpuChip(llvm::StringRef variant, llvm::StringRef name);
 
 } // namespace easyml

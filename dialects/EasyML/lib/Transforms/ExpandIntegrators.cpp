@@ -199,7 +199,14 @@ SmallVector<Value> Expander::ratesAt(ArrayRef<StateInfo *> group,
 /// then use a partial Jacobian, which ROS2 and the linearised methods
 /// tolerate, instead of spreading NaN.
 static Value finiteOrZero(ZeroAwareBuilder &z, Value v) {
-  if (!v || matchPattern(v, m_Constant()))
+  if (!v)
+    return v;
+  // A derivative of constants alone is folded where it is built: an
+  // infinite or NaN one is dropped here, as the select would at run time.
+  FloatAttr constant;
+  if (matchPattern(v, m_Constant(&constant)))
+    return std::isfinite(constant.getValueAsDouble()) ? v : Value();
+  if (matchPattern(v, m_Constant()))
     return v;
   OpBuilder &b = z.b;
   Value mag = b.create<math::AbsFOp>(z.loc, v);
@@ -856,8 +863,10 @@ struct ExpandIntegratorsPass
     : public easyml::impl::ExpandIntegratorsBase<ExpandIntegratorsPass> {
   using ExpandIntegratorsBase::ExpandIntegratorsBase;
   /// The Jacobians are built by the derivative rules of the arith and math
-  /// operations, attached wherever this pass runs (attaching twice is a
-  /// no-op).
+  /// operations, attached wherever this pass runs. (LLVM 19 does not
+  /// deduplicate dialect extensions, so each pass manager run appends one
+  /// more copy to the context's registry; attaching an interface again is
+  /// ignored.)
   void getDependentDialects(DialectRegistry &registry) const override {
     ExpandIntegratorsBase::getDependentDialects(registry);
     registerDifferentiableOpInterfaceExternalModels(registry);

@@ -100,6 +100,80 @@ func.func @unary(%x: f64) -> (f64, f64, f64, f64, f64) {
 
 // -----
 
+// expm1' = expm1 + 1, exp2' = exp2 ln 2, log10' = 1/(x ln 10),
+// log2' = 1/(x ln 2), log1p' = 1/(1 + x).
+// CHECK-LABEL: func.func @exps_logs
+// CHECK: %[[EM1:.*]] = math.expm1 %arg0
+// CHECK: %[[DEM1:.*]] = arith.addf %[[EM1]], %{{.*}}
+// CHECK: %[[E2:.*]] = math.exp2 %arg0
+// CHECK: %[[LN2:.*]] = arith.constant 0.69314718055994529
+// CHECK: %[[DE2:.*]] = arith.mulf %[[E2]], %[[LN2]]
+// CHECK: %[[L10:.*]] = math.log10 %arg0
+// CHECK: %[[C10:.*]] = arith.constant 0.43429448190325176
+// CHECK: %[[DL10:.*]] = arith.divf %[[C10]], %arg0
+// CHECK: %[[L2:.*]] = math.log2 %arg0
+// CHECK: %[[C2:.*]] = arith.constant 1.4426950408889634
+// CHECK: %[[DL2:.*]] = arith.divf %[[C2]], %arg0
+// CHECK: %[[L1P:.*]] = math.log1p %arg0
+// CHECK: %[[ONE:.*]] = arith.constant 1.0
+// CHECK: %[[XP1:.*]] = arith.addf %arg0, %{{.*}}
+// CHECK: %[[DL1P:.*]] = arith.divf %[[ONE]], %[[XP1]]
+// CHECK: return %[[EM1]], %[[E2]], %[[L10]], %[[L2]], %[[L1P]], %[[DEM1]], %[[DE2]], %[[DL10]], %[[DL2]], %[[DL1P]] :
+func.func @exps_logs(%x: f64) -> (f64, f64, f64, f64, f64) {
+  %0 = math.expm1 %x : f64
+  %1 = math.exp2 %x : f64
+  %2 = math.log10 %x : f64
+  %3 = math.log2 %x : f64
+  %4 = math.log1p %x : f64
+  return %0, %1, %2, %3, %4 : f64, f64, f64, f64, f64
+}
+
+// -----
+
+// cbrt' = 1/(3 y^2), tan' = 1 + y^2, asin' = 1/sqrt(1 - x^2),
+// acos' = -1/sqrt(1 - x^2), atan' = 1/(1 + x^2), sinh' = cosh,
+// cosh' = sinh.
+// CHECK-LABEL: func.func @trig
+// CHECK: %[[CBRT:.*]] = math.cbrt %arg0
+// CHECK: %[[THIRD:.*]] = arith.constant 0.33333333333333331
+// CHECK: %[[C2:.*]] = arith.mulf %[[CBRT]], %[[CBRT]]
+// CHECK: %[[DCBRT:.*]] = arith.divf %[[THIRD]], %[[C2]]
+// CHECK: %[[TAN:.*]] = math.tan %arg0
+// CHECK: %[[T2:.*]] = arith.mulf %[[TAN]], %[[TAN]]
+// CHECK: %[[DTAN:.*]] = arith.addf %[[T2]], %{{.*}}
+// CHECK: %[[ASIN:.*]] = math.asin %arg0
+// CHECK: %[[PLUS:.*]] = arith.constant 1.0
+// CHECK: %[[X2:.*]] = arith.mulf %arg0, %arg0
+// CHECK: %[[R:.*]] = arith.subf %{{.*}}, %[[X2]]
+// CHECK: %[[ROOT:.*]] = math.sqrt %[[R]]
+// CHECK: %[[DASIN:.*]] = arith.divf %[[PLUS]], %[[ROOT]]
+// CHECK: %[[ACOS:.*]] = math.acos %arg0
+// CHECK: %[[MINUS:.*]] = arith.constant -1.0
+// CHECK: %[[ROOT2:.*]] = math.sqrt
+// CHECK: %[[DACOS:.*]] = arith.divf %[[MINUS]], %[[ROOT2]]
+// CHECK: %[[ATAN:.*]] = math.atan %arg0
+// CHECK: %[[NUM:.*]] = arith.constant 1.0
+// CHECK: %[[XX:.*]] = arith.mulf %arg0, %arg0
+// CHECK: %[[DEN:.*]] = arith.addf %[[XX]], %{{.*}}
+// CHECK: %[[DATAN:.*]] = arith.divf %[[NUM]], %[[DEN]]
+// CHECK: %[[SINH:.*]] = math.sinh %arg0
+// CHECK: %[[DSINH:.*]] = math.cosh %arg0
+// CHECK: %[[COSH:.*]] = math.cosh %arg0
+// CHECK: %[[DCOSH:.*]] = math.sinh %arg0
+// CHECK: return %[[CBRT]], %[[TAN]], %[[ASIN]], %[[ACOS]], %[[ATAN]], %[[SINH]], %[[COSH]], %[[DCBRT]], %[[DTAN]], %[[DASIN]], %[[DACOS]], %[[DATAN]], %[[DSINH]], %[[DCOSH]] :
+func.func @trig(%x: f64) -> (f64, f64, f64, f64, f64, f64, f64) {
+  %0 = math.cbrt %x : f64
+  %1 = math.tan %x : f64
+  %2 = math.asin %x : f64
+  %3 = math.acos %x : f64
+  %4 = math.atan %x : f64
+  %5 = math.sinh %x : f64
+  %6 = math.cosh %x : f64
+  return %0, %1, %2, %3, %4, %5, %6 : f64, f64, f64, f64, f64, f64, f64
+}
+
+// -----
+
 // |x|: the sign, +1 at 0; erf: 2/sqrt(pi) exp(-x^2).
 // CHECK-LABEL: func.func @abs_erf
 // CHECK: %[[ABS:.*]] = math.absf %arg0
@@ -173,6 +247,25 @@ func.func @choices(%x: f64, %y: f64) -> (f64, f64, f64) {
 
 // -----
 
+// maxnumf and minimumf choose like maxnumf's and minnumf's rules.
+// CHECK-LABEL: func.func @more_choices
+// CHECK: %[[MAX:.*]] = arith.maxnumf %arg0, %arg1
+// CHECK: %[[GE:.*]] = arith.cmpf oge, %arg0, %arg1
+// CHECK: %[[DMAXX:.*]] = arith.select %[[GE]]
+// CHECK: %[[DMAXY:.*]] = arith.select %[[GE]]
+// CHECK: %[[MIN:.*]] = arith.minimumf %arg0, %arg1
+// CHECK: %[[LE:.*]] = arith.cmpf ole, %arg0, %arg1
+// CHECK: %[[DMINX:.*]] = arith.select %[[LE]]
+// CHECK: %[[DMINY:.*]] = arith.select %[[LE]]
+// CHECK: return %[[MAX]], %[[MIN]], %[[DMAXX]], %[[DMAXY]], %[[DMINX]], %[[DMINY]] :
+func.func @more_choices(%x: f64, %y: f64) -> (f64, f64) {
+  %0 = arith.maxnumf %x, %y : f64
+  %1 = arith.minimumf %x, %y : f64
+  return %0, %1 : f64, f64
+}
+
+// -----
+
 // atan2(y, x): (x dy - y dx) / (x^2 + y^2).
 // CHECK-LABEL: func.func @atan2
 // CHECK: %[[A:.*]] = math.atan2 %arg0, %arg1
@@ -199,6 +292,21 @@ func.func @atan2(%y: f64, %x: f64) -> f64 {
 func.func @zeros(%x: f64, %unused: f64) -> f64 {
   %0 = math.floor %x : f64
   return %0 : f64
+}
+
+// -----
+
+// The other roundings and conversions from integers are piecewise constant.
+// CHECK-LABEL: func.func @steps
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]] :
+func.func @steps(%x: f64, %i: i32) -> (f64, f64, f64, f64, f64) {
+  %0 = math.ceil %x : f64
+  %1 = math.round %x : f64
+  %2 = math.trunc %x : f64
+  %3 = arith.sitofp %i : i32 to f64
+  %4 = arith.uitofp %i : i32 to f64
+  return %0, %1, %2, %3, %4 : f64, f64, f64, f64, f64
 }
 
 // -----

@@ -238,3 +238,30 @@ easyml.model @cvode_arrow {
     easyml.diff @c, %fc : f64
   }
 }
+
+// -----
+
+// A Jacobian entry of constants alone is folded as it is built; one that
+// is not finite (here d(b/0)/db) is dropped, as the run-time check drops a
+// derivative that overflows, rather than put infinity in the matrix.
+// (Kept, it would count as a second non-zero.)
+// CHECK-LABEL: easyml.model @cvode_infinite_entry
+// CHECK: easyml.stiff_cost = {jacobian_nonzeros = 1 : i64
+easyml.model @cvode_infinite_entry {
+  easyml.state @a kind <diff> method <cvode> {group = 5 : i32}
+  easyml.state @b kind <diff> method <cvode> {group = 5 : i32}
+  easyml.init {
+    %one = arith.constant 1.0 : f64
+    easyml.init_value @a, %one : f64
+    easyml.init_value @b, %one : f64
+  }
+  easyml.compute {
+    %a = easyml.get @a : f64
+    %b = easyml.get @b : f64
+    %zero = arith.constant 0.0 : f64
+    %fa = arith.divf %b, %zero : f64
+    %fb = arith.negf %a : f64
+    easyml.diff @a, %fa : f64
+    easyml.diff @b, %fb : f64
+  }
+}
