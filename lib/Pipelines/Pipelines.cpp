@@ -86,8 +86,8 @@ struct GpuModulesToBinaryPass
 } // namespace
 
 static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
-                            ArrayRef<std::string> chips,
-                            StringRef formatOption, StringRef format,
+                            ArrayRef<std::string> chips, StringRef formatOption,
+                            StringRef format,
                             std::vector<std::string> &problems);
 
 std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
