@@ -111,6 +111,8 @@ def main():
     ap.add_argument("--cpu-threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--peak-gflops", type=float, help="FP64 peak (default: by name)")
     ap.add_argument("--peak-gbs", type=float, help="memory bandwidth (default: by name)")
+    ap.add_argument("--deadline", type=float, help="a Unix time: models not "
+                    "started by then are reported as not run")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     args = ap.parse_args()
@@ -144,6 +146,10 @@ def main():
     for name in models:
         lib = os.path.join(args.pack, "models", name + ".so")
         f = info[name]
+        if args.deadline and time.time() > args.deadline:
+            results.append({"model": name, "cells": args.cells, **f,
+                            "error": "not run (time budget)"})
+            continue
         sizes = sorted({args.cells} |
                        ({args.big_cells} if name in args.big_model else set()))
         for cells in sizes:

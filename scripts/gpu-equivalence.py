@@ -75,6 +75,8 @@ def main():
     ap.add_argument("--variant", default="cuda", choices=["cuda", "rocm"])
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--dt", type=float, default=0.01)
+    ap.add_argument("--deadline", type=float, help="a Unix time: models not "
+                    "started by then are reported as not run")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown", help="write a Markdown table here")
     args = ap.parse_args()
@@ -82,7 +84,11 @@ def main():
     models = args.models or sorted(os.listdir(os.path.join(args.corpus, "models")))
     results = []
     with futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        jobs = {pool.submit(check, args, m): m for m in models}
+        def job(m):
+            if args.deadline and time.time() > args.deadline:
+                return {"model": m, "problems": ["not run (time budget)"]}
+            return check(args, m)
+        jobs = {pool.submit(job, m): m for m in models}
         for n, fut in enumerate(futures.as_completed(jobs), 1):
             r = fut.result()
             results.append(r)

@@ -419,6 +419,8 @@ def main():
                     "\"--cvode-rtol 1e-8 --cvode-atol 1e-11\"")
     ap.add_argument("--note", help="a line for the report's header (the "
                     "device, say)")
+    ap.add_argument("--deadline", type=float, help="a Unix time: models not "
+                    "started by then are reported as not run")
     ap.add_argument("--bench", dest="bench_path",
                     help="easyml-bench to run (default: BUILD/bin)")
     args = ap.parse_args()
@@ -440,7 +442,12 @@ def main():
     t0 = time.time()
     results = []
     with futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        jobs = {pool.submit(validate_model, args, m, v): (m, v)
+        def job(m, v):
+            if args.deadline and time.time() > args.deadline:
+                return {"model": m, "variant": v,
+                        "problems": ["not run (time budget)"]}
+            return validate_model(args, m, v)
+        jobs = {pool.submit(job, m, v): (m, v)
                 for m in models for v in args.variants}
         for n, fut in enumerate(futures.as_completed(jobs), 1):
             m, v = jobs[fut]
