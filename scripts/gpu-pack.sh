@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
     --corpus) CORPUS="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
     --archive) ARCHIVE="$2"; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
