@@ -9,6 +9,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace easyml;
 using llvm::SMLoc;
 using llvm::StringRef;
@@ -154,6 +157,102 @@ void easyml::printExpr(llvm::raw_ostream &os, const Expr *e) {
     os << ")";
     return;
   }
+}
+
+/// Binding strength of `e`'s outermost operator (higher binds tighter).
+static int precedence(const Expr *e) {
+  switch (e->kind) {
+  case ExprKind::Ternary:
+    return 1;
+  case ExprKind::Binary:
+    switch (e->binaryOp) {
+    case BinaryOp::Or:
+      return 2;
+    case BinaryOp::And:
+      return 3;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+      return 4;
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+      return 5;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      return 6;
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+      return 7;
+    }
+    return 7;
+  case ExprKind::Unary:
+    return 8;
+  default:
+    return 9;
+  }
+}
+
+static std::string shortestNumber(double v) {
+  char buf[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+static void formatInto(std::string &out, const Expr *e, int context,
+                       bool rightOperand) {
+  int p = precedence(e);
+  // Left-associative operators: a right operand of equal strength needs
+  // parentheses (a - (b - c)); a ternary nests without them on the right.
+  bool parens = p < context || (rightOperand && p == context && p != 1);
+  if (parens)
+    out += "(";
+  switch (e->kind) {
+  case ExprKind::Number:
+    out += shortestNumber(e->number);
+    break;
+  case ExprKind::Var:
+    out += e->name;
+    break;
+  case ExprKind::Unary:
+    out += spelling(e->unaryOp);
+    formatInto(out, e->operands[0].get(), 8, false);
+    break;
+  case ExprKind::Binary:
+    formatInto(out, e->operands[0].get(), p, false);
+    out += " " + spelling(e->binaryOp).str() + " ";
+    formatInto(out, e->operands[1].get(), p, true);
+    break;
+  case ExprKind::Ternary:
+    formatInto(out, e->operands[0].get(), 2, false);
+    out += " ? ";
+    formatInto(out, e->operands[1].get(), 1, false);
+    out += " : ";
+    formatInto(out, e->operands[2].get(), 1, false);
+    break;
+  case ExprKind::Call:
+    out += e->name + "(";
+    for (size_t i = 0; i < e->operands.size(); ++i) {
+      if (i)
+        out += ", ";
+      formatInto(out, e->operands[i].get(), 0, false);
+    }
+    out += ")";
+    break;
+  }
+  if (parens)
+    out += ")";
+}
+
+std::string easyml::formatExpr(const Expr *e) {
+  std::string out;
+  if (e)
+    formatInto(out, e, 0, false);
+  return out;
 }
 
 static StringRef assignSpelling(AssignOp op) {

@@ -1071,6 +1071,9 @@ void Sema::foldValues(const std::vector<std::string> &topo) {
       }
       v.role = v.param ? VarRole::Parameter : VarRole::Flag;
       v.value = value;
+      // A parameter computed from others follows them at run time; its
+      // value here is the one their defaults give.
+      v.derivedParam = v.param && paramDep;
       continue;
     }
     if (v.external) {
@@ -1120,8 +1123,8 @@ void Sema::buildDeclarations() {
       if (!v.flagCases.empty())
         diags.error(v.flagLoc, "'" + v.name + "' cannot be both a flag and "
                                "a parameter");
-      model.params.push_back(
-          {v.name, v.value.value_or(0), v.units, v.nodal, v.trace});
+      model.params.push_back({v.name, v.value.value_or(0), v.units, v.nodal,
+                              v.trace, v.derivedParam ? v.def : nullptr});
     } else if (v.role == VarRole::Flag) {
       Flag f;
       f.name = v.name;

@@ -67,11 +67,14 @@ void easyml::printSummary(llvm::raw_ostream &os, const Model &m) {
   }
   if (!m.params.empty()) {
     os << "\nparameters:\n";
-    for (const Parameter &p : m.params)
+    for (const Parameter &p : m.params) {
       os << llvm::format("  %-20s = %-14s %s%s\n", p.name.c_str(),
                          num(p.value).c_str(),
                          p.units ? p.units->c_str() : "",
                          p.nodal ? " nodal" : "");
+      if (p.definition)
+        os << "      derived: " << formatExpr(p.definition.get()) << "\n";
+    }
   }
   if (!m.flags.empty()) {
     os << "\nflags:\n";
@@ -125,10 +128,14 @@ llvm::json::Value easyml::summaryToJSON(const Model &m) {
     });
   Array params;
   for (const Parameter &p : m.params)
-    params.push_back(Object{{"name", p.name},
-                            {"default", p.value},
-                            {"units", optStr(p.units)},
-                            {"nodal", p.nodal}});
+    params.push_back(
+        Object{{"name", p.name},
+               {"default", p.value},
+               {"units", optStr(p.units)},
+               {"nodal", p.nodal},
+               {"derived",
+                p.definition ? llvm::json::Value(formatExpr(p.definition.get()))
+                             : llvm::json::Value(nullptr)}});
   Array flags;
   for (const Flag &f : m.flags) {
     Object cases;

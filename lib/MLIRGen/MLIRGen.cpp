@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace easyml;
 
@@ -109,6 +111,10 @@ private:
   Value emitCall(const Expr *e, ArrayRef<Value> args, Location l);
 
   Value emitVar(const Expr *e, llvm::StringMap<Value> &values, bool initRegion);
+  /// The `derived` region of parameter `p`: its definition from the
+  /// parameters and flags it reads, the variables computed from them alone
+  /// inlined.
+  void emitDefinition(ParamOp op, const Parameter &p);
 
   MLIRContext &ctx;
   const Model &model;
@@ -337,6 +343,31 @@ Value Generator::emitVar(const Expr *e, llvm::StringMap<Value> &values,
   return it->second;
 }
 
+void Generator::emitDefinition(ParamOp op, const Parameter &p) {
+  op.getDefinition().push_back(new Block());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&op.getDefinition().front());
+  gets.clear();
+  llvm::StringMap<Value> values;
+  llvm::DenseMap<const Expr *, Value> memo;
+  std::function<Value(const Expr *)> resolve = [&](const Expr *e) -> Value {
+    const Variable *v = model.lookup(e->name);
+    bool computed =
+        v && v->def && v->paramDependent &&
+        (v->role == VarRole::Algebraic || v->role == VarRole::InitialValue);
+    if (!computed)
+      return emitVar(e, values, /*initRegion=*/true);
+    if (Value known = values.lookup(e->name))
+      return known;
+    Value val = toF64(emit(v->def.get(), memo, resolve), loc(v->defLoc));
+    values[e->name] = val;
+    return val;
+  };
+  Value v = emit(p.definition.get(), memo, resolve);
+  b.create<YieldOp>(nameLoc(p.name, model.lookup(p.name)->defLoc),
+                    toF64(v, loc(p.definition->loc)));
+}
+
 OwningOpRef<ModuleOp> Generator::run() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
   b.setInsertionPointToEnd(module->getBody());
@@ -365,10 +396,16 @@ OwningOpRef<ModuleOp> Generator::run() {
   }
   for (const Parameter &p : model.params) {
     const Variable *v = model.lookup(p.name);
-    b.create<ParamOp>(nameLoc(p.name, v->defLoc), b.getStringAttr(p.name),
-                      b.getF64FloatAttr(p.value),
-                      p.units ? b.getStringAttr(*p.units) : StringAttr(),
-                      unit(p.nodal), unit(p.trace));
+    StringAttr formula;
+    if (p.definition)
+      formula = b.getStringAttr(formatExpr(p.definition.get()));
+    auto op =
+        b.create<ParamOp>(nameLoc(p.name, v->defLoc), b.getStringAttr(p.name),
+                          b.getF64FloatAttr(p.value),
+                          p.units ? b.getStringAttr(*p.units) : StringAttr(),
+                          unit(p.nodal), unit(p.trace), formula);
+    if (p.definition)
+      emitDefinition(op, p);
   }
   for (const Flag &f : model.flags) {
     const Variable *v = model.lookup(f.name);

@@ -273,6 +273,17 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
       break;
     }
 
+  std::vector<int64_t> derivedIndices, readOffsets{0}, reads, paramRead;
+  std::vector<std::string> derivedFormulas;
+  for (const ModelLayout::DerivedParam &p : l.derivedParams) {
+    derivedIndices.push_back(p.index);
+    derivedFormulas.push_back(p.formula);
+    reads.insert(reads.end(), p.reads.begin(), p.reads.end());
+    readOffsets.push_back(static_cast<int64_t>(reads.size()));
+  }
+  for (bool r : l.paramRead)
+    paramRead.push_back(r);
+
   llvm::Constant *desc =
       d.record({d.int64(EASYML_ABI_VERSION),
                 d.str(l.name),
@@ -320,7 +331,16 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 d.records(variants, ".easyml.variants"),
                 d.int64(l.numDerived),
                 l.numDerived ? d.function(l.symbol(tablesVariant, "derived"))
-                             : d.null()});
+                             : d.null(),
+                d.int64(l.derivedParams.size()),
+                d.int64s(derivedIndices, ".easyml.derived_params"),
+                d.strings_(derivedFormulas, ".easyml.derived_formulas"),
+                d.int64s(readOffsets, ".easyml.derived_read_offsets"),
+                d.int64s(reads, ".easyml.derived_reads"),
+                d.int64s(paramRead, ".easyml.param_read"),
+                l.derivedParams.empty()
+                    ? d.null()
+                    : d.function(l.deriveParamsSymbol())});
   // The records must have the C structs' sizes (ABI.h): a field added on
   // one side only is caught here rather than by a crashing runtime.
   const llvm::DataLayout &dl = m.getDataLayout();

@@ -16,6 +16,7 @@ the compiler's `file:line:col: error: ...` lines.
 
 import hashlib
 import os
+import warnings
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -131,6 +132,10 @@ def compile(path: str, variants: Union[str, Sequence[str]] = "cpu-simd",
     return Model(lib)
 
 
+class ParamWarning(UserWarning):
+    """A parameter was set but changes nothing."""
+
+
 @dataclass
 class Stimulus:
     """A stimulus train: `strength` (uA/cm^2, positive depolarises) from
@@ -200,9 +205,26 @@ class Simulation:
         return self._call(self._sim.get_param, name)
 
     def modify(self, mods: str) -> None:
-        """openCARP's --imp-par syntax: "GNa*0.5,GKr=0.1,flags=EPI"."""
+        """openCARP's --imp-par syntax: "GNa*0.5,GKr=0.1,flags=EPI".
+
+        A derived parameter (computed from others, see params()) follows
+        what it reads unless it is set itself; "GKr*2" on a derived one
+        doubles the value its definition gives."""
         self._before_start("parameters")
         self._call(self._sim.modify_params, mods)
+
+    def set_shared(self, name: str, value: float) -> None:
+        """Sets parameter or flag `name` to `value` for every cell that has
+        no value of its own."""
+        self._before_start("parameters")
+        self._call(self._sim.set_param, name, float(value))
+
+    def params(self) -> List[dict]:
+        """Every parameter and flag: name, value (shared; derived ones
+        recomputed), flag, derived, formula (as written), reads (the names
+        a derived one is computed from), read_by_kernels, set (by the
+        user)."""
+        return self._call(self._sim.param_info)
 
     def set_param(self, name: str, values) -> None:
         """Makes `name` per cell: one value per cell (an array)."""
@@ -255,6 +277,10 @@ class Simulation:
     # The time loop ------------------------------------------------------
     def _start(self):
         if not self._initialized:
+            # A parameter set to no effect (every parameter computed from
+            # it is set too) is worth a warning, not an error.
+            for w in self._sim.param_warnings():
+                warnings.warn(w, ParamWarning, stacklevel=3)
             self._call(self._sim.initialize, self._dt)
             self._initialized = True
 

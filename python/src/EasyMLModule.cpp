@@ -54,6 +54,28 @@ int64_t svRow(const easyml_model_desc &d, const std::string &name) {
 }
 
 /// A simulation and what Python needs next to it: the samples recorded.
+/// Every parameter and flag as a dict: name, value (shared, derived ones
+/// current), derived, formula, reads (names), read_by_kernels, set.
+py::list paramInfo(const ParamSet &ps) {
+  py::list out;
+  for (int64_t p = 0; p < ps.size(); ++p) {
+    py::dict d;
+    d["name"] = ps.name(p);
+    d["value"] = ps.value(p);
+    d["flag"] = p >= ps.desc().num_params;
+    d["derived"] = ps.isDerived(p);
+    d["formula"] = ps.formula(p);
+    py::list reads;
+    for (int64_t r : ps.reads(p))
+      reads.append(ps.name(r));
+    d["reads"] = reads;
+    d["read_by_kernels"] = ps.readByKernels(p);
+    d["set"] = ps.isSet(p);
+    out.append(d);
+  }
+  return out;
+}
+
 struct PySimulation {
   PySimulation(const ModelHandle &model, int64_t cells,
                const SimulationOptions &options)
@@ -183,10 +205,8 @@ PYBIND11_MODULE(_easyml, m) {
       .def_property_readonly("step",
                              [](PySimulation &s) { return s.sim.step(); })
       .def_property_readonly("dt", [](PySimulation &s) { return s.sim.dt(); })
-      .def_property_readonly("devices",
-                             [](PySimulation &s) {
-                               return s.sim.deviceDescription();
-                             })
+      .def_property_readonly(
+          "devices", [](PySimulation &s) { return s.sim.deviceDescription(); })
       .def("get_param",
            [](PySimulation &s, const std::string &name) {
              const easyml_model_desc &d = s.sim.desc();
@@ -199,9 +219,19 @@ PYBIND11_MODULE(_easyml, m) {
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
              std::string error;
-             if (!applyParamMods(s.sim.desc(), mods, s.sim.params(), error))
+             if (!s.sim.modifyParams(mods, error))
                raise(error);
            })
+      .def("set_param",
+           [](PySimulation &s, const std::string &name, double value) {
+             std::string error;
+             if (!s.sim.setParam(name, value, error))
+               raise(error);
+           })
+      .def("param_warnings",
+           [](PySimulation &s) { return s.sim.unusedParamSettings(); })
+      .def("param_info",
+           [](PySimulation &s) { return paramInfo(s.sim.paramSet()); })
       .def("set_param_per_cell",
            [](PySimulation &s, const std::string &name,
               py::array_t<double, py::array::c_style | py::array::forcecast>
@@ -221,13 +251,14 @@ PYBIND11_MODULE(_easyml, m) {
              if (!s.sim.setPerCellParam(name, values.data(), error))
                raise(error);
            })
-      .def("initialize", [](PySimulation &s, double dt) {
-        if (!(dt > 0))
-          raise("dt must be positive");
-        s.sim.initialize(dt);
-        if (!s.sim.failure().empty())
-          raise(s.sim.failure());
-      })
+      .def("initialize",
+           [](PySimulation &s, double dt) {
+             if (!(dt > 0))
+               raise("dt must be positive");
+             s.sim.initialize(dt);
+             if (!s.sim.failure().empty())
+               raise(s.sim.failure());
+           })
       .def("add_stimulus",
            [](PySimulation &s, double start, double duration, double strength,
               double period, int64_t count) {
@@ -361,7 +392,6 @@ PYBIND11_MODULE(_easyml, m) {
       .def("report_json",
            [](PySimulation &s) { return s.sim.report().json(); });
 
-
 #ifdef EASYML_HAVE_MPI
   m.attr("HAVE_MPI") = true;
   py::class_<PyDistributed>(m, "DistributedSimulation")
@@ -406,9 +436,19 @@ PYBIND11_MODULE(_easyml, m) {
       .def("modify_params",
            [](PyDistributed &s, const std::string &mods) {
              std::string error;
-             if (!applyParamMods(s.sim.desc(), mods, s.sim.params(), error))
+             if (!s.sim.modifyParams(mods, error))
                raise(error);
            })
+      .def("set_param",
+           [](PyDistributed &s, const std::string &name, double value) {
+             std::string error;
+             if (!s.sim.setParam(name, value, error))
+               raise(error);
+           })
+      .def("param_warnings",
+           [](PyDistributed &s) { return s.sim.unusedParamSettings(); })
+      .def("param_info",
+           [](PyDistributed &s) { return paramInfo(s.sim.paramSet()); })
       .def("set_param_per_cell",
            [](PyDistributed &s, const std::string &name,
               py::array_t<double, py::array::c_style | py::array::forcecast>
@@ -446,8 +486,8 @@ PYBIND11_MODULE(_easyml, m) {
              s.check(s.sim.initialize(dt));
            })
       .def("add_stimulus",
-           [](PyDistributed &s, double start, double duration,
-              double strength, double period, int64_t count) {
+           [](PyDistributed &s, double start, double duration, double strength,
+              double period, int64_t count) {
              s.sim.addStimulus(Stimulus::fromMs(s.sim.dt(), start, duration,
                                                 strength, period, count));
            })
@@ -477,8 +517,7 @@ PYBIND11_MODULE(_easyml, m) {
                      error))
                raise(error);
            })
-      .def("stop_recording",
-           [](PyDistributed &s) { s.sim.stopRecording(); })
+      .def("stop_recording", [](PyDistributed &s) { s.sim.stopRecording(); })
       .def("take_samples",
            [](PyDistributed &s) {
              // This rank's samples: (steps, values[sample, variable, cell])
@@ -519,8 +558,7 @@ PYBIND11_MODULE(_easyml, m) {
              if (!s.sim.enableBiomarkers(o, error))
                raise(error);
            })
-      .def("close_beat",
-           [](PyDistributed &s) { s.check(s.sim.closeBeat()); })
+      .def("close_beat", [](PyDistributed &s) { s.check(s.sim.closeBeat()); })
       .def("biomarker_rows",
            [](PyDistributed &s) {
              const BiomarkerTable &t = s.sim.biomarkers();

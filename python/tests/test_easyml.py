@@ -180,3 +180,69 @@ def test_blow_up_names_cell_and_step(tt):
     sim.set_param("G_Kr", [0.153, 0.153, 1e300, 0.153])
     with pytest.raises(easyml.Error, match=r"non-finite value: cell 2"):
         sim.run(until=50, stimulus=easyml.Stimulus(start=1))
+
+
+DERIVED = """
+V; .external(Vm); .nodal();
+Iion; .external(); .nodal();
+ENDO = 0; EPI = 1;
+celltype = ENDO; .flag(ENDO, EPI);
+group { g_b; ko; }.param();
+g_b = 0.5;
+ko = 5.4;
+g = (celltype == EPI) ? g_b * 1.3 : g_b; .param();
+g_tot = g * sqrt(ko / 5.4); .param();
+V_init = -80.0;
+w_init = 0.0;
+w_inf = 1.0 / (1.0 + exp(-(V + 40.0) / 5.0));
+tau_w = 10.0 / (1.0 + exp(V / 20.0));
+Iion = g_tot * w * (V - 20.0) + 0.05 * (V + 80.0);
+"""
+
+
+@pytest.fixture(scope="module")
+def derived(tmp_path_factory):
+    path = tmp_path_factory.mktemp("derived") / "derived.model"
+    path.write_text(DERIVED)
+    return easyml.compile(str(path), variants=["baseline", "cpu-simd"])
+
+
+def _vm(model, cells, setup):
+    sim = easyml.Simulation(model, cells)
+    setup(sim)
+    return sim.run(until=60, stimulus=easyml.Stimulus(start=5, strength=40,
+                                                      count=1),
+                   record=["Vm"], every=0.5)["Vm"]
+
+
+def test_derived_params_are_listed(derived):
+    sim = easyml.Simulation(derived, 1)
+    info = {p["name"]: p for p in sim.params()}
+    assert not info["g_b"]["derived"]
+    assert info["g"]["derived"] and info["g"]["reads"] == ["g_b", "celltype"]
+    assert info["g"]["formula"] == "celltype == EPI ? g_b * 1.3 : g_b"
+    assert info["g_tot"]["read_by_kernels"]
+    assert not info["g_b"]["read_by_kernels"]
+    sim.modify("flags=EPI,g_b*2")
+    assert sim.param("g") == pytest.approx(1.3)
+    assert sim.param("g_tot") == pytest.approx(1.3)
+
+
+def test_derived_params_follow_shared_and_per_cell(derived):
+    base = _vm(derived, 1, lambda s: None)
+    doubled = _vm(derived, 1, lambda s: s.modify("g_b*2"))
+    direct = _vm(derived, 1, lambda s: s.set_shared("g", 1.0))
+    assert np.array_equal(doubled, direct)
+    assert not np.array_equal(doubled, base)
+    # Per cell: cell 1 is the uniform run with its value, cell 0 unchanged.
+    cells = _vm(derived, 2, lambda s: s.set_param("g_b", [0.5, 1.0]))
+    assert np.array_equal(cells[:, 1], doubled[:, 0])
+    assert np.array_equal(cells[:, 0], base[:, 0])
+
+
+def test_a_setting_that_changes_nothing_warns(derived):
+    sim = easyml.Simulation(derived, 1)
+    sim.modify("g_b*2,g=0.5")
+    with pytest.warns(easyml.ParamWarning, match="'g_b' is set but changes "
+                      "nothing"):
+        sim.run(until=1)

@@ -21,6 +21,7 @@ struct easyml_sim {
   SimulationOptions options;
   std::unique_ptr<Simulation> sim;
   std::string json;
+  std::string text; // easyml_sim_param_warnings
 };
 
 static thread_local std::string lastError;
@@ -147,7 +148,7 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
   std::string error;
   if (!fresh->valid(error))
     return failWith(error);
-  fresh->params() = sim->sim->params();
+  fresh->setParamSet(sim->sim->paramSet());
   sim->sim = std::move(fresh);
   sim->options = o;
   return 0;
@@ -157,25 +158,24 @@ void easyml_sim_free(easyml_sim *sim) { delete sim; }
 
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers) {
   std::string error;
-  if (!applyParamMods(sim->sim->desc(), modifiers ? modifiers : "",
-                      sim->sim->params(), error))
+  if (!sim->sim->modifyParams(modifiers ? modifiers : "", error))
     return failWith(error);
   return 0;
 }
 
+const char *easyml_sim_param_warnings(easyml_sim *sim) {
+  sim->text.clear();
+  for (const std::string &w : sim->sim->unusedParamSettings())
+    sim->text += w + "\n";
+  return sim->text.c_str();
+}
+
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
-  const easyml_model_desc &d = sim->sim->desc();
-  std::string n = name ? name : "";
-  for (int64_t i = 0; i < d.num_params + d.num_flags; ++i)
-    if (n == (i < d.num_params ? d.param_names[i]
-                               : d.flag_names[i - d.num_params])) {
-      sim->sim->params()[i] = value;
-      std::string error;
-      sim->sim->setSharedParam(n, error);
-      return 0;
-    }
-  return failWith("model " + std::string(d.name) + " has no parameter '" + n +
-                  "'");
+  std::string n = name ? name : "", error;
+  if (!sim->sim->setParam(n, value, error) ||
+      !sim->sim->setSharedParam(n, error))
+    return failWith(error);
+  return 0;
 }
 
 int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,

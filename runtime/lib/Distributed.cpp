@@ -830,13 +830,10 @@ DistributedSimulation::DistributedSimulation(MPI_Comm comm,
                                              const SimulationOptions &local,
                                              const DistributedOptions &options)
     : comm_(comm), model_(model), cells_(cells), localOptions_(local),
-      options_(options) {
+      options_(options), params_(model.desc()) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   const easyml_model_desc &d = model.desc();
-  params_.assign(d.param_defaults, d.param_defaults + d.num_params);
-  for (int64_t f = 0; f < d.num_flags; ++f)
-    params_.push_back(d.flag_defaults[f]);
   counters_.assign(d.num_counters, 0);
   std::vector<double> shares = options.shares;
   if (shares.empty())
@@ -873,19 +870,57 @@ bool DistributedSimulation::valid(std::string &error) {
   return true;
 }
 
+bool DistributedSimulation::setParam(const std::string &name, double value,
+                                     std::string &error) {
+  int64_t p = params_.index(name);
+  if (p < 0) {
+    error = "model " + std::string(desc().name) + " has no parameter '" + name +
+            "'";
+    return false;
+  }
+  if (!std::isfinite(value)) {
+    error =
+        "parameter '" + name + "' must be finite, got " + std::to_string(value);
+    return false;
+  }
+  params_.set(p, value);
+  if (local_)
+    local_->setParamSet(params_);
+  return true;
+}
+
+bool DistributedSimulation::modifyParams(const std::string &mods,
+                                         std::string &error,
+                                         std::vector<std::string> *log) {
+  if (!params_.modify(mods, error, log))
+    return false;
+  if (local_)
+    local_->setParamSet(params_);
+  return true;
+}
+
+std::vector<std::string> DistributedSimulation::unusedParamSettings() const {
+  std::vector<bool> rows(params_.size(), false);
+  for (const std::string &name : perCellNames_)
+    rows[params_.index(name)] = true;
+  return params_.unusedSettings(rows);
+}
+
 bool DistributedSimulation::setPerCellParam(const std::string &name,
                                             const double *values,
                                             std::string &error) {
   const easyml_model_desc &d = desc();
-  bool known = false;
-  for (int64_t p = 0; p < d.num_params; ++p)
-    known = known || name == d.param_names[p];
-  for (int64_t f = 0; f < d.num_flags; ++f)
-    known = known || name == d.flag_names[f];
-  if (!known) {
+  if (params_.index(name) < 0) {
     error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
     return false;
   }
+  // Checked over every cell, so every rank gives the same answer.
+  for (int64_t c = 0; c < cells_; ++c)
+    if (!std::isfinite(values[c])) {
+      error = "parameter '" + name + "' of cell " + std::to_string(c) +
+              " is not finite (" + std::to_string(values[c]) + ")";
+      return false;
+    }
   if (local_ && !local_->setPerCellParam(name, values + owned().begin, error))
     return false;
   if (std::find(perCellNames_.begin(), perCellNames_.end(), name) ==
@@ -905,7 +940,7 @@ bool DistributedSimulation::initialize(double dt) {
   std::string mine;
   bool ok = true;
   if (local_) {
-    local_->params() = params_;
+    local_->setParamSet(params_);
     local_->initialize(dt);
     if (!local_->failure().empty()) {
       mine = local_->failure();
@@ -1081,7 +1116,7 @@ DistributedSimulation::build(CellRange range, const Simulation::Clock &clock,
   auto sim = std::make_unique<Simulation>(model_, range.size(), o);
   if (!sim->valid(error))
     return nullptr;
-  sim->params() = params_;
+  sim->setParamSet(params_);
   std::vector<double> fill(range.size(), 0.0);
   for (const std::string &name : perCellNames_)
     if (!sim->setPerCellParam(name, fill.data(), error))

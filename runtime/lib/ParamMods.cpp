@@ -4,12 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/Params.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 
 using namespace easyml::rt;
 
@@ -33,20 +32,21 @@ static std::string trim(const std::string &s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-static bool applyFlags(const easyml_model_desc &d, const std::string &value,
-                       std::vector<double> &params, std::string &error,
-                       std::vector<std::string> *log) {
-  for (const std::string &raw : split(value, '|')) {
+static bool parseFlags(const easyml_model_desc &d, const std::string &item,
+                       std::vector<ParamMod> &out, std::string &error) {
+  for (const std::string &raw : split(item.substr(6), '|')) {
     std::string name = trim(raw);
     bool found = false;
     for (int64_t f = 0; f < d.num_flags && !found; ++f) {
       std::vector<std::string> cases = split(d.flag_cases[f], '|');
       for (size_t c = 0; c < cases.size(); ++c)
         if (cases[c] == name) {
-          params[d.num_params + f] = d.flag_values[f][c];
+          ParamMod m;
+          m.index = d.num_params + f;
+          m.operand = d.flag_values[f][c];
+          m.text = name;
+          out.push_back(m);
           found = true;
-          if (log)
-            log->push_back(std::string(d.flag_names[f]) + " flag: " + name);
           break;
         }
     }
@@ -62,21 +62,59 @@ static bool applyFlags(const easyml_model_desc &d, const std::string &value,
   return true;
 }
 
-bool easyml::rt::applyParamMods(const easyml_model_desc &d,
+static bool parseItem(const easyml_model_desc &d, const std::string &item,
+                      ParamMod &m, std::string &error) {
+  size_t op = item.find_first_of("=*/+-");
+  // A name may not start with an operator; '-'/'+' inside an exponent
+  // come after the operator position we find first.
+  if (op == std::string::npos || op == 0) {
+    error = "malformed parameter modifier '" + item +
+            "' (expected name=v, name*v, name/v, name+v or name-v, "
+            "optionally with %)";
+    return false;
+  }
+  std::string name = trim(item.substr(0, op));
+  std::string operand = trim(item.substr(op + 1));
+  m.op = item[op];
+  m.percent = !operand.empty() && operand.back() == '%';
+  if (m.percent)
+    operand.pop_back();
+  errno = 0;
+  char *end = nullptr;
+  m.operand = std::strtod(operand.c_str(), &end);
+  if (operand.empty() || *end != '\0' || errno == ERANGE ||
+      !std::isfinite(m.operand)) {
+    error = "bad number '" + operand + "' in parameter modifier '" + item + "'";
+    return false;
+  }
+  for (int64_t p = 0; p < d.num_params; ++p)
+    if (name == d.param_names[p])
+      m.index = p;
+  if (m.index < 0) {
+    error = "Unrecognized parameter '" + name + "' for model " +
+            std::string(d.name) +
+            " (run easyml-bench --imp-info to list its parameters)";
+    return false;
+  }
+  m.text = item;
+  return true;
+}
+
+bool easyml::rt::parseParamMods(const easyml_model_desc &d,
                                 const std::string &mods,
-                                std::vector<double> &params, std::string &error,
-                                std::vector<std::string> *log) {
+                                std::vector<ParamMod> &items,
+                                std::string &error) {
+  items.clear();
   if (trim(mods).empty())
     return true;
-  std::vector<std::string> items = split(mods, ',');
+  std::vector<std::string> parts = split(mods, ',');
   // Flags first, as openCARP does.
-  for (const std::string &raw : items) {
+  for (const std::string &raw : parts) {
     std::string item = trim(raw);
-    if (item.rfind("flags=", 0) == 0 &&
-        !applyFlags(d, item.substr(6), params, error, log))
+    if (item.rfind("flags=", 0) == 0 && !parseFlags(d, item, items, error))
       return false;
   }
-  for (const std::string &raw : items) {
+  for (const std::string &raw : parts) {
     std::string item = trim(raw);
     if (item.empty()) {
       error = "empty item in parameter modifiers '" + mods + "'";
@@ -84,89 +122,10 @@ bool easyml::rt::applyParamMods(const easyml_model_desc &d,
     }
     if (item.rfind("flags=", 0) == 0)
       continue;
-    size_t op = item.find_first_of("=*/+-");
-    // A name may not start with an operator; '-'/'+' inside an exponent
-    // come after the operator position we find first.
-    if (op == std::string::npos || op == 0) {
-      error = "malformed parameter modifier '" + item +
-              "' (expected name=v, name*v, name/v, name+v or name-v, "
-              "optionally with %)";
+    ParamMod m;
+    if (!parseItem(d, item, m, error))
       return false;
-    }
-    std::string name = trim(item.substr(0, op));
-    char oper = item[op];
-    std::string operand = trim(item.substr(op + 1));
-    bool percent = !operand.empty() && operand.back() == '%';
-    if (percent)
-      operand.pop_back();
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(operand.c_str(), &end);
-    if (operand.empty() || *end != '\0' || errno == ERANGE ||
-        !std::isfinite(v)) {
-      error =
-          "bad number '" + operand + "' in parameter modifier '" + item + "'";
-      return false;
-    }
-    int64_t index = -1;
-    for (int64_t p = 0; p < d.num_params; ++p)
-      if (name == d.param_names[p])
-        index = p;
-    if (index < 0) {
-      error = "Unrecognized parameter '" + name + "' for model " +
-              std::string(d.name) +
-              " (run easyml-bench --imp-info to list "
-              "its parameters)";
-      return false;
-    }
-    double &x = params[index];
-    double old = x;
-    if (percent) {
-      switch (oper) {
-      case '+':
-        x *= 1 + v / 100;
-        break;
-      case '-':
-        x *= 1 - v / 100;
-        break;
-      case '*':
-        x *= v / 100;
-        break;
-      case '/':
-        x /= v / 100;
-        break;
-      case '=':
-        x = old * v / 100;
-        break;
-      }
-    } else {
-      switch (oper) {
-      case '+':
-        x += v;
-        break;
-      case '-':
-        x -= v;
-        break;
-      case '*':
-        x *= v;
-        break;
-      case '/':
-        x /= v;
-        break;
-      case '=':
-        x = v;
-        break;
-      }
-    }
-    if (!std::isfinite(x)) {
-      error = "parameter modifier '" + item + "' makes " + name + " non-finite";
-      return false;
-    }
-    if (log) {
-      std::ostringstream os;
-      os << name << " modifier: " << item.substr(op) << " value: " << x;
-      log->push_back(os.str());
-    }
+    items.push_back(m);
   }
   return true;
 }

@@ -371,11 +371,8 @@ bool easyml::rt::selectDevices(const ModelHandle &model,
 
 Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
                      const SimulationOptions &options)
-    : desc_(model.desc()), options_(options) {
+    : desc_(model.desc()), options_(options), params_(model.desc()) {
   const easyml_model_desc &d = desc_;
-  params_.assign(d.param_defaults, d.param_defaults + d.num_params);
-  for (int64_t f = 0; f < d.num_flags; ++f)
-    params_.push_back(d.flag_defaults[f]);
   counters.assign(d.num_counters, 0);
   store_ = std::make_unique<CellStore>(d, cells);
   if (!selectDevices(model, options, set_, setupError_))
@@ -523,6 +520,12 @@ void Scheduler::statesWritten() {
 
 void Scheduler::paramValuesWritten() { paramValuesStale_ = true; }
 
+void Scheduler::paramsChanged() {
+  userRows_.resize(params_.size(), false);
+  if (updateDerivedRows(params_, *store_, userRows_, derivedRows_))
+    paramValuesWritten();
+}
+
 void Scheduler::buildDerived() {
   const easyml_model_desc &d = desc_;
   derived_.assign(d.num_derived, 0.0);
@@ -530,7 +533,7 @@ void Scheduler::buildDerived() {
     return;
   easyml_kernel_args a{};
   a.dt = dt_;
-  a.params = params_.data();
+  a.params = params_.values().data();
   a.out = derived_.data();
   d.build_derived(&a);
 }
@@ -546,7 +549,7 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
   if (d.build_tables && d.table_size) {
     easyml_kernel_args a{};
     a.dt = dt;
-    a.params = params_.data();
+    a.params = params_.values().data();
     a.tables = tables_.data();
     d.build_tables(&a);
     // openCARP's check_LUT: report NaN entries with the grid value.
@@ -579,13 +582,13 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
   t0 = now();
   for (auto &device : set_.devices) {
     std::string err;
-    if (!device->setUniforms(params_, derived_, tables_, err))
+    if (!device->setUniforms(params_.values(), derived_, tables_, err))
       return fail(*device, err);
     if (!device->range().empty() &&
         !device->upload(device->range(), kParamRows, err))
       return fail(*device, err);
   }
-  uploadedParams_ = params_;
+  uploadedParams_ = params_.values();
   paramValuesStale_ = false;
   WaveTask task;
   task.dt = dt;
@@ -607,12 +610,12 @@ bool Scheduler::runWave(const WaveTask &task) {
   std::vector<int> act = active();
   std::string err;
   // Parameters changed on the host since the last wave.
-  if (params_ != uploadedParams_) {
+  if (params_.values() != uploadedParams_) {
     buildDerived();
     for (auto &device : set_.devices)
-      if (!device->setUniforms(params_, derived_, tables_, err))
+      if (!device->setUniforms(params_.values(), derived_, tables_, err))
         return fail(*device, err);
-    uploadedParams_ = params_;
+    uploadedParams_ = params_.values();
   }
   for (int i : act) {
     Device &device = *set_.devices[i];

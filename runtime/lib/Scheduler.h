@@ -15,6 +15,7 @@
 #ifndef EASYML_RUNTIME_LIB_SCHEDULER_H
 #define EASYML_RUNTIME_LIB_SCHEDULER_H
 
+#include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Simulation.h"
 
 #include <memory>
@@ -54,7 +55,11 @@ public:
   bool usable() const { return setupError_.empty() && failure_.empty(); }
 
   CellStore &store() { return *store_; }
-  std::vector<double> &params() { return params_; }
+  ParamSet &params() { return params_; }
+  /// Per params index: whether the user gave a per-cell row.
+  std::vector<bool> &userRows() { return userRows_; }
+  /// The derived parameters that vary per cell now (their rows computed).
+  const std::vector<int64_t> &derivedRows() const { return derivedRows_; }
   const easyml_model_desc &desc() const { return desc_; }
   const std::vector<std::unique_ptr<Device>> &devices() const {
     return set_.devices;
@@ -76,6 +81,9 @@ public:
   void statesWritten();
   /// Per-cell parameter values changed on the host.
   void paramValuesWritten();
+  /// Shared values or per-cell rows given by the user changed: the rows of
+  /// derived parameters follow.
+  void paramsChanged();
 
   // Protocol.
   std::vector<Stimulus> stimuli;
@@ -172,7 +180,10 @@ private:
     double firstCellSteps = 0, firstSeconds = 0;
     double cellSteps = 0, seconds = 0;
   } window_;
-  std::vector<double> params_, uploadedParams_, tables_;
+  ParamSet params_;
+  std::vector<bool> userRows_;
+  std::vector<int64_t> derivedRows_;
+  std::vector<double> uploadedParams_, tables_;
   /// The model's derived values for params_ and dt_ (build_derived).
   std::vector<double> derived_;
   /// Recomputes derived_ from params_ and dt_.

@@ -66,22 +66,90 @@ std::vector<std::string> Simulation::activeDevices() const {
   return ids;
 }
 
-std::vector<double> &Simulation::params() { return scheduler_->params(); }
+const std::vector<double> &Simulation::params() const {
+  return scheduler_->params().values();
+}
 
-static int64_t paramIndex(const easyml_model_desc &d, const std::string &n) {
-  for (int64_t i = 0; i < d.num_params; ++i)
-    if (n == d.param_names[i])
-      return i;
-  for (int64_t f = 0; f < d.num_flags; ++f)
-    if (n == d.flag_names[f])
-      return d.num_params + f;
-  return -1;
+const ParamSet &Simulation::paramSet() const { return scheduler_->params(); }
+
+void Simulation::setParamSet(const ParamSet &params) {
+  scheduler_->params() = params;
+  scheduler_->paramsChanged();
+}
+
+bool Simulation::setParam(const std::string &name, double value,
+                          std::string &error) {
+  ParamSet &ps = scheduler_->params();
+  int64_t p = ps.index(name);
+  if (p < 0) {
+    error = "model " + std::string(desc().name) + " has no parameter '" + name +
+            "'";
+    return false;
+  }
+  if (!std::isfinite(value)) {
+    error =
+        "parameter '" + name + "' must be finite, got " + std::to_string(value);
+    return false;
+  }
+  ps.set(p, value);
+  scheduler_->paramsChanged();
+  return true;
+}
+
+bool Simulation::modifyParams(const std::string &mods, std::string &error,
+                              std::vector<std::string> *log) {
+  if (!scheduler_->params().modify(mods, error, log))
+    return false;
+  scheduler_->paramsChanged();
+  return true;
+}
+
+/// Why parameter `p` cannot have a row per cell on the devices in use, or
+/// "" when it can. `via`: the parameter the user varies, when `p` is a
+/// derived parameter computed from it.
+static std::string
+perCellProblem(const easyml_model_desc &d, int64_t p, const std::string &name,
+               const std::string &via,
+               const std::vector<std::unique_ptr<Device>> &devices) {
+  std::string what = via.empty()
+                         ? "parameter '" + name + "'"
+                         : "parameter '" + via + "' cannot vary per cell: '" +
+                               name + "', computed from it,";
+  for (int64_t t = 0; t < d.num_tables; ++t)
+    for (int64_t k = 0; k < d.tables[t].num_params_read; ++k)
+      if (d.tables[t].params_read[k] == p)
+        return what + " is read by lookup table " + d.tables[t].variable +
+               ", which is built from one value: it cannot vary per cell "
+               "(compile the model with --no-tables)";
+  for (int64_t v = 0; v < d.num_nodal; ++v)
+    if (d.nodal_param_index[v] == p)
+      return what + " is nodal: it is per-cell state already (set it with "
+                    "setStateRow)";
+  // GPU variants read per cell only the parameters they were compiled for
+  // (easyml-compile --per-cell-params): the others come from the shared
+  // value, whatever the row holds.
+  for (const auto &device : devices) {
+    const easyml_variant &v = device->variant();
+    if (v.num_row_params < 0 ||
+        std::find(v.row_params, v.row_params + v.num_row_params, p) !=
+            v.row_params + v.num_row_params)
+      continue;
+    std::string asked = via.empty() ? name : via;
+    return what + (via.empty() ? " cannot vary per cell" : "") + " on " +
+           device->id() + ": variant '" + v.name + "' of model " +
+           std::string(d.name) +
+           " reads it shared (compile the model with "
+           "--per-cell-params=" +
+           asked + ", or --per-cell-params=all)";
+  }
+  return "";
 }
 
 bool Simulation::setPerCellParam(const std::string &name, const double *values,
                                  std::string &error) {
   const easyml_model_desc &d = desc();
-  int64_t p = paramIndex(d, name);
+  const ParamSet &ps = scheduler_->params();
+  int64_t p = ps.index(name);
   if (p < 0) {
     error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
     return false;
@@ -91,55 +159,49 @@ bool Simulation::setPerCellParam(const std::string &name, const double *values,
             " was compiled without per-cell parameters (recompile it)";
     return false;
   }
-  for (int64_t t = 0; t < d.num_tables; ++t)
-    for (int64_t k = 0; k < d.tables[t].num_params_read; ++k)
-      if (d.tables[t].params_read[k] == p) {
-        error = "parameter '" + name + "' is read by lookup table " +
-                d.tables[t].variable +
-                ", which is built from one value: it cannot vary per cell "
-                "(compile the model with --no-tables)";
-        return false;
-      }
-  for (int64_t v = 0; v < d.num_nodal; ++v)
-    if (d.nodal_param_index[v] == p) {
-      error = "parameter '" + name +
-              "' is nodal: it is per-cell state already (set it with "
-              "setStateRow)";
+  CellStore &store = scheduler_->store();
+  for (int64_t c = 0; c < store.cells(); ++c)
+    if (!std::isfinite(values[c])) {
+      error = "parameter '" + name + "' of cell " + std::to_string(c) +
+              " is not finite (" + std::to_string(values[c]) + ")";
       return false;
     }
-  // GPU variants read per cell only the parameters they were compiled for
-  // (easyml-compile --per-cell-params): the others come from the shared
-  // value, whatever the row holds.
-  for (const auto &device : scheduler_->devices()) {
-    const easyml_variant &v = device->variant();
-    if (v.num_row_params < 0 ||
-        std::find(v.row_params, v.row_params + v.num_row_params, p) !=
-            v.row_params + v.num_row_params)
-      continue;
-    error = "parameter '" + name + "' cannot vary per cell on " +
-            device->id() + ": variant '" + v.name + "' of model " +
-            std::string(d.name) +
-            " reads it shared (compile the model with "
-            "--per-cell-params=" +
-            name + ", or --per-cell-params=all)";
+  error = perCellProblem(d, p, name, "", scheduler_->devices());
+  // Its dependents vary with it: each must be able to.
+  std::vector<bool> rows = scheduler_->userRows();
+  rows.resize(ps.size(), false);
+  rows[p] = true;
+  for (int64_t q : ps.perCellDependents(rows))
+    if (error.empty())
+      error = perCellProblem(d, q, ps.name(q), name, scheduler_->devices());
+  if (!error.empty())
     return false;
-  }
-  CellStore &store = scheduler_->store();
-  double *row = store.makePerCell(p, scheduler_->params()[p]);
+  double *row = store.makePerCell(p, ps.value(p));
   std::copy(values, values + store.cells(), row);
+  scheduler_->userRows() = rows;
   scheduler_->paramValuesWritten();
+  scheduler_->paramsChanged();
   return true;
 }
 
 bool Simulation::setSharedParam(const std::string &name, std::string &error) {
-  int64_t p = paramIndex(desc(), name);
+  int64_t p = scheduler_->params().index(name);
   if (p < 0) {
     error = "model " + std::string(desc().name) + " has no parameter '" + name +
             "'";
     return false;
   }
   scheduler_->store().makeShared(p);
+  std::vector<bool> &rows = scheduler_->userRows();
+  rows.resize(scheduler_->params().size(), false);
+  rows[p] = false;
+  scheduler_->paramValuesWritten();
+  scheduler_->paramsChanged();
   return true;
+}
+
+std::vector<std::string> Simulation::unusedParamSettings() const {
+  return scheduler_->params().unusedSettings(scheduler_->userRows());
 }
 
 void Simulation::initialize(double dt) {

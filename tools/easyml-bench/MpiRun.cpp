@@ -148,7 +148,7 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
     std::fprintf(stderr, "\n");
   }
   std::vector<std::string> log;
-  if (!rt::applyParamMods(d, cl.get("imp-par"), sim.params(), error, &log))
+  if (!sim.modifyParams(cl.get("imp-par"), error, &log))
     return stop(error, 1);
   if (!run.quiet)
     for (auto &l : log)
@@ -190,6 +190,9 @@ int runRanks(const BenchRun &run, MPI_Comm comm, WriterLink &writer) {
       names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "Per-cell parameters: %s\n", names.c_str());
   }
+  if (rank == 0)
+    for (const std::string &w : sim.unusedParamSettings())
+      std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
   if (cl.has("ca-variable") && !cl.has("biomarkers"))
     return stop("--ca-variable applies to --biomarkers", 1);
 

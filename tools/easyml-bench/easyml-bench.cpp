@@ -398,17 +398,38 @@ int listDevices(const easyml_model_desc *d) {
   return 0;
 }
 
-void printImpInfo(const easyml_model_desc &d) {
+void printImpInfo(const rt::ParamSet &ps) {
+  const easyml_model_desc &d = ps.desc();
   std::printf("Ionic model: %s\n", d.name);
   std::printf("  source: %s\n  compiled by: %s\n", d.source, d.compiler);
-  std::printf("\nParameters (%lld):\n", static_cast<long long>(d.num_params));
+  int64_t numFree = d.num_params - d.num_derived_params;
+  std::printf("\nParameters (%lld):\n", static_cast<long long>(numFree));
   for (int64_t i = 0; i < d.num_params; ++i)
-    std::printf("  %-24s %-14g %s\n", d.param_names[i], d.param_defaults[i],
-                d.param_units[i]);
+    if (!ps.isDerived(i))
+      std::printf("  %-24s %-14g %s%s\n", d.param_names[i], ps.value(i),
+                  d.param_units[i], ps.isSet(i) ? "  (set)" : "");
+  if (d.num_derived_params) {
+    // Computed from the others: a change of what they read reaches them
+    // unless they are set themselves.
+    std::printf("\nDerived parameters (%lld), computed from the others:\n",
+                static_cast<long long>(d.num_derived_params));
+    for (int64_t k = 0; k < d.num_derived_params; ++k) {
+      int64_t p = d.derived_params[k];
+      std::string reads;
+      for (int64_t r : ps.reads(p))
+        reads += (reads.empty() ? "" : ", ") + ps.name(r);
+      std::printf("  %-24s %-14g %s%s\n      = %s\n      reads: %s\n",
+                  d.param_names[p], ps.value(p), d.param_units[p],
+                  ps.isSet(p) ? "  (set: no longer follows its definition)"
+                              : "",
+                  ps.formula(p).c_str(), reads.c_str());
+    }
+  }
   std::printf("\nFlags (%lld):\n", static_cast<long long>(d.num_flags));
   for (int64_t i = 0; i < d.num_flags; ++i)
-    std::printf("  %-24s %-14g %s\n", d.flag_names[i], d.flag_defaults[i],
-                d.flag_cases[i]);
+    std::printf("  %-24s %-14g %s%s\n", d.flag_names[i],
+                ps.value(d.num_params + i), d.flag_cases[i],
+                ps.isSet(d.num_params + i) ? "  (set)" : "");
   std::printf("\nState variables (%lld):\n",
               static_cast<long long>(d.num_states));
   for (int64_t i = 0; i < d.num_states; ++i) {
@@ -667,7 +688,7 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
     fail(csv + ": expected columns time_ms, Vm and Iion");
   rt::Simulation sim(model, rows.size(), variant);
   std::string error;
-  if (!sim.valid(error) || !rt::applyParamMods(d, impPar, sim.params(), error))
+  if (!sim.valid(error) || !sim.modifyParams(impPar, error))
     fail(error);
   sim.initialize(dt);
   std::vector<int> stateCol(d.num_states);
@@ -965,7 +986,11 @@ int main(int argc, char **argv) {
     return 0; // rank 0 answers
   }
   if (cl.has("imp-info")) {
-    printImpInfo(d);
+    // The values --imp-par gives, derived ones recomputed.
+    rt::ParamSet ps(d);
+    if (!ps.modify(cl.get("imp-par"), error))
+      fail(error);
+    printImpInfo(ps);
     return 0;
   }
   if (cl.has("list-devices"))
@@ -1065,7 +1090,7 @@ int main(int argc, char **argv) {
   if (!quiet)
     std::fprintf(stderr, "Ionic model: %s\n", d.name);
   std::vector<std::string> log;
-  if (!rt::applyParamMods(d, cl.get("imp-par"), sim.params(), error, &log))
+  if (!sim.modifyParams(cl.get("imp-par"), error, &log))
     fail(error);
   if (!quiet)
     for (auto &l : log)
@@ -1103,6 +1128,8 @@ int main(int argc, char **argv) {
       names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "Per-cell parameters: %s\n", names.c_str());
   }
+  for (const std::string &w : sim.unusedParamSettings())
+    std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
   if (cl.has("ca-variable") && !cl.has("biomarkers"))
     fail("--ca-variable applies to --biomarkers");
 

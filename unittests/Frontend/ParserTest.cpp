@@ -33,6 +33,32 @@ TEST(Parser, CPrecedence) {
   EXPECT_EQ(exprOf("-a * b"), "((-a) * b)");
 }
 
+/// The first statement's value as formatExpr writes it.
+static std::string formatted(llvm::StringRef stmt) {
+  easyml::test::Harness h(("x = " + stmt + ";").str());
+  ModelAST ast = h.ast();
+  if (ast.stmts.empty() || !ast.stmts[0]->value)
+    return "";
+  return formatExpr(ast.stmts[0]->value.get());
+}
+
+TEST(Parser, FormatExprUsesParenthesesOnlyWherePrecedenceNeedsThem) {
+  EXPECT_EQ(formatted("1 + 2 * 3"), "1 + 2 * 3");
+  EXPECT_EQ(formatted("(1 + 2) * 3"), "(1 + 2) * 3");
+  EXPECT_EQ(formatted("a - (b - c)"), "a - (b - c)");
+  EXPECT_EQ(formatted("(a - b) - c"), "a - b - c");
+  EXPECT_EQ(formatted("a / (b * c)"), "a / (b * c)");
+  EXPECT_EQ(formatted("-(a + b)"), "-(a + b)");
+  EXPECT_EQ(formatted("(a || b) && !c"), "(a || b) && !c");
+  EXPECT_EQ(formatted("t == 1 ? g * 1.3 : t == 2 ? g * 0.8 : g"),
+            "t == 1 ? g * 1.3 : t == 2 ? g * 0.8 : g");
+  EXPECT_EQ(formatted("(a ? b : c) + 1"), "(a ? b : c) + 1");
+  EXPECT_EQ(formatted("pow(a, 2) * sqrt(k / 5.4)"),
+            "pow(a, 2) * sqrt(k / 5.4)");
+  // Numbers in their shortest exact form.
+  EXPECT_EQ(formatted("0.1 + 1e-05 + 2.5e10"), "0.1 + 1e-05 + 2.5e+10");
+}
+
 TEST(Parser, TernaryIsRightAssociative) {
   EXPECT_EQ(exprOf("a ? b : c ? d : e"), "(a ? b : (c ? d : e))");
   EXPECT_EQ(exprOf("a < 0 ? -a : a"), "((a < 0) ? (-a) : a)");

@@ -134,3 +134,32 @@ TEST(Sema, LongAccumulationChainsDoNotExhaustTheStack) {
   std::optional<Model> m = h.model();
   ASSERT_TRUE(m) << h.firstError();
 }
+
+TEST(Sema, ParametersComputedFromOthersAreDerived) {
+  Harness h(std::string(kPreamble) + "A = 0; B = 1; type = B; .flag(A, B);\n"
+                                     "group { g_b; k; c; }.param();\n"
+                                     "g_b = 0.5; k = 2 * 3; c = k0;\n"
+                                     "k0 = 4;\n"
+                                     "s = (type == B) ? 2 : 1;\n"
+                                     "g = g_b * s; .param();\n"
+                                     "Iion = g * V + k + c;");
+  std::optional<Model> m = h.model();
+  ASSERT_TRUE(m) << h.firstError();
+  auto param = [&](llvm::StringRef n) -> const Parameter * {
+    for (const Parameter &p : m->params)
+      if (p.name == n)
+        return &p;
+    return nullptr;
+  };
+  ASSERT_TRUE(param("g") && param("g_b") && param("k") && param("c"));
+  // g reads a parameter and (through s) a flag: derived, with the value
+  // the defaults give.
+  ASSERT_TRUE(param("g")->definition);
+  EXPECT_EQ(formatExpr(param("g")->definition.get()), "g_b * s");
+  EXPECT_EQ(param("g")->value, 1.0);
+  // Constants alone: free parameters.
+  EXPECT_FALSE(param("g_b")->definition);
+  EXPECT_FALSE(param("k")->definition);
+  EXPECT_FALSE(param("c")->definition);
+  EXPECT_EQ(param("k")->value, 6.0);
+}

@@ -79,6 +79,9 @@ void forEachPostOrder(const Expr *root,
 
 /// Prints `e` as a fully parenthesised expression.
 void printExpr(llvm::raw_ostream &os, const Expr *e);
+/// `e` as a person would write it: parentheses only where precedence needs
+/// them, numbers in their shortest exact form ("GKr_b * 1.3").
+std::string formatExpr(const Expr *e);
 
 //===----------------------------------------------------------------------===//
 // Markups

@@ -78,6 +78,9 @@ struct Variable {
   bool selfRef = false;
   llvm::SMLoc selfRefLoc;
   bool paramDependent = false; // depends on a parameter or flag
+  /// A parameter whose default is an expression of other parameters or
+  /// flags: recomputed from their current values at run time.
+  bool derivedParam = false;
   std::optional<double> value; // folded value (constants, params, flags)
 };
 
@@ -100,9 +103,13 @@ struct State {
 
 struct Parameter {
   std::string name;
-  double value;
+  double value; // with every parameter and flag at its default
   std::optional<std::string> units;
   bool nodal = false, trace = false;
+  /// Derived parameters: the definition (an expression of parameters,
+  /// flags, constants and variables computed from them alone), null for a
+  /// free parameter.
+  ExprRef definition;
 };
 
 struct Flag {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Conversion/EasyMLToKernel/DeriveParams.h"
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Runtime/ABI.h"
@@ -1320,6 +1321,7 @@ struct LowerToKernelsPass
             VariantAttr::get(&getContext(), VariantKind::baseline, 1));
         builder.buildTablesOnly();
       }
+      buildDeriveParams(model, module, ModelLayout::get(model));
       model.erase();
     }
   }

@@ -125,7 +125,37 @@ ModelLayout ModelLayout::get(ModelOp model) {
     compute.walk([&](TraceOp t) { l.traces.push_back(t.getLabel().str()); });
   l.svRows = l.svSize + static_cast<int64_t>(l.hidden.size());
   l.numDerived = static_cast<int64_t>(findDerived(model).values.size());
+  l.findDerivedParams(model);
   return l;
+}
+
+void ModelLayout::findDerivedParams(ModelOp model) {
+  SmallVector<ParamOp> ordered;
+  if (succeeded(model.getDerivedParams(ordered)))
+    for (ParamOp p : ordered) {
+      DerivedParam d;
+      d.index = paramIndex(p.getSymName());
+      d.formula = p.getFormula() ? p.getFormula()->str() : "";
+      p.getDefinition().walk([&](GetOp get) {
+        int i = paramIndex(get.getVar());
+        if (i >= 0 && !llvm::is_contained(d.reads, i))
+          d.reads.push_back(i);
+      });
+      llvm::sort(d.reads);
+      derivedParams.push_back(d);
+    }
+  paramRead.assign(params.size() + flags.size(), false);
+  for (auto [i, p] : llvm::enumerate(params))
+    paramRead[i] = p.nodal;
+  auto markReads = [&](Region &region) {
+    region.walk([&](GetOp get) {
+      if (int i = paramIndex(get.getVar()); i >= 0)
+        paramRead[i] = true;
+    });
+  };
+  for (Operation &op : model.getBody().front())
+    if (isa<InitOp, ComputeOp, TableOp>(op))
+      markReads(op.getRegion(0));
 }
 
 ModelLayout::Derived ModelLayout::findDerived(ModelOp model) {
@@ -215,6 +245,10 @@ ModelLayout::paramIndices(llvm::ArrayRef<std::string> names,
     else if (unknown)
       unknown->push_back(name);
   }
+  // Dependents after what they read: one pass in dependency order.
+  for (const DerivedParam &d : derivedParams)
+    if (llvm::any_of(d.reads, [&](int64_t r) { return chosen[r]; }))
+      chosen[d.index] = true;
   std::vector<int64_t> indices;
   for (int64_t i = 0; i < n; ++i)
     if (chosen[i])

@@ -255,3 +255,72 @@ easyml.model @m attributes {easyml.integrators_expanded} {
 
 // expected-error@+1 {{expects to be inside 'easyml.compute'}}
 %0 = easyml.hidden_load @h : f64
+
+// -----
+
+easyml.model @m {
+  easyml.param @a = 1.0
+  // expected-error@+1 {{is defined in terms of itself (a cycle of derived parameters)}}
+  easyml.param @b = 1.0 derived {
+    %c = easyml.get @c : f64
+    easyml.yield %c : f64
+  }
+  easyml.param @c = 1.0 derived {
+    %b = easyml.get @b : f64
+    easyml.yield %b : f64
+  }
+  easyml.init {}
+  easyml.compute {}
+}
+
+// -----
+
+easyml.model @m {
+  // expected-error@+1 {{reads itself in its definition}}
+  easyml.param @b = 1.0 derived {
+    %b = easyml.get @b : f64
+    easyml.yield %b : f64
+  }
+  easyml.init {}
+  easyml.compute {}
+}
+
+// -----
+
+easyml.model @m {
+  easyml.state @x kind <store> method <none>
+  easyml.param @b = 1.0 derived {
+    // expected-error@+1 {{in 'easyml.param' may read only parameters and flags, but @x is a 'easyml.state'}}
+    %x = easyml.get @x : f64
+    easyml.yield %x : f64
+  }
+  easyml.init {
+    %0 = arith.constant 0.0 : f64
+    easyml.init_value @x, %0 : f64
+  }
+  easyml.compute {
+    %0 = arith.constant 0.0 : f64
+    easyml.next @x, %0 : f64
+  }
+}
+
+// -----
+
+easyml.model @m {
+  // expected-error@+1 {{has a formula but no 'derived' region}}
+  easyml.param @b = 1.0 {formula = "a * 2"}
+  easyml.init {}
+  easyml.compute {}
+}
+
+// -----
+
+easyml.model @m {
+  // expected-error@+1 {{expects its 'derived' region to end with 'easyml.yield' of one value}}
+  easyml.param @b = 1.0 derived {
+    %0 = arith.constant 0.0 : f64
+    easyml.yield %0, %0 : f64, f64
+  }
+  easyml.init {}
+  easyml.compute {}
+}

@@ -12,6 +12,26 @@ easyml.model @hh attributes {source = "hh.model"} {
   easyml.param @g = 0.3 {units = "mS/cm^2"}
   // CHECK: easyml.flag @type = 0.000000e+00 cases ["A", "B"] values [0.000000e+00, 1.000000e+00]
   easyml.flag @type = 0.0 cases ["A", "B"] values [0.0, 1.0]
+  // A derived parameter: its definition reads parameters and flags.
+  // CHECK: easyml.param @g2 = 3.900000e-01 {formula = "type == 1 ? g * 1.3 : g"} derived {
+  // CHECK-NEXT: easyml.get @g : f64
+  // CHECK: easyml.yield %{{.*}} : f64
+  easyml.param @g2 = 0.39 {formula = "type == 1 ? g * 1.3 : g"} derived {
+    %g = easyml.get @g : f64
+    %t = easyml.get @type : f64
+    %one = arith.constant 1.0 : f64
+    %c = arith.cmpf oeq, %t, %one : f64
+    %s = arith.constant 1.3 : f64
+    %m = arith.mulf %g, %s : f64
+    %v = arith.select %c, %m, %g : f64
+    easyml.yield %v : f64
+  }
+  // CHECK: easyml.param @g3 = 7.800000e-01 derived {
+  easyml.param @g3 = 0.78 derived {
+    %g2 = easyml.get @g2 : f64
+    %v = arith.addf %g2, %g2 : f64
+    easyml.yield %v : f64
+  }
   // CHECK: easyml.state @n kind <alpha_beta> method <rush_larsen> {lb = 0.000000e+00 : f64, ub = 1.000000e+00 : f64}
   easyml.state @n kind <alpha_beta> method <rush_larsen> {lb = 0.0 : f64, ub = 1.0 : f64}
   // CHECK: easyml.state @c kind <diff> method <cvode> {group = 0 : i32}

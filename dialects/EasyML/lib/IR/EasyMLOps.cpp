@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -90,6 +91,9 @@ LogicalResult ModelOp::verifyRegions() {
   if (updates.count(StringAttr()))
     return emitOpError("has integrators expanded but still contains a "
                        "derivative or gate update");
+  SmallVector<ParamOp> derived;
+  if (failed(getDerivedParams(derived)))
+    return failure();
   for (Operation &op : getBody().front()) {
     if (auto state = dyn_cast<StateOp>(op)) {
       StringAttr name = state.getSymNameAttr();
@@ -123,9 +127,77 @@ LogicalResult ModelOp::verifyRegions() {
   return success();
 }
 
+LogicalResult ModelOp::getDerivedParams(SmallVectorImpl<ParamOp> &ordered) {
+  // Depth-first over "reads", the parameters a definition reads first.
+  llvm::DenseMap<StringAttr, ParamOp> params;
+  for (Operation &op : getBody().front())
+    if (auto p = dyn_cast<ParamOp>(op); p && p.isDerived())
+      params[p.getSymNameAttr()] = p;
+  enum Mark { Unseen, Open, Done };
+  llvm::DenseMap<StringAttr, Mark> mark;
+  std::function<LogicalResult(ParamOp)> visit =
+      [&](ParamOp p) -> LogicalResult {
+    Mark &m = mark[p.getSymNameAttr()];
+    if (m == Done)
+      return success();
+    if (m == Open)
+      return p.emitOpError("is defined in terms of itself (a cycle of "
+                           "derived parameters)");
+    m = Open;
+    WalkResult r = p.getDefinition().walk([&](GetOp get) {
+      ParamOp dep = params.lookup(get.getVarAttr().getAttr());
+      return dep && failed(visit(dep)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+    mark[p.getSymNameAttr()] = Done;
+    ordered.push_back(p);
+    return success();
+  };
+  for (Operation &op : getBody().front())
+    if (auto p = dyn_cast<ParamOp>(op); p && p.isDerived())
+      if (failed(visit(p)))
+        return failure();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Declarations
 //===----------------------------------------------------------------------===//
+
+Value ParamOp::getDefinedValue() {
+  if (!isDerived())
+    return {};
+  auto yield = dyn_cast<YieldOp>(getDefinition().front().getTerminator());
+  return yield && yield.getValues().size() == 1 ? yield.getValues()[0]
+                                                : Value();
+}
+
+LogicalResult ParamOp::verify() {
+  if (!isDerived()) {
+    if (getFormula())
+      return emitOpError("has a formula but no 'derived' region");
+    return success();
+  }
+  if (!getDefinition().hasOneBlock())
+    return emitOpError("expects a 'derived' region of one block");
+  Block &block = getDefinition().front();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return emitOpError("expects its 'derived' region to end with "
+                       "'easyml.yield' of one value");
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumRegions() || !isMemoryEffectFree(&op))
+      return op.emitOpError("cannot compute derived parameter ")
+             << getSymNameAttr()
+             << ": its definition may only read parameters and flags and "
+                "compute from them";
+    if (auto get = dyn_cast<GetOp>(op); get && get.getVar() == getSymName())
+      return emitOpError("reads itself in its definition");
+  }
+  return success();
+}
 
 LogicalResult StateOp::verify() {
   auto lb = getLbAttr(), ub = getUbAttr();
@@ -245,10 +317,11 @@ LogicalResult GetOp::verifySymbolUses(SymbolTableCollection &tables) {
     return emitOpError("refers to undeclared variable ") << getVarAttr();
   if (isa<ParamOp, FlagOp>(decl))
     return success();
-  for (StringRef region : {"init", "table"}) {
-    bool inside = region == "init"
-                      ? (*this)->getParentOfType<InitOp>() != nullptr
-                      : (*this)->getParentOfType<TableOp>() != nullptr;
+  for (StringRef region : {"init", "table", "param"}) {
+    bool inside =
+        region == "init"    ? (*this)->getParentOfType<InitOp>() != nullptr
+        : region == "table" ? (*this)->getParentOfType<TableOp>() != nullptr
+                            : (*this)->getParentOfType<ParamOp>() != nullptr;
     if (inside)
       return emitOpError("in 'easyml.")
              << region << "' may read only parameters and flags, but "

@@ -54,6 +54,14 @@ struct ModelLayout {
     std::vector<int64_t> paramsRead;
   };
 
+  /// A parameter computed from other parameters and flags (ParamOp with a
+  /// `derived` region).
+  struct DerivedParam {
+    int64_t index;              // in params
+    std::string formula;        // as written
+    std::vector<int64_t> reads; // params indices its definition reads
+  };
+
   std::string name;   // C identifier
   std::string source; // source file
   std::vector<State> states;
@@ -75,6 +83,12 @@ struct ModelLayout {
   /// host computes them once (the `derived` entry) and GPU kernels take
   /// them by value after the parameters (ABI 4). See findDerived.
   int64_t numDerived = 0;
+  /// The derived parameters, each after the derived parameters it reads.
+  std::vector<DerivedParam> derivedParams;
+  /// Per params index (parameters then flags): whether a kernel or a table
+  /// reads it directly (init, compute, a table's columns; nodal parameters
+  /// always). A parameter read by none acts only through its dependents.
+  std::vector<bool> paramRead;
   int hiddenIndex(llvm::StringRef n) const; // index in `hidden`, or -1
   int64_t svSize = 0;                       // states + nodal parameters
   int64_t svRows = 0; // svSize + hidden: the per-cell record
@@ -96,6 +110,8 @@ struct ModelLayout {
     llvm::SmallVector<mlir::Value> values;
   };
   static Derived findDerived(ModelOp model);
+  /// Fills derivedParams and paramRead.
+  void findDerivedParams(ModelOp model);
 
   int stateIndex(llvm::StringRef n) const;
   int paramIndex(llvm::StringRef n) const; // params then flags
@@ -106,9 +122,11 @@ struct ModelLayout {
   int64_t numRecordable() const {
     return svRows + static_cast<int64_t>(externals.size() + traces.size());
   }
-  /// The params indices (parameters then flags) of `names`, in params
-  /// order; "all" names every parameter and flag. Names that are not a
-  /// parameter or flag are added to `unknown`.
+  /// The params indices (parameters then flags) of `names` and of the
+  /// derived parameters computed from them (a parameter that varies per
+  /// cell makes its dependents vary too), in params order; "all" names
+  /// every parameter and flag. Names that are not a parameter or flag are
+  /// added to `unknown`.
   std::vector<int64_t>
   paramIndices(llvm::ArrayRef<std::string> names,
                std::vector<std::string> *unknown = nullptr) const;
@@ -118,6 +136,11 @@ struct ModelLayout {
   /// (EASYML_GPU_PARAM_SPACE), else 0 (the kernels read args.params and
   /// compute the derived values themselves).
   int64_t gpuParamsByValue() const;
+  /// The host function that recomputes the derived parameters
+  /// (easyml_model_desc.derive_params), one per model.
+  std::string deriveParamsSymbol() const {
+    return "easyml_" + name + "_derive_params";
+  }
   std::string symbol(llvm::StringRef variant, llvm::StringRef entry) const {
     return "easyml_" + name + "_" + variantIdentifier(variant) + "_" +
            entry.str();

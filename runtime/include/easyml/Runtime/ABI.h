@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 4
+#define EASYML_ABI_VERSION 5
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -108,6 +108,12 @@ enum easyml_bio_row {
 };
 
 typedef void (*easyml_kernel_fn)(const easyml_kernel_args *);
+
+/* ABI 5: recomputes, in dependency order and in place, every derived
+ * parameter p (easyml_model_desc.derived_params) with keep[p] == 0 from the
+ * values in params (parameters then flags, num_params + num_flags of
+ * each); a kept one keeps its value and its dependents follow it. */
+typedef void (*easyml_derive_fn)(double *params, const int64_t *keep);
 
 enum easyml_layout {
   EASYML_LAYOUT_AOS = 0, /* sv[cell * sv_size + var] (openCARP's shape) */
@@ -261,6 +267,25 @@ typedef struct easyml_model_desc {
    * runtime calls it whenever parameters or dt change. */
   int64_t num_derived;
   easyml_kernel_fn build_derived;
+
+  /* ABI 5: parameters whose default is an expression of other parameters
+   * and flags (a Myokit export's GKr = GKr_b * 1.3, both marked .param()).
+   * They follow what they read unless set themselves: the runtime calls
+   * derive_params whenever parameters change, for the shared values and
+   * for every cell with per-cell values, before the kernels run.
+   * param_defaults holds their values with everything at its default. */
+  int64_t num_derived_params;
+  const int64_t *derived_params;       /* params indices, each after
+                                          the derived ones it reads */
+  const char *const *derived_formulas; /* the definitions as written */
+  const int64_t *derived_read_offsets; /* num_derived_params + 1 */
+  const int64_t *derived_reads;        /* params indices each reads:
+                                          [offsets[k], offsets[k+1]) */
+  /* num_params + num_flags: 1 where a kernel or table reads the value
+   * directly (a parameter read by none acts only through its dependents,
+   * and changes nothing when they are all set themselves). */
+  const int64_t *param_read;
+  easyml_derive_fn derive_params; /* null when there are none */
 } easyml_model_desc;
 
 #ifdef __cplusplus

@@ -229,9 +229,17 @@ public:
   /// numbering; on every rank).
   bool nonFinite() const { return nonFinite_; }
 
-  /// Shared parameter values (descriptor order); the same on every rank.
-  /// Not collective; read at initialize().
-  std::vector<double> &params() { return params_; }
+  /// Shared parameter values (descriptor order), derived ones up to date;
+  /// the same on every rank.
+  const std::vector<double> &params() const { return params_.values(); }
+  const ParamSet &paramSet() const { return params_; }
+  /// Simulation::setParam and modifyParams; not collective (every rank
+  /// makes the same change).
+  bool setParam(const std::string &name, double value, std::string &error);
+  bool modifyParams(const std::string &mods, std::string &error,
+                    std::vector<std::string> *log = nullptr);
+  /// Simulation::unusedParamSettings.
+  std::vector<std::string> unusedParamSettings() const;
   /// Makes `name` per-cell; `values` holds numCells() values, the same on
   /// every rank. Not collective; false with `error` on a bad name.
   bool setPerCellParam(const std::string &name, const double *values,
@@ -313,7 +321,7 @@ private:
   std::string setupError_, failure_;
   int failedRank_ = -1;
   bool nonFinite_ = false;
-  std::vector<double> params_;
+  ParamSet params_;
   std::vector<std::string> perCellNames_;
   double dt_ = 0.01;
   bool initialized_ = false;

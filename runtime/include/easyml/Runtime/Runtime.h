@@ -57,8 +57,14 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value);
 void easyml_sim_free(easyml_sim *sim);
 /* The variant it runs ("baseline", "cpu-simd", "cuda", "rocm"). */
 const char *easyml_sim_variant(const easyml_sim *sim);
-/* openCARP --imp-par syntax ("GNa*0.5,flags=EPI"); before initialize. */
+/* openCARP --imp-par syntax ("GNa*0.5,flags=EPI"); before initialize. A
+ * derived parameter (computed from others, docs/parameters.md) follows
+ * what it reads unless it is set itself. */
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers);
+/* Parameters set (shared or per cell) that change nothing, one line each
+ * ("parameter 'GKr_b' is set but changes nothing: ..."), "" when none;
+ * valid until the next call on `sim`. */
+const char *easyml_sim_param_warnings(easyml_sim *sim);
 int easyml_sim_set_threads(easyml_sim *sim, int threads);
 /* Builds tables for dt, sets initial states and computes Iion. */
 int easyml_sim_initialize(easyml_sim *sim, double dt);
@@ -69,7 +75,8 @@ int easyml_sim_initialize(easyml_sim *sim, double dt);
 int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
                        double stim, int integrate_vm);
 /* Parameter or flag `name` for all cells / per cell (`values`: num_cells
- * values; refused for parameters a lookup table reads). */
+ * values; refused for parameters a lookup table reads). The derived
+ * parameters computed from it follow, per cell where it is. */
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value);
 int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
                                   const double *values);

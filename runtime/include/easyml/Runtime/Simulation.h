@@ -24,6 +24,7 @@
 #include "easyml/Runtime/Balancer.h"
 #include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/Dimensioner.h"
+#include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Report.h"
 
 #include <cstdint>
@@ -58,14 +59,6 @@ private:
   const easyml_model_desc *desc_;
   void *library_ = nullptr;
 };
-
-/// Applies openCARP's `--imp-par` syntax to parameter values:
-/// `name=v`, `name*v`, `name/v`, `name+v`, `name-v`, a trailing `%` making
-/// the operand a percentage, and `flags=A|B`. On error returns false with a
-/// message naming the offending item. `log` receives one line per change.
-bool applyParamMods(const easyml_model_desc &desc, const std::string &mods,
-                    std::vector<double> &params, std::string &error,
-                    std::vector<std::string> *log = nullptr);
 
 /// How a simulation uses the machine.
 struct SimulationOptions {
@@ -202,16 +195,37 @@ public:
   std::vector<std::string> activeDevices() const;
 
   //===--- Parameters ------------------------------------------------===//
-  /// Shared values of parameters then flags (descriptor order). Changes
-  /// reach the devices at the next wave; tables are built at initialize().
-  std::vector<double> &params();
+  // A derived parameter (computed from others, ParamSet) follows them,
+  // shared and per cell, unless it is set itself. Changes reach the
+  // devices at the next wave; tables are built at initialize().
+
+  /// Shared values of parameters then flags (descriptor order), derived
+  /// ones up to date.
+  const std::vector<double> &params() const;
+  /// What was set and what is derived.
+  const ParamSet &paramSet() const;
+  /// Takes the shared values and settings of `params` (same model).
+  void setParamSet(const ParamSet &params);
+  /// Sets parameter or flag `name` for every cell that has no value of its
+  /// own; false with `error` for an unknown name or a non-finite value.
+  bool setParam(const std::string &name, double value, std::string &error);
+  /// Applies openCARP's `--imp-par` syntax (ParamSet::modify).
+  bool modifyParams(const std::string &mods, std::string &error,
+                    std::vector<std::string> *log = nullptr);
   /// Makes parameter or flag `name` per-cell with the values `values`
-  /// (numCells() of them); false with `error` for an unknown name or a
-  /// parameter a lookup table reads (tables are built from one value).
+  /// (numCells() of them); the derived parameters computed from it vary per
+  /// cell with it. False with `error` for an unknown name, a non-finite
+  /// value, or a parameter that cannot vary per cell (it, or a derived
+  /// parameter computed from it, is read by a lookup table, nodal, or read
+  /// shared by a GPU variant in use).
   bool setPerCellParam(const std::string &name, const double *values,
                        std::string &error);
   /// Back to one value for all cells (its shared value in params()).
   bool setSharedParam(const std::string &name, std::string &error);
+  /// One line per parameter set (shared or per cell) that changes nothing:
+  /// no kernel reads it and every derived parameter computed from it is
+  /// set too.
+  std::vector<std::string> unusedParamSettings() const;
 
   /// Builds the lookup tables for `dt` (after parameter changes), sets the
   /// initial state of every cell and computes Iion once; step() becomes 0.

@@ -63,6 +63,10 @@ def EasyML_ModelOp : EasyML_Op<"model", [
       return "easyml.integrators_expanded";
     }
     bool isExpanded() { return (*this)->hasAttr(getExpandedAttrName()); }
+    /// The derived parameters, every one after the derived parameters it
+    /// reads; failure (with an error) when their definitions form a cycle.
+    mlir::LogicalResult
+    getDerivedParams(llvm::SmallVectorImpl<ParamOp> &ordered);
   }];
 }
 
@@ -101,22 +105,46 @@ def EasyML_StateOp : EasyML_DeclOp<"state"> {
   let hasVerifier = 1;
 }
 
-def EasyML_ParamOp : EasyML_DeclOp<"param"> {
+def EasyML_ParamOp : EasyML_DeclOp<"param", [NoRegionArguments]> {
   let summary = "a run-time modifiable parameter";
   let description = [{
     A `.param()` variable with its default value. `nodal` parameters are
     stored per cell.
 
+    A parameter whose default is an expression of other parameters and
+    flags (Myokit exports `GKr = GKr_b * 1.3` and mark both parameters) is
+    *derived*: its `definition` region computes it from the current values
+    of the parameters and flags it reads (`easyml.get`, pure arithmetic) and
+    ends with `easyml.yield`. At run time it follows them unless it is set
+    itself; `default_value` is its value when they are all at their
+    defaults, and `formula` the definition as written, for users.
+
     ```mlir
-    easyml.param @g_Na = 1.200000e+02 : f64 {units = "mS/cm^2"}
+    easyml.param @g_Na = 1.200000e+02 {units = "mS/cm^2"}
+    easyml.param @GKr = 5.980000e-02 {formula = "GKr_b * 1.3"} derived {
+      %0 = easyml.get @GKr_b : f64
+      %1 = arith.constant 1.300000e+00 : f64
+      %2 = arith.mulf %0, %1 : f64
+      easyml.yield %2 : f64
+    }
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        F64Attr:$default_value,
                        OptionalAttr<StrAttr>:$units,
                        UnitAttr:$nodal,
-                       UnitAttr:$trace);
-  let assemblyFormat = "$sym_name `=` $default_value attr-dict";
+                       UnitAttr:$trace,
+                       OptionalAttr<StrAttr>:$formula);
+  let regions = (region AnyRegion:$definition);
+  let assemblyFormat =
+      "$sym_name `=` $default_value attr-dict (`derived` $definition^)?";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the parameter is computed from others (has a definition).
+    bool isDerived() { return !getDefinition().empty(); }
+    /// The value its definition yields, or null for a free parameter.
+    mlir::Value getDefinedValue();
+  }];
 }
 
 def EasyML_FlagOp : EasyML_DeclOp<"flag"> {
@@ -229,8 +257,8 @@ def EasyML_TableOp : EasyML_Op<"table", [
 }
 
 def EasyML_YieldOp : EasyML_Op<"yield", [
-    Pure, Terminator, HasParent<"TableOp">]> {
-  let summary = "the tabulated values of one grid row";
+    Pure, Terminator, ParentOneOf<["TableOp", "ParamOp"]>]> {
+  let summary = "the tabulated values of one grid row, or a derived parameter";
   let arguments = (ins Variadic<F64>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
