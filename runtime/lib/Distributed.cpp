@@ -959,14 +959,14 @@ bool DistributedSimulation::initialize(double dt) {
 }
 
 void DistributedSimulation::addStimulus(const Stimulus &stimulus) {
-  stimuli_.push_back(stimulus);
+  timeline_.addStimulus(stimulus);
   if (local_)
     local_->addStimulus(stimulus);
 }
 
 bool DistributedSimulation::applyRecording(Simulation &sim, CellRange range,
                                            std::string &error) {
-  if (!recording_.on)
+  if (!timeline_.recording())
     return true;
   CellRange part = recording_.cells.intersect(range);
   if (part.empty()) {
@@ -976,7 +976,7 @@ bool DistributedSimulation::applyRecording(Simulation &sim, CellRange range,
   PartSampleFn fn = recording_.fn;
   return sim.record(recording_.variables,
                     CellRange{part.begin - range.begin, part.end - range.begin},
-                    recording_.first, recording_.every,
+                    timeline_.recordFirst(), timeline_.recordEvery(),
                     [fn, part](int64_t step, const double *values) {
                       fn(step, part, values);
                     },
@@ -993,11 +993,9 @@ bool DistributedSimulation::record(const std::vector<std::string> &variables,
             std::to_string(cells_) + ")";
     return false;
   }
-  recording_.on = true;
+  timeline_.setRecording(first, every);
   recording_.variables = variables;
   recording_.cells = cells;
-  recording_.first = first;
-  recording_.every = every;
   recording_.fn = std::move(fn);
   if (!local_)
     return true;
@@ -1013,14 +1011,17 @@ bool DistributedSimulation::record(const std::vector<std::string> &variables,
 }
 
 void DistributedSimulation::stopRecording() {
-  recording_.on = false;
+  timeline_.stopRecording();
   if (local_)
     local_->stopRecording();
 }
 
 void DistributedSimulation::addEvent(int64_t step, RankEventFn fn,
                                      int64_t every) {
-  events_.push_back({step, every, std::move(fn), true});
+  timeline_.addEvent(
+      step,
+      [this, fn](int64_t s, std::string &error) { return fn(*this, s, error); },
+      every);
 }
 
 void DistributedSimulation::onEpoch(
@@ -1128,7 +1129,7 @@ DistributedSimulation::build(CellRange range, const Simulation::Clock &clock,
   }
   if (bioOn_ && !sim->enableBiomarkers(bioOptions_, error))
     return nullptr;
-  for (const Stimulus &s : stimuli_)
+  for (const Stimulus &s : timeline_.stimuli())
     sim->addStimulus(s);
   sim->setClock(clock);
   if (!applyRecording(*sim, range, error))
@@ -1228,41 +1229,21 @@ bool DistributedSimulation::run(int64_t until) {
   constexpr int64_t kMaxSettleFactor = 64;
   while (step_ < until) {
     std::string mine;
-    bool ok = true;
-    // Events at this step.
-    for (size_t e = 0; e < events_.size() && ok; ++e) {
-      Event &ev = events_[e];
-      if (!ev.alive || ev.step > step_)
-        continue;
-      RankEventFn fn = ev.fn;
-      if (ev.every > 0)
-        while (ev.step <= step_)
-          ev.step += ev.every;
-      else
-        ev.alive = false;
-      ok = fn(*this, step_, mine);
-    }
-    int64_t end = until;
-    for (const Event &ev : events_)
-      if (ev.alive && ev.step > step_)
-        end = std::min(end, ev.step);
+    bool ok = timeline_.fireDue(step_, mine);
+    // Stimulus edges are the local simulations' business.
+    int64_t end = timeline_.nextStop(step_, until, /*stimulusEdges=*/false);
     // One rank has nothing to balance: epochs end only at events.
     if (size_ > 1)
       end = std::min(end, step_ + settleSteps_);
     if (options_.maxEpochSteps > 0)
       end = std::min(end, step_ + options_.maxEpochSteps);
-    if (recording_.on) {
+    if (timeline_.recording()) {
       // At most 64 MiB of samples per rank and epoch (the same cap on
       // every rank: from the whole recorded range).
       int64_t per = static_cast<int64_t>(recording_.variables.size()) *
                     recording_.cells.size();
-      int64_t cap = std::max<int64_t>(1, (int64_t(64) << 20) / 8 / per);
-      const auto &r = recording_;
-      int64_t first = r.first;
-      if (step_ > r.first)
-        first = r.first + (step_ - r.first + r.every - 1) / r.every * r.every;
-      if (first < end && (end - 1 - first) / r.every + 1 > cap)
-        end = first + cap * r.every;
+      timeline_.samplesIn(step_, end,
+                          std::max<int64_t>(1, (int64_t(64) << 20) / 8 / per));
     }
     // Compute.
     double t0 = now(), seconds = 0;

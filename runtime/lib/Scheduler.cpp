@@ -900,71 +900,6 @@ bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {
   return true;
 }
 
-double Scheduler::stimulusAt(int64_t s) const {
-  double total = 0;
-  for (const Stimulus &st : stimuli) {
-    if (st.count <= 0 || s < st.start)
-      continue;
-    int64_t period = st.period > 0 ? st.period : 0;
-    int64_t last =
-        period ? std::min<int64_t>((s - st.start) / period, st.count - 1) : 0;
-    for (int64_t k = last; k >= 0; --k) {
-      int64_t on = st.start + k * period;
-      if (s < on + st.duration) {
-        if (s >= on) {
-          total += st.strength;
-          break;
-        }
-      } else {
-        break; // earlier pulses ended earlier still
-      }
-      if (!period)
-        break;
-    }
-  }
-  return total;
-}
-
-int64_t Scheduler::nextStimulusEdge(int64_t s) const {
-  int64_t best = INT64_MAX;
-  for (const Stimulus &st : stimuli) {
-    if (st.count <= 0)
-      continue;
-    int64_t period = st.period > 0 ? st.period : 0;
-    int64_t k0 = 0;
-    if (period && s > st.start)
-      k0 = std::max<int64_t>(0, (s - st.start - st.duration) / period);
-    for (int64_t k = k0; k < st.count; ++k) {
-      int64_t on = st.start + k * period, off = on + st.duration;
-      if (on > s) {
-        best = std::min(best, on);
-        break;
-      }
-      if (off > s)
-        best = std::min(best, off);
-      if (!period)
-        break;
-    }
-  }
-  return best;
-}
-
-bool Scheduler::stimulusStartsAt(int64_t s) const {
-  for (const Stimulus &st : stimuli) {
-    if (st.count <= 0 || s < st.start)
-      continue;
-    if (st.period <= 0) {
-      if (s == st.start)
-        return true;
-      continue;
-    }
-    if ((s - st.start) % st.period == 0 &&
-        (s - st.start) / st.period < st.count)
-      return true;
-  }
-  return false;
-}
-
 bool Scheduler::enableBiomarkers(const BiomarkerOptions &options,
                                  std::string &error) {
   const easyml_model_desc &d = desc_;
@@ -1108,36 +1043,22 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
   while (step_ < until && ok) {
     // A stimulus onset starts a beat.
     // The time before the first stimulus is not a beat.
-    if (bio.on && step_ > bio.beatStart && stimulusStartsAt(step_) &&
-        !closeBeat(bio.beat > 0 || stimulusStartsAt(bio.beatStart)))
+    if (bio.on && step_ > bio.beatStart &&
+        timeline.stimulusStartsAt(step_) &&
+        !closeBeat(bio.beat > 0 || timeline.stimulusStartsAt(bio.beatStart)))
       return false;
-    // Events at this step.
-    for (size_t e = 0; e < events.size(); ++e) {
-      Event &ev = events[e];
-      if (!ev.alive || ev.step > step_)
-        continue;
-      EventFn fn = ev.fn; // the callback may add events
-      if (ev.every > 0)
-        while (ev.step <= step_)
-          ev.step += ev.every;
-      else
-        ev.alive = false;
-      if (!fn(sim, step_)) {
-        report.wallSeconds += now() - t0;
-        return false;
-      }
-      if (!usable())
-        return false;
+    std::string stopped;
+    if (!timeline.fireDue(step_, stopped)) {
+      report.wallSeconds += now() - t0;
+      return false;
     }
+    if (!usable())
+      return false;
     if (dimensioner_ && !dimensioner_->done() && !window_.open)
       startWindow();
     if (!usable())
       return false;
-    int64_t end = until;
-    end = std::min(end, nextStimulusEdge(step_));
-    for (const Event &ev : events)
-      if (ev.alive && ev.step > step_)
-        end = std::min(end, ev.step);
+    int64_t end = timeline.nextStop(step_, until, /*stimulusEdges=*/true);
     if (options_.maxWaveSteps > 0)
       end = std::min(end, step_ + options_.maxWaveSteps);
     if (window_.open) {
@@ -1151,34 +1072,24 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
     WaveTask task;
     task.dt = dt_;
     task.step0 = step_;
-    task.stim = stimulusAt(step_);
+    task.stim = timeline.stimulusAt(step_);
     task.integrateVm = true;
-    int64_t first = 0, count = 0;
-    if (recording.on) {
-      Recording &r = recording;
-      // The first sample at or after this step.
-      first = r.first;
-      if (step_ > r.first)
-        first = r.first + (step_ - r.first + r.every - 1) / r.every * r.every;
-      if (first < end)
-        count = (end - 1 - first) / r.every + 1;
-      if (count > r.plan.capacity) {
-        count = r.plan.capacity;
-        end = first + count * r.every;
-      }
-      task.record = &r.plan;
-      task.recFirst = first;
-      task.recEvery = r.every;
-      task.recSamples = count;
+    Timeline::Samples samples =
+        timeline.samplesIn(step_, end, recording.plan.capacity);
+    if (timeline.recording()) {
+      task.record = &recording.plan;
+      task.recFirst = samples.first;
+      task.recEvery = timeline.recordEvery();
+      task.recSamples = samples.count;
     }
     task.nsteps = end - step_;
     ok = runWave(task);
     if (!ok)
       break;
-    if (count > 0) {
+    if (samples.count > 0) {
       int64_t stride = recording.plan.num * recording.plan.cells.size();
-      for (int64_t k = 0; k < count; ++k)
-        recording.fn(first + k * recording.every,
+      for (int64_t k = 0; k < samples.count; ++k)
+        recording.fn(samples.first + k * timeline.recordEvery(),
                      recording.plan.host.data() + k * stride);
     }
     step_ = end;

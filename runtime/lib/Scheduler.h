@@ -17,6 +17,7 @@
 
 #include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/Timeline.h"
 
 #include <memory>
 #include <string>
@@ -85,22 +86,13 @@ public:
   /// derived parameters follow.
   void paramsChanged();
 
-  // Protocol.
-  std::vector<Stimulus> stimuli;
+  // Protocol: stimuli, events and when to sample; the recorded variables'
+  // plan and where samples go.
+  Timeline timeline;
   struct Recording {
-    bool on = false;
     RecordPlan plan;
-    int64_t first = 0, every = 1;
     SampleFn fn;
   } recording;
-  struct Event {
-    int id;
-    int64_t step, every;
-    EventFn fn;
-    bool alive;
-  };
-  std::vector<Event> events;
-  int nextEventId = 1;
   std::function<void(int64_t)> progress;
 
   /// Biomarkers (enabled when `on`).
@@ -144,9 +136,6 @@ private:
   /// Ranges over `active` devices from the speeds known so far.
   std::vector<CellRange> splitFor(const std::vector<int> &active) const;
   bool useConfig(const DeviceConfig &config, const std::string &why);
-  double stimulusAt(int64_t step) const;
-  int64_t nextStimulusEdge(int64_t step) const;
-  bool stimulusStartsAt(int64_t step) const;
   void startWindow();
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);

@@ -212,10 +212,10 @@ void Simulation::initialize(double dt) {
 }
 
 void Simulation::addStimulus(const Stimulus &stimulus) {
-  scheduler_->stimuli.push_back(stimulus);
+  scheduler_->timeline.addStimulus(stimulus);
 }
 
-void Simulation::clearStimuli() { scheduler_->stimuli.clear(); }
+void Simulation::clearStimuli() { scheduler_->timeline.clearStimuli(); }
 
 bool Simulation::record(const std::vector<std::string> &variables,
                         CellRange cells, int64_t first, int64_t every,
@@ -277,26 +277,20 @@ bool Simulation::record(const std::vector<std::string> &variables,
   Scheduler::Recording &r = scheduler_->recording;
   plan.version = r.plan.version + 1;
   r.plan = std::move(plan);
-  r.first = first;
-  r.every = every;
   r.fn = std::move(fn);
-  r.on = true;
+  scheduler_->timeline.setRecording(first, every);
   return true;
 }
 
-void Simulation::stopRecording() { scheduler_->recording.on = false; }
+void Simulation::stopRecording() { scheduler_->timeline.stopRecording(); }
 
 int Simulation::addEvent(int64_t step, EventFn fn, int64_t every) {
-  int id = scheduler_->nextEventId++;
-  scheduler_->events.push_back({id, step, every, std::move(fn), true});
-  return id;
+  return scheduler_->timeline.addEvent(
+      step, [this, fn](int64_t s, std::string &) { return fn(*this, s); },
+      every);
 }
 
-void Simulation::removeEvent(int id) {
-  for (auto &e : scheduler_->events)
-    if (e.id == id)
-      e.alive = false;
-}
+void Simulation::removeEvent(int id) { scheduler_->timeline.removeEvent(id); }
 
 void Simulation::onProgress(std::function<void(int64_t)> fn) {
   scheduler_->progress = std::move(fn);
@@ -310,17 +304,6 @@ bool Simulation::run(int64_t untilStep) {
 
 bool Simulation::runUntil(double ms) {
   return run(std::llround(ms / scheduler_->dt()));
-}
-
-Stimulus Stimulus::fromMs(double dt, double startMs, double durationMs,
-                          double strength, double periodMs, int64_t count) {
-  Stimulus s;
-  s.start = std::llround(startMs / dt);
-  s.duration = std::max<int64_t>(1, std::llround(durationMs / dt));
-  s.strength = strength;
-  s.period = std::llround(periodMs / dt);
-  s.count = count;
-  return s;
 }
 
 int64_t Simulation::step() const { return scheduler_->step(); }

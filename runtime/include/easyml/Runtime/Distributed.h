@@ -327,20 +327,14 @@ private:
   bool initialized_ = false;
   int64_t step_ = 0;
   Simulation::Clock clock_;
-  std::vector<Stimulus> stimuli_;
+  /// Stimuli (for the local simulations built as cells move), events and
+  /// when to sample; what to record and where samples go.
+  Timeline timeline_;
   struct {
-    bool on = false;
     std::vector<std::string> variables;
     CellRange cells;
-    int64_t first = 0, every = 1;
     PartSampleFn fn;
   } recording_;
-  struct Event {
-    int64_t step, every;
-    RankEventFn fn;
-    bool alive;
-  };
-  std::vector<Event> events_;
   std::vector<std::function<bool(int64_t, std::string &)>> epochFns_;
   std::function<void(int64_t)> progress_;
   bool bioOn_ = false;

@@ -26,6 +26,7 @@
 #include "easyml/Runtime/Dimensioner.h"
 #include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Report.h"
+#include "easyml/Runtime/Timeline.h"
 
 #include <cstdint>
 #include <functional>
@@ -88,20 +89,6 @@ struct SimulationOptions {
   /// Recorded samples held per wave (the buffer is cut into more waves
   /// when a wave would produce more).
   int64_t maxSamplesPerWave = 4096;
-};
-
-/// A stimulus train in steps: strength (uA/cm^2, positive depolarises: Vm
-/// += strength*dt) on steps [start + k*period, + duration) for k < count.
-struct Stimulus {
-  int64_t start = 0, duration = 1;
-  double strength = 0;
-  int64_t period = 0;
-  int64_t count = 1;
-  /// The same train given in ms, rounded to steps of `dt` as openCARP's
-  /// bench does (the duration is at least one step).
-  static Stimulus fromMs(double dt, double startMs, double durationMs,
-                         double strength, double periodMs = 0,
-                         int64_t count = 1);
 };
 
 /// Receives one recorded sample: the values at `step` (the state at the
