@@ -15,6 +15,8 @@
 #ifndef EASYML_RUNTIME_LIB_SCHEDULER_H
 #define EASYML_RUNTIME_LIB_SCHEDULER_H
 
+#include "DeviceSelection.h"
+
 #include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/Timeline.h"
@@ -24,25 +26,6 @@
 #include <vector>
 
 namespace easyml::rt {
-
-/// The devices a simulation may use, opened.
-struct DeviceSet {
-  /// CPU pools first (when any), then GPUs in request order.
-  std::vector<std::unique_ptr<Device>> devices;
-  /// The CPU pools; `cpu` is the first (the one dimensioning adds).
-  std::vector<int> cpus;
-  std::vector<bool> cpuThreadsGiven;
-  int cpu = -1;
-  std::vector<int> gpus;
-  /// Devices in use at the start (all requested; auto: decided later).
-  std::vector<int> initial;
-  bool automatic = false;
-};
-
-/// Opens the devices `options.devices` names for `model`; false with
-/// `error` naming what is missing.
-bool selectDevices(const ModelHandle &model, const SimulationOptions &options,
-                   DeviceSet &set, std::string &error);
 
 class Scheduler {
 public:

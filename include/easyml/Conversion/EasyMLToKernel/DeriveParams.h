@@ -1,4 +1,4 @@
-//===- DeriveParams.h - host code for derived parameters -------*- C++ -*-===//
+//===- DeriveParams.h - host code for derived parameters --------*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //

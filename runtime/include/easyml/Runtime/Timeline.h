@@ -1,4 +1,4 @@
-//===- Timeline.h - what happens when in a run -----------------*- C++ -*-===//
+//===- Timeline.h - what happens when in a run ------------------*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //

@@ -1,0 +1,39 @@
+//===- MpiSupport.h - what the MPI runtime files share ----------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_LIB_MPISUPPORT_H
+#define EASYML_RUNTIME_LIB_MPISUPPORT_H
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace easyml::rt::mpi {
+
+/// Seconds on a monotonic clock.
+double now();
+/// The text of an MPI error code.
+std::string mpiError(int code);
+bool endsWith(const std::string &s, const std::string &suffix);
+std::string jsonEscape(const std::string &s);
+/// `root`'s string, on every rank of `comm`.
+std::string broadcast(MPI_Comm comm, int root, const std::string &s);
+/// Every rank's string, on rank 0 (empty elsewhere).
+std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string &s);
+
+// Tags of the writer protocol (MPI_COMM_WORLD-like communicator).
+enum : int {
+  kTagStart = 7301,   // rank 0 -> writer: rows, cols (rows < 0: none), path
+  kTagData = 7302,    // rank -> writer: row0, rows, cell begin, cell end
+  kTagPayload = 7303, // rank -> writer: the rows' values
+  kTagClose = 7304,   // rank -> writer: 1 (ok) or 0
+  kTagStatus = 7305,  // writer -> rank 0: ok, bytes, seconds; message
+};
+
+} // namespace easyml::rt::mpi
+
+#endif // EASYML_RUNTIME_LIB_MPISUPPORT_H

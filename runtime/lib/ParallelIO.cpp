@@ -1,0 +1,528 @@
+//===- ParallelIO.cpp - one output file written by every rank -------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A (rows x cols) .npy matrix that every rank writes its columns of, with
+// non-blocking collective MPI-IO or through dedicated writer ranks, and the
+// agreement every collective step starts with.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MpiSupport.h"
+
+#include "easyml/Runtime/ParallelIO.h"
+#include "easyml/Runtime/Population.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace easyml::rt;
+using namespace easyml::rt::mpi;
+
+//===----------------------------------------------------------------------===//
+// Agreement
+//===----------------------------------------------------------------------===//
+
+bool easyml::rt::agree(MPI_Comm comm, bool ok, std::string &error) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = ok ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size)
+    return true;
+  std::string msg = broadcast(comm, first, ok ? std::string() : error);
+  error = "rank " + std::to_string(first) + ": " + msg;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// ParallelMatrixFile
+//===----------------------------------------------------------------------===//
+
+ParallelMatrixFile::~ParallelMatrixFile() {
+  if (open_) {
+    std::string ignored;
+    close(false, ignored);
+  }
+}
+
+bool ParallelMatrixFile::open(MPI_Comm comm, const std::string &path,
+                              int64_t rows, int64_t cols,
+                              std::string &error) {
+  comm_ = comm;
+  path_ = path;
+  part_ = path + ".part";
+  rows_ = rows;
+  cols_ = cols;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  std::string header =
+      npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
+                             std::to_string(cols) + ")");
+  header_ = static_cast<int64_t>(header.size());
+  // A stale file of the same name would keep its old length.
+  if (rank == 0)
+    std::remove(part_.c_str());
+  MPI_Barrier(comm);
+  int rc = MPI_File_open(comm, part_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                         MPI_INFO_NULL, &fh_);
+  std::string mine;
+  if (rc != MPI_SUCCESS)
+    mine = "cannot write '" + path + "': " + mpiError(rc);
+  if (!agree(comm, rc == MPI_SUCCESS, mine)) {
+    error = mine;
+    if (rc == MPI_SUCCESS)
+      MPI_File_close(&fh_);
+    return false;
+  }
+  open_ = true;
+  rc = MPI_SUCCESS;
+  if (rank == 0) {
+    rc = MPI_File_write_at(fh_, 0, header.data(),
+                           static_cast<int>(header.size()), MPI_CHAR,
+                           MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      mine = "cannot write '" + path + "': " + mpiError(rc);
+  }
+  if (!agree(comm, rc == MPI_SUCCESS, mine)) {
+    error = mine;
+    close(false, mine);
+    return false;
+  }
+  return true;
+}
+
+bool ParallelMatrixFile::drain(int b, std::string &error) {
+  Buffer &buf = buffers_[b];
+  if (buf.requests.empty())
+    return true;
+  double t0 = now();
+  std::vector<MPI_Status> st(buf.requests.size());
+  int rc = MPI_Waitall(static_cast<int>(buf.requests.size()),
+                       buf.requests.data(), st.data());
+  wait_ += now() - t0;
+  buf.requests.clear();
+  if (rc != MPI_SUCCESS) {
+    error = "writing '" + path_ + "' failed: " + mpiError(rc);
+    return false;
+  }
+  return true;
+}
+
+bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
+                                   const double *data, std::string &error) {
+  if (!open_) {
+    error = "'" + path_ + "' is not open";
+    return false;
+  }
+  // The buffer written two calls ago must be free again.
+  int b = next_;
+  next_ ^= 1;
+  std::string mine;
+  bool ok = drain(b, mine);
+  if (writer_ >= 0) {
+    // Via the writer rank: this rank's rows only, no agreement.
+    if (!ok) {
+      error = mine;
+      return false;
+    }
+    int64_t w = part.size();
+    if (n <= 0 || w <= 0)
+      return true;
+    if (row0 + n > rows_ || n * w > std::numeric_limits<int>::max()) {
+      error = "'" + path_ + "': rows " + std::to_string(row0) + "-" +
+              std::to_string(row0 + n - 1) + " do not fit";
+      return false;
+    }
+    Buffer &buf = buffers_[b];
+    buf.data.assign(data, data + n * w);
+    buf.head[0] = row0;
+    buf.head[1] = n;
+    buf.head[2] = part.begin;
+    buf.head[3] = part.end;
+    MPI_Request req[2];
+    MPI_Isend(buf.head, 4, MPI_INT64_T, writer_, kTagData, world_, &req[0]);
+    MPI_Isend(buf.data.data(), static_cast<int>(n * w), MPI_DOUBLE, writer_,
+              kTagPayload, world_, &req[1]);
+    buf.requests.assign(req, req + 2);
+    bytes_ += static_cast<double>(n * w) * 8;
+    return true;
+  }
+  if (ok && row0 + n > rows_) {
+    mine = "'" + path_ + "' holds " + std::to_string(rows_) +
+           " rows; row " + std::to_string(row0 + n - 1) + " was written";
+    ok = false;
+  }
+  // Every rank must take part in every collective write: agree first.
+  if (!agree(comm_, ok, mine)) {
+    error = mine;
+    return false;
+  }
+  Buffer &buf = buffers_[b];
+  int64_t w = part.size();
+  buf.data.assign(data, data + n * w);
+  for (int64_t r = 0; r < n; ++r) {
+    MPI_Offset off = header_ + ((row0 + r) * cols_ + part.begin) * 8;
+    MPI_Request req;
+    int rc = MPI_File_iwrite_at_all(fh_, off, buf.data.data() + r * w,
+                                    static_cast<int>(w), MPI_DOUBLE, &req);
+    if (rc != MPI_SUCCESS) {
+      // Collective: every rank fails the same call.
+      error = "writing '" + path_ + "' failed: " + mpiError(rc);
+      return false;
+    }
+    buf.requests.push_back(req);
+  }
+  bytes_ += static_cast<double>(n * w) * 8;
+  return true;
+}
+
+bool ParallelMatrixFile::close(bool ok, std::string &error) {
+  if (!open_)
+    return false;
+  if (writer_ >= 0)
+    return closeViaWriter(ok, error);
+  std::string mine;
+  bool drained = drain(0, mine);
+  drained = drain(1, mine) && drained;
+  MPI_File_close(&fh_);
+  open_ = false;
+  ok = agree(comm_, ok && drained, mine) && ok;
+  int rank;
+  MPI_Comm_rank(comm_, &rank);
+  bool renamed = true;
+  if (rank == 0) {
+    if (ok) {
+      renamed = std::rename(part_.c_str(), path_.c_str()) == 0;
+      if (!renamed)
+        mine = "cannot write '" + path_ + "': " + std::strerror(errno);
+    }
+    if (!ok || !renamed)
+      std::remove(part_.c_str());
+  }
+  if (!agree(comm_, renamed, mine) || !ok) {
+    if (!mine.empty())
+      error = mine;
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// A dedicated writer rank
+//===----------------------------------------------------------------------===//
+
+namespace {
+void sendStatus(MPI_Comm world, int dest, bool ok, const WriterStats &stats,
+                const std::string &msg) {
+  double v[4] = {ok ? 1.0 : 0.0, stats.bytes, stats.writeSeconds,
+                 stats.idleSeconds};
+  MPI_Send(v, 4, MPI_DOUBLE, dest, kTagStatus, world);
+  MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, dest,
+           kTagStatus, world);
+}
+
+bool receiveStatus(MPI_Comm world, int source, WriterStats &stats,
+                   std::string &msg) {
+  double v[4];
+  MPI_Recv(v, 4, MPI_DOUBLE, source, kTagStatus, world, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  MPI_Probe(source, kTagStatus, world, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  msg.assign(static_cast<size_t>(n), '\0');
+  MPI_Recv(msg.data(), n, MPI_CHAR, source, kTagStatus, world,
+           MPI_STATUS_IGNORE);
+  stats.rank = source;
+  stats.bytes = v[1];
+  stats.writeSeconds = v[2];
+  stats.idleSeconds = v[3];
+  return v[0] != 0;
+}
+
+/// Writes all of `data` at `offset`; false with errno set on failure.
+bool writeAllAt(int fd, const char *data, size_t size, off_t offset) {
+  while (size) {
+    ssize_t w = ::pwrite(fd, data, size, offset);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    data += w;
+    size -= static_cast<size_t>(w);
+    offset += w;
+  }
+  return true;
+}
+} // namespace
+
+bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
+                                       int firstWriter, int writers,
+                                       const std::string &path, int64_t rows,
+                                       int64_t cols, std::string &error) {
+  comm_ = comm;
+  world_ = world;
+  path_ = path;
+  part_ = path + ".part";
+  rows_ = rows;
+  cols_ = cols;
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  firstWriter_ = firstWriter;
+  writers_ = writers;
+  writer_ = firstWriter +
+            static_cast<int>(static_cast<int64_t>(rank) * writers / size);
+  std::string mine;
+  bool ok = true;
+  if (rank == 0) {
+    int64_t head[2] = {rows, cols};
+    for (int w = 0; w < writers; ++w) {
+      MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+      MPI_Send(path.data(), static_cast<int>(path.size()), MPI_CHAR,
+               firstWriter + w, kTagStart, world);
+    }
+    WriterStats ignored;
+    ok = receiveStatus(world, firstWriter, ignored, mine);
+  }
+  int flag = ok;
+  MPI_Bcast(&flag, 1, MPI_INT, 0, comm);
+  mine = broadcast(comm, 0, mine);
+  if (!flag) {
+    error = mine;
+    writer_ = -1;
+    return false;
+  }
+  open_ = true;
+  return true;
+}
+
+bool ParallelMatrixFile::closeViaWriter(bool ok, std::string &error) {
+  std::string mine;
+  bool drained = drain(0, mine);
+  drained = drain(1, mine) && drained;
+  open_ = false;
+  int64_t flag = ok && drained;
+  MPI_Send(&flag, 1, MPI_INT64_T, writer_, kTagClose, world_);
+  int rank;
+  MPI_Comm_rank(comm_, &rank);
+  std::string msg;
+  int written = 1;
+  if (rank == 0) {
+    written = receiveStatus(world_, firstWriter_, writerStats_, msg);
+    writerStats_.writers = writers_;
+  }
+  MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
+  msg = broadcast(comm_, 0, msg);
+  // This rank's own failure first, then the writers'.
+  ok = agree(comm_, ok && drained, mine) && ok;
+  writer_ = -1;
+  if (!ok) {
+    if (!mine.empty())
+      error = mine;
+    return false;
+  }
+  if (!written) {
+    error = msg.empty() ? "'" + path_ + "' was not written" : msg;
+    return false;
+  }
+  return true;
+}
+
+void easyml::rt::releaseMatrixWriter(MPI_Comm world, int firstWriter,
+                                     int writers) {
+  int64_t head[2] = {-1, 0};
+  for (int w = 0; w < writers; ++w) {
+    MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+    MPI_Send(nullptr, 0, MPI_CHAR, firstWriter + w, kTagStart, world);
+  }
+}
+
+namespace {
+/// Whether every writer of `writers` is `ok`; where one is not, `msg`
+/// becomes the first failing writer's message, prefixed with its rank in
+/// the world communicator (writer i is world rank `first` + i).
+bool agreeWriters(MPI_Comm writers, int first, bool ok, std::string &msg) {
+  int i, k;
+  MPI_Comm_rank(writers, &i);
+  MPI_Comm_size(writers, &k);
+  int mine = ok ? k : i, failing = k;
+  MPI_Allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, writers);
+  if (failing == k)
+    return true;
+  msg = "writer rank " + std::to_string(first + failing) + ": " +
+        broadcast(writers, failing, ok ? std::string() : msg);
+  return false;
+}
+} // namespace
+
+bool easyml::rt::serveMatrixFile(MPI_Comm world, MPI_Comm writers,
+                                 int computeRanks, WriterStats &stats,
+                                 std::string &error) {
+  int me = 0, k = 1;
+  MPI_Comm_rank(writers, &me);
+  MPI_Comm_size(writers, &k);
+  MPI_Comm_rank(world, &stats.rank);
+  stats.writers = k;
+  const int first = stats.rank - me;
+  int64_t head[2];
+  MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  MPI_Probe(0, kTagStart, world, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  std::string path(static_cast<size_t>(n), '\0');
+  MPI_Recv(path.data(), n, MPI_CHAR, 0, kTagStart, world, MPI_STATUS_IGNORE);
+  if (head[0] < 0)
+    return true; // nothing to write
+  const int64_t rows = head[0], cols = head[1];
+  // The computing ranks this writer serves (see openViaWriter).
+  int group = 0;
+  for (int r = 0; r < computeRanks; ++r)
+    group += static_cast<int>(static_cast<int64_t>(r) * k / computeRanks) ==
+             me;
+  std::string part = path + ".part";
+  std::string header = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
+                                              std::to_string(cols) + ")");
+  // The first writer creates the file; the others open it once it exists.
+  std::string msg;
+  int fd = -1;
+  bool ok = true;
+  if (me == 0) {
+    std::remove(part.c_str());
+    fd = ::open(part.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    ok = fd >= 0 && writeAllAt(fd, header.data(), header.size(), 0);
+  }
+  int created = ok;
+  MPI_Bcast(&created, 1, MPI_INT, 0, writers);
+  if (me != 0 && created) {
+    fd = ::open(part.c_str(), O_WRONLY);
+    ok = fd >= 0;
+  }
+  if (!ok)
+    msg = "cannot write '" + path + "': " + std::strerror(errno);
+  std::string all = msg;
+  bool allOk = agreeWriters(writers, first, ok, all);
+  if (me == 0)
+    sendStatus(world, 0, allOk, stats, all);
+  if (!allOk) {
+    if (fd >= 0)
+      ::close(fd);
+    if (me == 0)
+      std::remove(part.c_str());
+    error = msg;
+    return ok;
+  }
+  const int64_t headerBytes = static_cast<int64_t>(header.size());
+  int closed = 0;
+  bool allClosedOk = true, writeOk = true;
+  std::vector<double> rowsIn;
+  while (closed < group) {
+    // Waiting without spinning: rows come once per epoch, and the writer
+    // may share its node's cores with computing ranks (MPI_Probe spins).
+    double t0 = now();
+    for (int flag = 0;;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &flag, &st);
+      if (flag)
+        break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    stats.idleSeconds += now() - t0;
+    int src = st.MPI_SOURCE;
+    if (st.MPI_TAG == kTagClose) {
+      int64_t v = 0;
+      MPI_Recv(&v, 1, MPI_INT64_T, src, kTagClose, world, MPI_STATUS_IGNORE);
+      ++closed;
+      allClosedOk = allClosedOk && v != 0;
+      continue;
+    }
+    if (st.MPI_TAG != kTagData) {
+      // Not ours (nothing else is sent to this rank): take it off the
+      // queue so the loop goes on.
+      int count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      std::vector<char> junk(static_cast<size_t>(count));
+      MPI_Recv(junk.data(), count, MPI_BYTE, src, st.MPI_TAG, world,
+               MPI_STATUS_IGNORE);
+      continue;
+    }
+    int64_t h[4];
+    MPI_Recv(h, 4, MPI_INT64_T, src, kTagData, world, MPI_STATUS_IGNORE);
+    const int64_t row0 = h[0], nrows = h[1], c0 = h[2], c1 = h[3];
+    const int64_t width = c1 - c0;
+    rowsIn.resize(static_cast<size_t>(nrows * width));
+    MPI_Recv(rowsIn.data(), static_cast<int>(nrows * width), MPI_DOUBLE, src,
+             kTagPayload, world, MPI_STATUS_IGNORE);
+    if (!writeOk)
+      continue;
+    if (row0 < 0 || row0 + nrows > rows || c0 < 0 || c1 > cols) {
+      writeOk = false;
+      msg = "'" + path + "' holds " + std::to_string(rows) + " x " +
+            std::to_string(cols) + " values; rank " + std::to_string(src) +
+            " sent rows " + std::to_string(row0) + "-" +
+            std::to_string(row0 + nrows - 1) + " of cells " +
+            std::to_string(c0) + "-" + std::to_string(c1 - 1);
+      continue;
+    }
+    double t1 = now();
+    for (int64_t r = 0; r < nrows && writeOk; ++r) {
+      off_t off = static_cast<off_t>(headerBytes + ((row0 + r) * cols + c0) *
+                                                       8);
+      if (!writeAllAt(fd,
+                      reinterpret_cast<const char *>(rowsIn.data() +
+                                                     r * width),
+                      static_cast<size_t>(width) * 8, off)) {
+        writeOk = false;
+        msg = "writing '" + path + "' failed: " + std::strerror(errno);
+      }
+    }
+    stats.writeSeconds += now() - t1;
+    stats.bytes += static_cast<double>(nrows * width) * 8;
+  }
+  if (::close(fd) != 0 && writeOk) {
+    writeOk = false;
+    msg = "writing '" + path + "' failed: " + std::strerror(errno);
+  }
+  // Every writer's groups and writes, then the first writer decides.
+  int closedAll = allClosedOk, mineClosed = allClosedOk;
+  MPI_Allreduce(&mineClosed, &closedAll, 1, MPI_INT, MPI_MIN, writers);
+  std::string writeMsg = msg;
+  bool writesOk = agreeWriters(writers, first, writeOk, writeMsg);
+  WriterStats total = stats;
+  MPI_Reduce(&stats.bytes, &total.bytes, 1, MPI_DOUBLE, MPI_SUM, 0, writers);
+  MPI_Reduce(&stats.writeSeconds, &total.writeSeconds, 1, MPI_DOUBLE, MPI_MAX,
+             0, writers);
+  MPI_Reduce(&stats.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE, MPI_MIN,
+             0, writers);
+  if (me == 0) {
+    bool renamed = false;
+    std::string status = writesOk ? std::string() : writeMsg;
+    if (writesOk && closedAll) {
+      renamed = std::rename(part.c_str(), path.c_str()) == 0;
+      if (!renamed)
+        status = "writer rank " + std::to_string(first) + ": cannot write '" +
+                 path + "': " + std::strerror(errno);
+    }
+    if (!renamed)
+      std::remove(part.c_str());
+    sendStatus(world, 0, renamed, total, status);
+    if (writeOk && closedAll && writesOk && !renamed) {
+      error = status;
+      return false;
+    }
+  }
+  if (!writeOk) {
+    error = msg;
+    return false;
+  }
+  return true;
+}
