@@ -164,19 +164,16 @@ class Simulation:
                             "or easyml.load)")
         self.model = model
         self._comm = comm
+        handle = 0
+        if comm is not None:
+            if not getattr(_easyml, "HAVE_MPI", False):
+                raise Error("this easyml was built without MPI "
+                            "(libopenmpi-dev)")
+            from mpi4py import MPI
+            handle = MPI._handleof(comm)
         try:
-            if comm is None:
-                self._sim = _easyml.Simulation(model._handle, int(cells),
-                                               devices, cpu_variant,
-                                               int(threads))
-            else:
-                if not getattr(_easyml, "HAVE_MPI", False):
-                    raise Error("this easyml was built without MPI "
-                                "(libopenmpi-dev)")
-                from mpi4py import MPI
-                self._sim = _easyml.DistributedSimulation(
-                    model._handle, int(cells), devices, cpu_variant,
-                    int(threads), MPI._handleof(comm))
+            self._sim = _easyml.Simulation(model._handle, int(cells), devices,
+                                           cpu_variant, int(threads), handle)
         except RuntimeError as e:
             raise Error(str(e)) from None
         self._dt = dt

@@ -76,60 +76,115 @@ py::list paramInfo(const ParamSet &ps) {
   return out;
 }
 
+/// A simulation, in one process or across the ranks of an mpi4py
+/// communicator, and what Python needs next to it: the samples recorded
+/// (this rank's cells; -inf where another rank holds the cell, which the
+/// Python layer fills from the other ranks).
 struct PySimulation {
   PySimulation(const ModelHandle &model, int64_t cells,
-               const SimulationOptions &options)
-      : sim(model, cells, options) {
+               const SimulationOptions &options, uintptr_t comm) {
+#ifdef EASYML_HAVE_MPI
+    if (comm)
+      sim = std::make_unique<DistributedSimulation>(
+          reinterpret_cast<MPI_Comm>(comm), model, cells, options);
+#else
+    if (comm)
+      raise("this easyml was built without MPI (libopenmpi-dev)");
+#endif
+    if (!sim)
+      sim = std::make_unique<Simulation>(model, cells, options);
     std::string error;
-    if (!sim.valid(error))
+    if (!sim->valid(error))
       raise(error);
   }
-  Simulation sim;
+  std::unique_ptr<SimulationInterface> sim;
   std::vector<std::string> recorded;
-  int64_t recordedCells = 0;
-  std::vector<int64_t> sampleSteps;
-  std::vector<double> samples;
+  CellRange recordedCells;
+  /// Per sample step: values[variable][cell of the recorded range].
+  std::map<int64_t, std::vector<double>> samples;
 
   void check(bool ok) {
     if (ok)
       return;
-    if (const NonFinite *bad = sim.nonFinite())
-      raise("simulation produced a non-finite value: " + bad->message());
-    if (!sim.failure().empty())
-      raise(sim.failure());
-    raise("the run stopped");
+    if (sim->ranks() == 1)
+      if (const NonFinite *bad = sim->nonFinite())
+        raise("simulation produced a non-finite value: " + bad->message());
+    raise(sim->failure().empty() ? "the run stopped" : sim->failure());
+  }
+  /// The simulation in one process (per-cell access), or an error.
+  Simulation &one(const char *what) {
+    if (sim->ranks() > 1)
+      raise(std::string(what) +
+            " is not available for a simulation across MPI ranks");
+    return *sim->local();
+  }
+  void takeSample(int64_t step, CellRange part, const double *v) {
+    int64_t n = recordedCells.size();
+    size_t nv = recorded.size();
+    std::vector<double> &row = samples[step];
+    if (row.empty())
+      row.assign(nv * n, -std::numeric_limits<double>::infinity());
+    for (size_t k = 0; k < nv; ++k)
+      std::memcpy(row.data() + k * n + part.begin - recordedCells.begin,
+                  v + k * part.size(), part.size() * sizeof(double));
   }
 };
 
 py::array_t<double> rowView(PySimulation &self, double *data,
                             py::object owner) {
-  return py::array_t<double>({self.sim.numCells()}, {sizeof(double)}, data,
+  return py::array_t<double>({self.sim->numCells()}, {sizeof(double)}, data,
                              owner);
 }
 
-#ifdef EASYML_HAVE_MPI
-/// One simulation across the ranks of an mpi4py communicator. Samples and
-/// biomarker rows are this rank's; the Python layer combines the ranks'.
-struct PyDistributed {
-  PyDistributed(const ModelHandle &model, int64_t cells,
-                const SimulationOptions &options, MPI_Comm comm)
-      : sim(comm, model, cells, options) {
-    std::string error;
-    if (!sim.valid(error))
+void setPerCell(PySimulation &s, const std::string &name,
+                py::array_t<double, py::array::c_style | py::array::forcecast>
+                    values) {
+  if (values.ndim() != 1 || values.shape(0) != s.sim->numCells())
+    raise("parameter '" + name + "': expected " +
+          std::to_string(s.sim->numCells()) +
+          " values (one per cell), got an array of shape (" +
+          std::to_string(values.ndim() ? values.shape(0) : 0) +
+          (values.ndim() > 1 ? ", ...)" : ",)"));
+  std::string error;
+  if (!s.sim->setPerCellParam(name, values.data(), error))
+    raise(error);
+}
+
+py::dict sampleParams(PySimulation &s, const std::string &spec,
+                      uint64_t seed, bool grouped) {
+  Columns t;
+  std::string error;
+  if (!samplePopulation(spec, seed, s.sim->desc(), s.sim->params(),
+                        s.sim->numCells(), t, error, grouped))
+    raise(error);
+  py::dict out;
+  for (size_t c = 0; c < t.names.size(); ++c) {
+    if (!s.sim->setPerCellParam(t.names[c], t.values[c].data(), error))
       raise(error);
+    out[py::str(t.names[c])] =
+        py::array_t<double>(t.values[c].size(), t.values[c].data());
   }
-  DistributedSimulation sim;
-  std::vector<std::string> recorded;
-  CellRange recordedCells;
-  /// Per sample step: values[variable][cell of the recorded range], -inf
-  /// where another rank holds the cell.
-  std::map<int64_t, std::vector<double>> samples;
-  void check(bool ok) {
-    if (!ok)
-      raise(sim.failure().empty() ? "the run stopped" : sim.failure());
+  return out;
+}
+
+py::tuple takeSamples(PySimulation &s) {
+  // (steps, values[sample, variable, cell])
+  int64_t n = static_cast<int64_t>(s.samples.size());
+  int64_t per =
+      static_cast<int64_t>(s.recorded.size()) * s.recordedCells.size();
+  py::array_t<int64_t> steps(n);
+  py::array_t<double> values(
+      {n, (int64_t)s.recorded.size(), s.recordedCells.size()});
+  int64_t i = 0;
+  for (auto &[step, row] : s.samples) {
+    steps.mutable_data()[i] = step;
+    std::memcpy(values.mutable_data() + i * per, row.data(),
+                per * sizeof(double));
+    ++i;
   }
-};
-#endif
+  s.samples.clear();
+  return py::make_tuple(steps, values);
+}
 
 } // namespace
 
@@ -188,125 +243,96 @@ PYBIND11_MODULE(_easyml, m) {
   py::class_<PySimulation>(m, "Simulation")
       .def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
                        const std::string &devices,
-                       const std::string &cpuVariant, int threads) {
+                       const std::string &cpuVariant, int threads,
+                       uintptr_t comm) {
              if (cells < 1)
                raise("cells must be at least 1, got " + std::to_string(cells));
              SimulationOptions o;
              o.devices = devices;
              o.cpuVariant = cpuVariant;
              o.threads = threads;
-             return new PySimulation(*model, cells, o);
+             return new PySimulation(*model, cells, o, comm);
            }),
            py::arg("model"), py::arg("cells"), py::arg("devices") = "cpu",
            py::arg("cpu_variant") = "", py::arg("threads") = 0,
-           py::keep_alive<1, 2>())
+           py::arg("comm") = 0, py::keep_alive<1, 2>())
       .def_property_readonly("cells",
-                             [](PySimulation &s) { return s.sim.numCells(); })
+                             [](PySimulation &s) { return s.sim->numCells(); })
       .def_property_readonly("step",
-                             [](PySimulation &s) { return s.sim.step(); })
-      .def_property_readonly("dt", [](PySimulation &s) { return s.sim.dt(); })
-      .def_property_readonly(
-          "devices", [](PySimulation &s) { return s.sim.deviceDescription(); })
+                             [](PySimulation &s) { return s.sim->step(); })
+      .def_property_readonly("dt", [](PySimulation &s) { return s.sim->dt(); })
+      .def_property_readonly("rank",
+                             [](PySimulation &s) { return s.sim->rank(); })
+      .def_property_readonly("ranks",
+                             [](PySimulation &s) { return s.sim->ranks(); })
+      .def_property_readonly("devices",
+                             [](PySimulation &s) {
+                               return s.sim->deviceDescription();
+                             })
       .def("get_param",
            [](PySimulation &s, const std::string &name) {
-             const easyml_model_desc &d = s.sim.desc();
-             for (int64_t i = 0; i < d.num_params; ++i)
-               if (name == d.param_names[i])
-                 return s.sim.params()[i];
-             raise(std::string("model ") + d.name + " has no parameter '" +
-                   name + "'");
+             int64_t p = s.sim->paramSet().index(name);
+             if (p < 0 || p >= s.sim->desc().num_params)
+               raise(std::string("model ") + s.sim->desc().name +
+                     " has no parameter '" + name + "'");
+             return s.sim->params()[p];
            })
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
              std::string error;
-             if (!s.sim.modifyParams(mods, error))
+             if (!s.sim->modifyParams(mods, error))
                raise(error);
            })
       .def("set_param",
            [](PySimulation &s, const std::string &name, double value) {
              std::string error;
-             if (!s.sim.setParam(name, value, error))
+             if (!s.sim->setParam(name, value, error))
                raise(error);
            })
       .def("param_warnings",
-           [](PySimulation &s) { return s.sim.unusedParamSettings(); })
+           [](PySimulation &s) { return s.sim->unusedParamSettings(); })
       .def("param_info",
-           [](PySimulation &s) { return paramInfo(s.sim.paramSet()); })
-      .def("set_param_per_cell",
-           [](PySimulation &s, const std::string &name,
-              py::array_t<double, py::array::c_style | py::array::forcecast>
-                  values) {
-             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
-               raise("parameter '" + name + "': expected " +
-                     std::to_string(s.sim.numCells()) +
-                     " values (one per cell), got an array of shape (" +
-                     std::to_string(values.ndim() ? values.shape(0) : 0) +
-                     (values.ndim() > 1 ? ", ...)" : ",)"));
-             for (py::ssize_t i = 0; i < values.shape(0); ++i)
-               if (!std::isfinite(values.at(i)))
-                 raise("parameter '" + name + "': value " +
-                       std::to_string(values.at(i)) + " of cell " +
-                       std::to_string(i) + " is not finite");
-             std::string error;
-             if (!s.sim.setPerCellParam(name, values.data(), error))
-               raise(error);
-           })
+           [](PySimulation &s) { return paramInfo(s.sim->paramSet()); })
+      .def("set_param_per_cell", &setPerCell)
+      .def("sample_params", &sampleParams)
       .def("initialize",
            [](PySimulation &s, double dt) {
              if (!(dt > 0))
                raise("dt must be positive");
-             s.sim.initialize(dt);
-             if (!s.sim.failure().empty())
-               raise(s.sim.failure());
+             s.check(s.sim->initialize(dt));
            })
       .def("add_stimulus",
            [](PySimulation &s, double start, double duration, double strength,
               double period, int64_t count) {
-             s.sim.addStimulus(Stimulus::fromMs(s.sim.dt(), start, duration,
-                                                strength, period, count));
+             s.sim->addStimulus(Stimulus::fromMs(s.sim->dt(), start, duration,
+                                                 strength, period, count));
            })
-      .def("clear_stimuli", [](PySimulation &s) { s.sim.clearStimuli(); })
+      .def("clear_stimuli",
+           [](PySimulation &s) { s.one("clear_stimuli()").clearStimuli(); })
       .def("record",
            [](PySimulation &s, std::vector<std::string> variables,
               int64_t begin, int64_t end, int64_t first, int64_t every) {
              s.recorded = variables;
-             s.recordedCells = end - begin;
-             s.sampleSteps.clear();
+             s.recordedCells = CellRange{begin, end};
              s.samples.clear();
              PySimulation *self = &s;
-             size_t per = variables.size() * (end - begin);
              std::string error;
-             if (!s.sim.record(
+             if (!s.sim->record(
                      variables, CellRange{begin, end}, first, every,
-                     [self, per](int64_t step, const double *v) {
-                       self->sampleSteps.push_back(step);
-                       self->samples.insert(self->samples.end(), v, v + per);
+                     [self](int64_t step, CellRange part, const double *v) {
+                       self->takeSample(step, part, v);
                      },
                      error))
                raise(error);
            })
-      .def("stop_recording", [](PySimulation &s) { s.sim.stopRecording(); })
-      .def("take_samples",
-           [](PySimulation &s) {
-             // (steps, values[sample, variable, cell])
-             int64_t n = static_cast<int64_t>(s.sampleSteps.size());
-             py::array_t<int64_t> steps(n);
-             std::memcpy(steps.mutable_data(), s.sampleSteps.data(),
-                         n * sizeof(int64_t));
-             py::array_t<double> values({n, (int64_t)s.recorded.size(),
-                                         s.recordedCells});
-             std::memcpy(values.mutable_data(), s.samples.data(),
-                         s.samples.size() * sizeof(double));
-             s.sampleSteps.clear();
-             s.samples.clear();
-             return py::make_tuple(steps, values);
-           })
+      .def("stop_recording", [](PySimulation &s) { s.sim->stopRecording(); })
+      .def("take_samples", &takeSamples)
       .def("run_until",
            [](PySimulation &s, double ms) {
              bool ok;
              {
                py::gil_scoped_release release;
-               ok = s.sim.runUntil(ms);
+               ok = s.sim->runUntil(ms);
              }
              s.check(ok);
            })
@@ -318,17 +344,24 @@ PYBIND11_MODULE(_easyml, m) {
              o.minAmplitude = minAmplitude;
              o.alternansMs = alternansMs;
              std::string error;
-             if (!s.sim.enableBiomarkers(o, error))
+             if (!s.sim->enableBiomarkers(o, error))
                raise(error);
            })
-      .def("close_beat", [](PySimulation &s) { s.check(s.sim.closeBeat()); })
+      .def("close_beat", [](PySimulation &s) { s.check(s.sim->closeBeat()); })
       .def("biomarker_rows",
            [](PySimulation &s) {
-             const BiomarkerTable &t = s.sim.biomarkers();
+             const BiomarkerTable &t = s.sim->biomarkers();
              py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
              std::memcpy(a.mutable_data(), t.values.data(),
                          t.values.size() * sizeof(double));
              return a;
+           })
+      .def("write_biomarkers",
+           [](PySimulation &s, const std::string &path,
+              std::vector<std::string> params) {
+             std::string error;
+             if (!s.sim->writeBiomarkers(path, params, error))
+               raise(error);
            })
       .def_static("biomarker_columns",
                   []() {
@@ -339,236 +372,45 @@ PYBIND11_MODULE(_easyml, m) {
                   })
       .def("get_state",
            [](PySimulation &s, const std::string &name) {
-             int64_t v = svRow(s.sim.desc(), name);
+             Simulation &one = s.one("state()");
+             int64_t v = svRow(one.desc(), name);
              if (v < 0)
-               raise(std::string("model ") + s.sim.desc().name +
+               raise(std::string("model ") + one.desc().name +
                      " has no state '" + name + "'");
-             py::array_t<double> out(s.sim.numCells());
-             s.sim.getStateRow(v, out.mutable_data());
+             py::array_t<double> out(one.numCells());
+             one.getStateRow(v, out.mutable_data());
              return out;
            })
       .def("set_state",
            [](PySimulation &s, const std::string &name,
               py::array_t<double, py::array::c_style | py::array::forcecast>
                   values) {
-             int64_t v = svRow(s.sim.desc(), name);
+             Simulation &one = s.one("set_state()");
+             int64_t v = svRow(one.desc(), name);
              if (v < 0)
-               raise(std::string("model ") + s.sim.desc().name +
+               raise(std::string("model ") + one.desc().name +
                      " has no state '" + name + "'");
-             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
+             if (values.ndim() != 1 || values.shape(0) != one.numCells())
                raise("state '" + name + "': expected " +
-                     std::to_string(s.sim.numCells()) + " values");
-             s.sim.setStateRow(v, values.data());
+                     std::to_string(one.numCells()) + " values");
+             one.setStateRow(v, values.data());
            })
       // Vm and Iion: the host arrays themselves (current after every run).
       .def_property_readonly("vm",
                              [](py::object self) {
                                auto &s = self.cast<PySimulation &>();
-                               return rowView(s, s.sim.vm(), self);
+                               return rowView(s, s.one("vm").vm(), self);
                              })
       .def_property_readonly("iion",
                              [](py::object self) {
                                auto &s = self.cast<PySimulation &>();
-                               return rowView(s, s.sim.iion(), self);
+                               return rowView(s, s.one("iion").iion(), self);
                              })
-      .def("sample_params",
-           [](PySimulation &s, const std::string &spec, uint64_t seed,
-              bool grouped) {
-             Columns t;
-             std::string error;
-             if (!samplePopulation(spec, seed, s.sim.desc(), s.sim.params(),
-                                   s.sim.numCells(), t, error, grouped))
-               raise(error);
-             py::dict out;
-             for (size_t c = 0; c < t.names.size(); ++c) {
-               if (!s.sim.setPerCellParam(t.names[c], t.values[c].data(),
-                                          error))
-                 raise(error);
-               out[py::str(t.names[c])] = py::array_t<double>(
-                   t.values[c].size(), t.values[c].data());
-             }
-             return out;
-           })
       .def("report_json",
-           [](PySimulation &s) { return s.sim.report().json(); });
+           [](PySimulation &s) { return s.sim->reportJson(); });
 
 #ifdef EASYML_HAVE_MPI
   m.attr("HAVE_MPI") = true;
-  py::class_<PyDistributed>(m, "DistributedSimulation")
-      .def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
-                       const std::string &devices,
-                       const std::string &cpuVariant, int threads,
-                       uintptr_t comm) {
-             if (cells < 1)
-               raise("cells must be at least 1, got " + std::to_string(cells));
-             SimulationOptions o;
-             o.devices = devices;
-             o.cpuVariant = cpuVariant;
-             o.threads = threads;
-             return new PyDistributed(*model, cells, o,
-                                      reinterpret_cast<MPI_Comm>(comm));
-           }),
-           py::keep_alive<1, 2>())
-      .def_property_readonly("cells",
-                             [](PyDistributed &s) { return s.sim.numCells(); })
-      .def_property_readonly("step",
-                             [](PyDistributed &s) { return s.sim.step(); })
-      .def_property_readonly("dt", [](PyDistributed &s) { return s.sim.dt(); })
-      .def_property_readonly("rank",
-                             [](PyDistributed &s) { return s.sim.rank(); })
-      .def_property_readonly("devices",
-                             [](PyDistributed &s) {
-                               Simulation *l = s.sim.local();
-                               return "rank " + std::to_string(s.sim.rank()) +
-                                      " of " + std::to_string(s.sim.size()) +
-                                      (l ? ": " + l->deviceDescription()
-                                         : std::string(": no cells"));
-                             })
-      .def("get_param",
-           [](PyDistributed &s, const std::string &name) {
-             const easyml_model_desc &d = s.sim.desc();
-             for (int64_t i = 0; i < d.num_params; ++i)
-               if (name == d.param_names[i])
-                 return s.sim.params()[i];
-             raise(std::string("model ") + d.name + " has no parameter '" +
-                   name + "'");
-           })
-      .def("modify_params",
-           [](PyDistributed &s, const std::string &mods) {
-             std::string error;
-             if (!s.sim.modifyParams(mods, error))
-               raise(error);
-           })
-      .def("set_param",
-           [](PyDistributed &s, const std::string &name, double value) {
-             std::string error;
-             if (!s.sim.setParam(name, value, error))
-               raise(error);
-           })
-      .def("param_warnings",
-           [](PyDistributed &s) { return s.sim.unusedParamSettings(); })
-      .def("param_info",
-           [](PyDistributed &s) { return paramInfo(s.sim.paramSet()); })
-      .def("set_param_per_cell",
-           [](PyDistributed &s, const std::string &name,
-              py::array_t<double, py::array::c_style | py::array::forcecast>
-                  values) {
-             if (values.ndim() != 1 || values.shape(0) != s.sim.numCells())
-               raise("parameter '" + name + "': expected " +
-                     std::to_string(s.sim.numCells()) +
-                     " values (one per cell)");
-             std::string error;
-             if (!s.sim.setPerCellParam(name, values.data(), error))
-               raise(error);
-           })
-      .def("sample_params",
-           [](PyDistributed &s, const std::string &spec, uint64_t seed,
-              bool grouped) {
-             Columns t;
-             std::string error;
-             if (!samplePopulation(spec, seed, s.sim.desc(), s.sim.params(),
-                                   s.sim.numCells(), t, error, grouped))
-               raise(error);
-             py::dict out;
-             for (size_t c = 0; c < t.names.size(); ++c) {
-               if (!s.sim.setPerCellParam(t.names[c], t.values[c].data(),
-                                          error))
-                 raise(error);
-               out[py::str(t.names[c])] = py::array_t<double>(
-                   t.values[c].size(), t.values[c].data());
-             }
-             return out;
-           })
-      .def("initialize",
-           [](PyDistributed &s, double dt) {
-             if (!(dt > 0))
-               raise("dt must be positive");
-             s.check(s.sim.initialize(dt));
-           })
-      .def("add_stimulus",
-           [](PyDistributed &s, double start, double duration, double strength,
-              double period, int64_t count) {
-             s.sim.addStimulus(Stimulus::fromMs(s.sim.dt(), start, duration,
-                                                strength, period, count));
-           })
-      .def("record",
-           [](PyDistributed &s, std::vector<std::string> variables,
-              int64_t begin, int64_t end, int64_t first, int64_t every) {
-             s.recorded = variables;
-             s.recordedCells = CellRange{begin, end};
-             s.samples.clear();
-             PyDistributed *self = &s;
-             std::string error;
-             if (!s.sim.record(
-                     variables, CellRange{begin, end}, first, every,
-                     [self](int64_t step, CellRange part, const double *v) {
-                       int64_t n = self->recordedCells.size();
-                       size_t nv = self->recorded.size();
-                       auto &row = self->samples[step];
-                       if (row.empty())
-                         row.assign(nv * n,
-                                    -std::numeric_limits<double>::infinity());
-                       for (size_t k = 0; k < nv; ++k)
-                         std::memcpy(row.data() + k * n + part.begin -
-                                         self->recordedCells.begin,
-                                     v + k * part.size(),
-                                     part.size() * sizeof(double));
-                     },
-                     error))
-               raise(error);
-           })
-      .def("stop_recording", [](PyDistributed &s) { s.sim.stopRecording(); })
-      .def("take_samples",
-           [](PyDistributed &s) {
-             // This rank's samples: (steps, values[sample, variable, cell])
-             // with -inf where other ranks hold the cells.
-             int64_t n = static_cast<int64_t>(s.samples.size());
-             int64_t per = static_cast<int64_t>(s.recorded.size()) *
-                           s.recordedCells.size();
-             py::array_t<int64_t> steps(n);
-             py::array_t<double> values({n, (int64_t)s.recorded.size(),
-                                         s.recordedCells.size()});
-             int64_t i = 0;
-             for (auto &[step, row] : s.samples) {
-               steps.mutable_data()[i] = step;
-               std::memcpy(values.mutable_data() + i * per, row.data(),
-                           per * sizeof(double));
-               ++i;
-             }
-             s.samples.clear();
-             return py::make_tuple(steps, values);
-           })
-      .def("run_until",
-           [](PyDistributed &s, double ms) {
-             bool ok;
-             {
-               py::gil_scoped_release release;
-               ok = s.sim.run(std::llround(ms / s.sim.dt()));
-             }
-             s.check(ok);
-           })
-      .def("enable_biomarkers",
-           [](PyDistributed &s, const std::string &ca, double minAmplitude,
-              double alternansMs) {
-             BiomarkerOptions o;
-             o.caVariable = ca;
-             o.minAmplitude = minAmplitude;
-             o.alternansMs = alternansMs;
-             std::string error;
-             if (!s.sim.enableBiomarkers(o, error))
-               raise(error);
-           })
-      .def("close_beat", [](PyDistributed &s) { s.check(s.sim.closeBeat()); })
-      .def("biomarker_rows",
-           [](PyDistributed &s) {
-             const BiomarkerTable &t = s.sim.biomarkers();
-             py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
-             std::memcpy(a.mutable_data(), t.values.data(),
-                         t.values.size() * sizeof(double));
-             return a;
-           })
-      .def("report_json",
-           [](PyDistributed &s) { return s.sim.report().json(); });
 #else
   m.attr("HAVE_MPI") = false;
 #endif

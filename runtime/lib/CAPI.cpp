@@ -4,31 +4,35 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Runtime.h"
-#include "easyml/Runtime/Simulation.h"
+#include "CAPIInternal.h"
 
 #include <cmath>
 #include <sstream>
 #include <string>
 
 using namespace easyml::rt;
-
-struct easyml_model {
-  std::unique_ptr<ModelHandle> handle;
-};
-struct easyml_sim {
-  const ModelHandle *model;
-  SimulationOptions options;
-  std::unique_ptr<Simulation> sim;
-  std::string json;
-  std::string text; // easyml_sim_param_warnings
-};
+using namespace easyml::rt::capi;
 
 static thread_local std::string lastError;
 
-static int failWith(const std::string &msg) {
+int easyml::rt::capi::failWith(const std::string &msg) {
   lastError = msg;
   return 1;
+}
+
+easyml_sim *easyml::rt::capi::wrap(const easyml_model *model,
+                                   const SimulationOptions &options,
+                                   std::unique_ptr<SimulationInterface> sim) {
+  std::string error;
+  if (!sim->valid(error)) {
+    failWith(error);
+    return nullptr;
+  }
+  auto *out = new easyml_sim;
+  out->model = model->handle.get();
+  out->options = options;
+  out->sim = std::move(sim);
+  return out;
 }
 
 static easyml_sim *make(const easyml_model *model, int64_t numCells,
@@ -37,21 +41,28 @@ static easyml_sim *make(const easyml_model *model, int64_t numCells,
     failWith("easyml_sim_create: needs a model and at least one cell");
     return nullptr;
   }
-  auto sim = std::make_unique<Simulation>(*model->handle, numCells, options);
-  std::string error;
-  if (!sim->valid(error)) {
-    failWith(error);
-    return nullptr;
-  }
-  return new easyml_sim{model->handle.get(), options, std::move(sim), ""};
+  return wrap(model, options,
+              std::make_unique<Simulation>(*model->handle, numCells, options));
+}
+
+/// The simulation when it runs in one process; else null, with the error
+/// that `what` is not available across ranks.
+static Simulation *oneProcess(easyml_sim *sim, const char *what) {
+  if (sim->sim->ranks() == 1)
+    return sim->sim->local();
+  failWith(std::string(what) +
+           " is not available for a simulation across MPI ranks");
+  return nullptr;
 }
 
 /// After a call that ran waves: 0, or 1 with the reason.
 static int status(easyml_sim *sim) {
-  if (!sim->sim->failure().empty())
+  if (sim->sim->ranks() > 1 && !sim->sim->failure().empty())
     return failWith(sim->sim->failure());
   if (const NonFinite *bad = sim->sim->nonFinite())
     return failWith("non-finite value: " + bad->message());
+  if (!sim->sim->failure().empty())
+    return failWith(sim->sim->failure());
   return 0;
 }
 
@@ -139,16 +150,18 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
   else
     return failWith("easyml_sim_set_option: unknown option or bad value: '" +
                     n + "' = " + std::to_string(value));
-  if (sim->sim->step() > 0 || !sim->sim->report().waves.empty())
+  Simulation *one = oneProcess(sim, "easyml_sim_set_option");
+  if (!one)
+    return 1;
+  if (one->step() > 0 || !one->report().waves.empty())
     return failWith("easyml_sim_set_option: '" + n +
                     "' must be set before the first wave");
   // Options shape the devices and the scheduler: start again with them.
-  auto fresh =
-      std::make_unique<Simulation>(*sim->model, sim->sim->numCells(), o);
+  auto fresh = std::make_unique<Simulation>(*sim->model, one->numCells(), o);
   std::string error;
   if (!fresh->valid(error))
     return failWith(error);
-  fresh->setParamSet(sim->sim->paramSet());
+  fresh->setParamSet(one->paramSet());
   sim->sim = std::move(fresh);
   sim->options = o;
   return 0;
@@ -172,8 +185,11 @@ const char *easyml_sim_param_warnings(easyml_sim *sim) {
 
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
   std::string n = name ? name : "", error;
-  if (!sim->sim->setParam(n, value, error) ||
-      !sim->sim->setSharedParam(n, error))
+  if (!sim->sim->setParam(n, value, error))
+    return failWith(error);
+  // Shared from now on, in one process (across ranks the values a rank
+  // was given per cell stay).
+  if (sim->sim->ranks() == 1 && !sim->sim->local()->setSharedParam(n, error))
     return failWith(error);
   return 0;
 }
@@ -218,7 +234,10 @@ const double *easyml_sim_biomarkers(easyml_sim *sim, int64_t *rows) {
 int easyml_sim_set_threads(easyml_sim *sim, int threads) {
   if (threads < 0)
     return failWith("easyml_sim_set_threads: threads must be >= 0");
-  sim->sim->setThreads(threads);
+  Simulation *one = oneProcess(sim, "easyml_sim_set_threads");
+  if (!one)
+    return 1;
+  one->setThreads(threads);
   return 0;
 }
 
@@ -231,7 +250,10 @@ int easyml_sim_initialize(easyml_sim *sim, double dt) {
 
 int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
                        double stim, int integrateVm) {
-  sim->sim->advance(step0, nsteps, stim, integrateVm != 0);
+  Simulation *one = oneProcess(sim, "easyml_sim_advance");
+  if (!one)
+    return 1;
+  one->advance(step0, nsteps, stim, integrateVm != 0);
   return status(sim);
 }
 
@@ -258,7 +280,9 @@ int easyml_sim_record(easyml_sim *sim, const char *variables, int64_t cellBegin,
   std::string error;
   if (!sim->sim->record(
           names, CellRange{cellBegin, cellEnd}, firstStep, every,
-          [fn, user](int64_t step, const double *v) { fn(step, v, user); },
+          [fn, user](int64_t step, CellRange, const double *v) {
+            fn(step, v, user);
+          },
           error))
     return failWith(error);
   return 0;
@@ -270,7 +294,7 @@ int easyml_sim_add_event(easyml_sim *sim, int64_t step, int64_t every,
     return failWith("easyml_sim_add_event: no callback"), -1;
   return sim->sim->addEvent(
       step,
-      [sim, fn, user](Simulation &, int64_t s) {
+      [sim, fn, user](SimulationInterface &, int64_t s, std::string &) {
         return fn(sim, s, user) == 0;
       },
       every);
@@ -290,7 +314,7 @@ int easyml_sim_run_until(easyml_sim *sim, double untilMs) {
 int64_t easyml_sim_step(const easyml_sim *sim) { return sim->sim->step(); }
 
 const char *easyml_sim_report_json(easyml_sim *sim) {
-  sim->json = sim->sim->report().json();
+  sim->json = sim->sim->reportJson();
   return sim->json.c_str();
 }
 
@@ -298,7 +322,10 @@ int easyml_sim_get_state_row(easyml_sim *sim, int64_t var, double *values) {
   if (var < 0 || var >= sim->sim->desc().sv_rows || !values)
     return failWith("easyml_sim_get_state_row: no state row " +
                     std::to_string(var));
-  sim->sim->getStateRow(var, values);
+  Simulation *one = oneProcess(sim, "easyml_sim_get_state_row");
+  if (!one)
+    return 1;
+  one->getStateRow(var, values);
   return status(sim);
 }
 
@@ -307,23 +334,108 @@ int easyml_sim_set_state_row(easyml_sim *sim, int64_t var,
   if (var < 0 || var >= sim->sim->desc().sv_rows || !values)
     return failWith("easyml_sim_set_state_row: no state row " +
                     std::to_string(var));
-  sim->sim->setStateRow(var, values);
+  Simulation *one = oneProcess(sim, "easyml_sim_set_state_row");
+  if (!one)
+    return 1;
+  one->setStateRow(var, values);
   return status(sim);
 }
 
-double *easyml_sim_vm(easyml_sim *sim) { return sim->sim->vm(); }
-double *easyml_sim_iion(easyml_sim *sim) { return sim->sim->iion(); }
+double *easyml_sim_vm(easyml_sim *sim) {
+  Simulation *one = oneProcess(sim, "easyml_sim_vm");
+  return one ? one->vm() : nullptr;
+}
+double *easyml_sim_iion(easyml_sim *sim) {
+  Simulation *one = oneProcess(sim, "easyml_sim_iion");
+  return one ? one->iion() : nullptr;
+}
 const char *easyml_sim_variant(const easyml_sim *sim) {
-  return sim->sim->variant().name;
+  Simulation *local = sim->sim->local();
+  return local ? local->variant().name : "";
 }
 void easyml_sim_get_states(const easyml_sim *sim, double *aos) {
-  sim->sim->exportStates(aos);
+  if (Simulation *one = oneProcess(const_cast<easyml_sim *>(sim),
+                                   "easyml_sim_get_states"))
+    one->exportStates(aos);
 }
 void easyml_sim_set_states(easyml_sim *sim, const double *aos) {
-  sim->sim->importStates(aos);
+  if (Simulation *one = oneProcess(sim, "easyml_sim_set_states"))
+    one->importStates(aos);
 }
 double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var) {
-  return &sim->sim->state(cell, var);
+  Simulation *one = oneProcess(sim, "easyml_sim_state");
+  return one ? &one->state(cell, var) : nullptr;
+}
+
+int easyml_sim_rank(const easyml_sim *sim) { return sim->sim->rank(); }
+int easyml_sim_ranks(const easyml_sim *sim) { return sim->sim->ranks(); }
+
+void easyml_sim_owned(const easyml_sim *sim, int64_t *begin, int64_t *end) {
+  CellRange r = sim->sim->owned();
+  if (begin)
+    *begin = r.begin;
+  if (end)
+    *end = r.end;
+}
+
+int easyml_sim_write_biomarkers(easyml_sim *sim, const char *path,
+                                const char *paramColumns) {
+  std::vector<std::string> names;
+  std::stringstream ss(paramColumns ? paramColumns : "");
+  for (std::string n; std::getline(ss, n, ',');)
+    if (!n.empty())
+      names.push_back(n);
+  std::string error;
+  if (!path || !sim->sim->writeBiomarkers(path, names, error))
+    return failWith(path ? error : "easyml_sim_write_biomarkers: no path");
+  return 0;
+}
+
+int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
+                       int64_t every, int64_t samples) {
+  const easyml_model_desc &d = sim->sim->desc();
+  if (!path || d.vm_index < 0 || every < 1 || firstStep < 0 || samples < 1)
+    return failWith("easyml_sim_save_vm: needs a path, a model with Vm, "
+                    "first_step >= 0, every >= 1 and samples >= 1");
+  if (sim->vm)
+    return failWith("easyml_sim_save_vm: Vm is saved already");
+  std::string error;
+  sim->vm = sim->sim->openMatrix(path, samples, sim->sim->numCells(), error);
+  if (!sim->vm)
+    return failWith(error);
+  sim->vmFirst = firstStep;
+  sim->vmEvery = every;
+  std::shared_ptr<MatrixFile> file = sim->vm;
+  int64_t last = firstStep + (samples - 1) * every;
+  bool ok = sim->sim->record(
+      {d.external_names[d.vm_index]}, CellRange{0, sim->sim->numCells()},
+      firstStep, every,
+      [file, firstStep, every, last](int64_t step, CellRange part,
+                                     const double *v) {
+        std::string ignored; // reported by the sync that writes it
+        if (step <= last)
+          file->addRow((step - firstStep) / every, part, v, ignored);
+      },
+      error);
+  if (!ok) {
+    sim->vm->close(false, error);
+    sim->vm.reset();
+    return failWith(error);
+  }
+  return 0;
+}
+
+int easyml_sim_finish(easyml_sim *sim) {
+  std::string error;
+  bool ok = sim->sim->failure().empty() && !sim->sim->nonFinite();
+  if (sim->vm) {
+    ok = sim->vm->flush(error) && ok;
+    bool closed = sim->vm->close(ok, error);
+    sim->vm.reset();
+    if (!closed)
+      return failWith(error);
+  }
+  return ok ? 0 : status(sim);
 }
 
 } // extern "C"

@@ -38,6 +38,20 @@ std::vector<CellRange> keepCellZero(std::vector<CellRange> ranges,
   return ranges;
 }
 
+/// `root`'s non-finite value, on every rank.
+NonFinite broadcastNonFinite(MPI_Comm comm, int root, const NonFinite &nf) {
+  double v[4] = {static_cast<double>(nf.cell), static_cast<double>(nf.step),
+                 nf.time, nf.value};
+  MPI_Bcast(v, 4, MPI_DOUBLE, root, comm);
+  NonFinite out;
+  out.cell = static_cast<int64_t>(v[0]);
+  out.step = static_cast<int64_t>(v[1]);
+  out.time = v[2];
+  out.value = v[3];
+  out.variable = broadcast(comm, root, nf.variable);
+  return out;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -161,7 +175,7 @@ DistributedSimulation::~DistributedSimulation() = default;
 
 bool DistributedSimulation::valid(std::string &error) {
   std::string mine = setupError_;
-  if (!agree(comm_, mine.empty(), mine)) {
+  if (!rt::agree(comm_, mine.empty(), mine)) {
     error = mine;
     return false;
   }
@@ -224,6 +238,7 @@ bool DistributedSimulation::setPerCellParam(const std::string &name,
   if (std::find(perCellNames_.begin(), perCellNames_.end(), name) ==
       perCellNames_.end())
     perCellNames_.push_back(name);
+  perCellValues_[params_.index(name)].assign(values, values + cells_);
   return true;
 }
 
@@ -239,17 +254,16 @@ bool DistributedSimulation::initialize(double dt) {
   bool ok = true;
   if (local_) {
     local_->setParamSet(params_);
-    local_->initialize(dt);
-    if (!local_->failure().empty()) {
+    if (!local_->initialize(dt)) {
       mine = local_->failure();
       ok = false;
     }
   }
-  if (!agree(comm_, ok, mine))
+  if (!rt::agree(comm_, ok, mine))
     return failWith(mine);
   // Table warnings are the same on every rank: rank 0 says them.
   if (rank_ == 0 && local_)
-    tableWarnings = local_->tableWarnings;
+    tableWarnings_ = local_->tableWarnings();
   initialized_ = true;
   step_ = 0;
   clock_ = Simulation::Clock{};
@@ -275,7 +289,7 @@ bool DistributedSimulation::applyRecording(Simulation &sim, CellRange range,
   return sim.record(recording_.variables,
                     CellRange{part.begin - range.begin, part.end - range.begin},
                     timeline_.recordFirst(), timeline_.recordEvery(),
-                    [fn, part](int64_t step, const double *values) {
+                    [fn, part](int64_t step, CellRange, const double *values) {
                       fn(step, part, values);
                     },
                     error);
@@ -300,7 +314,7 @@ bool DistributedSimulation::record(const std::vector<std::string> &variables,
   // A rank holding none of the cells still checks the names.
   if (recording_.cells.intersect(owned()).empty()) {
     if (!local_->record(variables, CellRange{0, 1}, first, every,
-                        [](int64_t, const double *) {}, error))
+                        [](int64_t, CellRange, const double *) {}, error))
       return false;
     local_->stopRecording();
     return true;
@@ -314,15 +328,14 @@ void DistributedSimulation::stopRecording() {
     local_->stopRecording();
 }
 
-void DistributedSimulation::addEvent(int64_t step, RankEventFn fn,
-                                     int64_t every) {
-  timeline_.addEvent(
+int DistributedSimulation::addEvent(int64_t step, EventFn fn, int64_t every) {
+  return timeline_.addEvent(
       step,
       [this, fn](int64_t s, std::string &error) { return fn(*this, s, error); },
       every);
 }
 
-void DistributedSimulation::onEpoch(
+void DistributedSimulation::onSync(
     std::function<bool(int64_t, std::string &)> fn) {
   epochFns_.push_back(std::move(fn));
 }
@@ -335,7 +348,7 @@ bool DistributedSimulation::enableBiomarkers(const BiomarkerOptions &options,
                                              std::string &error) {
   std::string mine;
   bool ok = !local_ || local_->enableBiomarkers(options, mine);
-  if (!agree(comm_, ok, mine)) {
+  if (!rt::agree(comm_, ok, mine)) {
     // Every rank reports the same problem: no rank prefix.
     size_t colon = mine.find(": ");
     error = colon == std::string::npos ? mine : mine.substr(colon + 2);
@@ -370,14 +383,15 @@ bool DistributedSimulation::closeBeat() {
     else
       clock_ = local_->clock();
   }
-  if (!agree(comm_, ok, mine))
+  if (!rt::agree(comm_, ok, mine))
     return failWith(mine);
   drainBiomarkers();
   return true;
 }
 
-double DistributedSimulation::computeSeconds() const {
-  return retiredCompute_ + (local_ ? local_->computeSeconds : 0);
+double DistributedSimulation::rankComputeSeconds() const {
+  return retiredCompute_ +
+         (local_ ? const_cast<Simulation &>(*local_).computeSeconds() : 0);
 }
 
 void DistributedSimulation::retireLocal() {
@@ -387,7 +401,7 @@ void DistributedSimulation::retireLocal() {
   std::vector<int64_t> c = local_->counters();
   for (size_t i = 0; i < c.size() && i < counters_.size(); ++i)
     counters_[i] += c[i];
-  retiredCompute_ += local_->computeSeconds;
+  retiredCompute_ += local_->computeSeconds();
   for (const DeviceReport &dr : local_->report().devices) {
     auto it =
         std::find_if(devices_.begin(), devices_.end(),
@@ -450,7 +464,7 @@ bool DistributedSimulation::migrate(const std::vector<CellRange> &next,
   bool ok = !local_ || local_->packCells(CellRange{0, old.size()}, send.data());
   if (!ok)
     mine = local_->failure();
-  if (!agree(comm_, ok, mine))
+  if (!rt::agree(comm_, ok, mine))
     return failWith(mine);
   std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
   int so = 0, ro = 0;
@@ -492,7 +506,7 @@ bool DistributedSimulation::migrate(const std::vector<CellRange> &next,
       mine = fresh->failure();
   }
   local_ = std::move(fresh);
-  if (!agree(comm_, ok, mine))
+  if (!rt::agree(comm_, ok, mine))
     return failWith(mine);
   double moved = 0;
   MPI_Allreduce(&sent, &moved, 1, MPI_DOUBLE, MPI_SUM, comm_);
@@ -547,16 +561,17 @@ bool DistributedSimulation::run(int64_t until) {
     double t0 = now(), seconds = 0;
     int kind = 0; // 0 ok, 1 failure, 2 non-finite
     int64_t badStep = -1;
+    NonFinite bad;
     if (ok && local_) {
       ok = local_->run(end);
       seconds = now() - t0;
       if (!ok) {
         if (const NonFinite *nf = local_->nonFinite()) {
-          NonFinite g = *nf;
-          g.cell += owned().begin;
-          mine = "simulation produced a non-finite value: " + g.message();
+          bad = *nf;
+          bad.cell += owned().begin;
+          mine = "simulation produced a non-finite value: " + bad.message();
           kind = 2;
-          badStep = g.step;
+          badStep = bad.step;
         } else {
           mine = local_->failure().empty() ? "an event stopped the run"
                                            : local_->failure();
@@ -596,7 +611,8 @@ bool DistributedSimulation::run(int64_t until) {
     if (failed >= 0) {
       std::string msg = broadcast(comm_, failed, mine);
       failedRank_ = failed;
-      nonFinite_ = all[4 * failed + 2] == 2;
+      if (all[4 * failed + 2] == 2)
+        nonFinite_ = broadcastNonFinite(comm_, failed, bad);
       failure_ = "rank " + std::to_string(failed) + ": " + msg;
       wallSeconds_ += now() - wall0;
       return false;
@@ -613,12 +629,10 @@ bool DistributedSimulation::run(int64_t until) {
     step_ = end;
     drainBiomarkers();
     // Collective output of the epoch.
-    for (auto &fn : epochFns_) {
-      std::string err;
-      if (!fn(step_, err)) {
-        wallSeconds_ += now() - wall0;
-        return failWith(err);
-      }
+    std::string err;
+    if (!syncOutputs(err)) {
+      wallSeconds_ += now() - wall0;
+      return failWith(err);
     }
     // The same decision on every rank: the same numbers went in.
     Balancer::Decision d = balancer_->observe(secs, rec.nsteps);

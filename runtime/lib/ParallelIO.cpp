@@ -526,3 +526,119 @@ bool easyml::rt::serveMatrixFile(MPI_Comm world, MPI_Comm writers,
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// A MatrixFile over the ranks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Rows are buffered on each rank until flush(), which agrees on the rows
+/// every rank took (the same sample steps) and writes them while the next
+/// epoch computes.
+class RankMatrixFile : public MatrixFile {
+public:
+  explicit RankMatrixFile(MPI_Comm comm) : comm_(comm) {}
+  ~RankMatrixFile() override {
+    std::string ignored;
+    if (file_.isOpen())
+      file_.close(false, ignored);
+  }
+  ParallelMatrixFile &file() { return file_; }
+  void setViaWriter() { viaWriter_ = true; }
+
+  bool addRow(int64_t row, CellRange part, const double *values,
+              std::string &error) override {
+    if (count_ == 0) {
+      first_ = row;
+      part_ = part;
+    } else if (row != first_ + count_ || part.begin != part_.begin ||
+               part.end != part_.end) {
+      error = "'" + file_.path() + "': row " + std::to_string(row) +
+              " does not follow the rows buffered since the last flush";
+      return false;
+    }
+    rows_.insert(rows_.end(), values, values + part.size());
+    ++count_;
+    return true;
+  }
+
+  bool flush(std::string &error) override {
+    double t0 = now();
+    // Every rank wrote the same sample steps: agree on them.
+    long long mine[2] = {count_ ? first_ : -1, count_}, mx[2];
+    MPI_Allreduce(mine, mx, 2, MPI_LONG_LONG, MPI_MAX, comm_);
+    bool ok = true;
+    if (mx[1] > 0)
+      ok = file_.writeRows(mx[0], mx[1], count_ ? part_ : CellRange{},
+                           rows_.data(), error);
+    rows_.clear();
+    count_ = 0;
+    seconds_ += now() - t0;
+    return ok;
+  }
+
+  bool close(bool ok, std::string &error) override {
+    if (!file_.isOpen())
+      return true;
+    return file_.close(ok, error);
+  }
+
+  double seconds() const override { return seconds_ + file_.waitSeconds(); }
+  double bytes() const override { return file_.bytesWritten(); }
+
+  std::string summary() const override {
+    if (!viaWriter_)
+      return "";
+    const WriterStats &w = file_.writerStats();
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%.3g MB written; the busiest writer %.4f s writing, %.4f "
+                  "s waiting for rows",
+                  w.bytes / 1e6, w.writeSeconds, w.idleSeconds);
+    std::string who =
+        w.writers > 1 ? "writer ranks " + std::to_string(w.rank) + "-" +
+                            std::to_string(w.rank + w.writers - 1)
+                      : "writer rank " + std::to_string(w.rank);
+    return who + ": " + buf;
+  }
+
+  std::string summaryJson() const override {
+    if (!viaWriter_)
+      return "";
+    const WriterStats &w = file_.writerStats();
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\"writer\": {\"rank\": %d, \"writers\": %d, \"bytes\": "
+                  "%.0f, \"write_seconds\": %.6f, \"idle_seconds\": %.6f}",
+                  w.rank, w.writers, w.bytes, w.writeSeconds, w.idleSeconds);
+    return buf;
+  }
+
+private:
+  MPI_Comm comm_;
+  ParallelMatrixFile file_;
+  bool viaWriter_ = false;
+  std::vector<double> rows_;
+  int64_t first_ = 0, count_ = 0;
+  CellRange part_;
+  double seconds_ = 0;
+};
+
+} // namespace
+
+std::shared_ptr<MatrixFile>
+easyml::rt::openRankMatrix(MPI_Comm comm, MPI_Comm world, int firstWriter,
+                           int writers, const std::string &path, int64_t rows,
+                           int64_t cols, std::string &error) {
+  auto f = std::make_shared<RankMatrixFile>(comm);
+  bool opened = firstWriter >= 0
+                    ? f->file().openViaWriter(comm, world, firstWriter,
+                                              writers, path, rows, cols, error)
+                    : f->file().open(comm, path, rows, cols, error);
+  if (!opened)
+    return nullptr;
+  if (firstWriter >= 0)
+    f->setViaWriter();
+  return f;
+}

@@ -85,6 +85,8 @@ std::string RunReport::json(int indent) const {
   field("cells", std::to_string(cells));
   field("steps", std::to_string(steps));
   field("dt", num(dt));
+  field("output_seconds", num(outputSeconds));
+  field("output_bytes", num(outputBytes));
   field("cell_steps", num(cellSteps()));
   field("wave_seconds", num(waveSeconds));
   field("wall_seconds", num(wallSeconds));

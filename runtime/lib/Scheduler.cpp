@@ -654,6 +654,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       int64_t stride = recording.plan.num * recording.plan.cells.size();
       for (int64_t k = 0; k < samples.count; ++k)
         recording.fn(samples.first + k * timeline.recordEvery(),
+                     recording.plan.cells,
                      recording.plan.host.data() + k * stride);
     }
     step_ = end;
@@ -674,6 +675,13 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
         report.dimensioning.chosen = c.str();
         report.dimensioning.reason = dimensioner_->reason();
         ok = useConfig(c, "dimensioning chose " + c.str());
+      }
+    }
+    for (auto &fn : syncFns) {
+      std::string error;
+      if (ok && !fn(step_, error)) {
+        failure_ = error;
+        ok = false;
       }
     }
     if (progress)

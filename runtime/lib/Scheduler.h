@@ -74,9 +74,11 @@ public:
   Timeline timeline;
   struct Recording {
     RecordPlan plan;
-    SampleFn fn;
+    SimulationInterface::PartSampleFn fn;
   } recording;
   std::function<void(int64_t)> progress;
+  /// Called after every wave (SimulationInterface::onSync).
+  std::vector<std::function<bool(int64_t, std::string &)>> syncFns;
 
   /// Biomarkers (enabled when `on`).
   struct Biomarkers {

@@ -42,7 +42,7 @@ Simulation::Simulation(const ModelHandle &model, int64_t numCells,
 
 Simulation::~Simulation() = default;
 
-bool Simulation::valid(std::string &error) const {
+bool Simulation::valid(std::string &error) {
   if (!scheduler_->setupError().empty()) {
     error = scheduler_->setupError();
     return false;
@@ -64,10 +64,6 @@ std::vector<std::string> Simulation::activeDevices() const {
   for (int i : scheduler_->active())
     ids.push_back(scheduler_->devices()[i]->id());
   return ids;
-}
-
-const std::vector<double> &Simulation::params() const {
-  return scheduler_->params().values();
 }
 
 const ParamSet &Simulation::paramSet() const { return scheduler_->params(); }
@@ -204,12 +200,17 @@ std::vector<std::string> Simulation::unusedParamSettings() const {
   return scheduler_->params().unusedSettings(scheduler_->userRows());
 }
 
-void Simulation::initialize(double dt) {
-  scheduler_->initialize(dt, *this);
-  tableWarnings = scheduler_->tableWarnings;
-  tablesSeconds = scheduler_->tablesSeconds;
-  initSeconds = scheduler_->initSeconds;
+bool Simulation::initialize(double dt) {
+  return scheduler_->initialize(dt, *this);
 }
+
+std::vector<std::string> Simulation::tableWarnings() const {
+  return scheduler_->tableWarnings;
+}
+
+double Simulation::tablesSeconds() const { return scheduler_->tablesSeconds; }
+
+double Simulation::initSeconds() const { return scheduler_->initSeconds; }
 
 void Simulation::addStimulus(const Stimulus &stimulus) {
   scheduler_->timeline.addStimulus(stimulus);
@@ -219,7 +220,7 @@ void Simulation::clearStimuli() { scheduler_->timeline.clearStimuli(); }
 
 bool Simulation::record(const std::vector<std::string> &variables,
                         CellRange cells, int64_t first, int64_t every,
-                        SampleFn fn, std::string &error) {
+                        PartSampleFn fn, std::string &error) {
   const easyml_model_desc &d = desc();
   if (!(d.features & EASYML_FEATURE_RECORD)) {
     error = "model " + std::string(d.name) +
@@ -286,8 +287,15 @@ void Simulation::stopRecording() { scheduler_->timeline.stopRecording(); }
 
 int Simulation::addEvent(int64_t step, EventFn fn, int64_t every) {
   return scheduler_->timeline.addEvent(
-      step, [this, fn](int64_t s, std::string &) { return fn(*this, s); },
+      step,
+      [this, fn](int64_t s, std::string &error) {
+        return fn(*this, s, error);
+      },
       every);
+}
+
+void Simulation::onSync(std::function<bool(int64_t, std::string &)> fn) {
+  scheduler_->syncFns.push_back(std::move(fn));
 }
 
 void Simulation::removeEvent(int id) { scheduler_->timeline.removeEvent(id); }
@@ -297,14 +305,10 @@ void Simulation::onProgress(std::function<void(int64_t)> fn) {
 }
 
 bool Simulation::run(int64_t untilStep) {
-  bool ok = scheduler_->run(untilStep, *this);
-  computeSeconds = scheduler_->computeSeconds;
-  return ok;
+  return scheduler_->run(untilStep, *this);
 }
 
-bool Simulation::runUntil(double ms) {
-  return run(std::llround(ms / scheduler_->dt()));
-}
+double Simulation::computeSeconds() { return scheduler_->computeSeconds; }
 
 int64_t Simulation::step() const { return scheduler_->step(); }
 
@@ -321,7 +325,6 @@ void Simulation::advance(int64_t step0, int64_t nsteps, double stim,
   task.stim = stim;
   task.integrateVm = integrateVm;
   scheduler_->runWave(task);
-  computeSeconds = scheduler_->computeSeconds;
 }
 
 void Simulation::evaluate(int64_t step) {
@@ -412,7 +415,7 @@ double *Simulation::iion() {
   return i < 0 ? nullptr : external(i);
 }
 
-std::vector<int64_t> Simulation::counters() const {
+std::vector<int64_t> Simulation::counters() {
   return scheduler_->counters;
 }
 

@@ -16,7 +16,9 @@
 
 #include "easyml/Runtime/Simulation.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace easyml::bench {
 
@@ -28,9 +30,17 @@ double now();
 void writeStateFile(const std::string &path, rt::Simulation &sim);
 /// Sets every cell of `sim` from a .sv state file.
 void readStateFile(const std::string &path, rt::Simulation &sim);
+/// --lb-memory: the device speeds remembered for `model` (none when the
+/// file does not exist yet), and the file updated with `speeds`.
+std::map<std::string, double> readSpeeds(const std::string &path,
+                                         const std::string &model);
+void writeSpeeds(const std::string &path, const std::string &model,
+                 const std::map<std::string, double> &speeds);
 /// Prints (unless quiet) the last beat's biomarker quantiles; returns them
 /// as JSON.
-std::string biomarkerSummary(const rt::BiomarkerTable &bt, bool quiet);
+/// `lastBeat`: the last beat's rows; `rows`: the rows of every beat.
+std::string biomarkerSummary(const rt::BiomarkerTable &lastBeat, int64_t rows,
+                             bool quiet);
 
 /// What main() prepared for a run.
 struct BenchRun {
@@ -43,7 +53,28 @@ struct BenchRun {
   uint64_t seed = 1;
   bool quiet = false, cached = false;
   double compileSeconds = 0, loadSeconds = 0;
+  /// Under mpirun (the MPI summary and report), and how the writer ranks
+  /// are set (" computing, rank 3 writing"), for the first line.
+  bool mpi = false;
+  std::string writers;
 };
+
+/// What a run measured, for the summary and the report (complete on rank
+/// 0).
+struct RunFigures {
+  std::vector<int64_t> counters;
+  double compute = 0, output = 0, wall = 0;
+  std::string bioJson, writer, writerJson;
+};
+
+/// The protocol of `run` over `sim` (one process or every rank): 0, or the
+/// exit status after the message (said once, by rank 0).
+int runProtocol(rt::SimulationInterface &sim, const BenchRun &run,
+                RunFigures &figures);
+/// Prints the counted warnings, the summary (unless quiet) and writes
+/// --report-json for a run in one process: 0, or the exit status.
+int reportOneProcess(rt::Simulation &sim, const BenchRun &run,
+                     const RunFigures &figures);
 
 /// True when started by mpirun (and MPI support is compiled in).
 bool underMpirun();

@@ -767,7 +767,8 @@ int pointwise(const std::string &csv, rt::ModelHandle &model,
 
 /// Prints the last beat's biomarkers as percentiles (unless quiet) and
 /// returns them as JSON.
-std::string biomarkerSummary(const rt::BiomarkerTable &bt, bool quiet) {
+std::string biomarkerSummary(const rt::BiomarkerTable &bt, int64_t rows,
+                             bool quiet) {
   int64_t n = bt.rows();
   if (!n)
     return "{\"beats\": 0}";
@@ -794,7 +795,7 @@ std::string biomarkerSummary(const rt::BiomarkerTable &bt, bool quiet) {
                                     "ead", "alternans"};
   std::string json = "{\"beats\": " +
                      std::to_string(static_cast<long long>(lastBeat) + 1) +
-                     ", \"rows\": " + std::to_string(n) +
+                     ", \"rows\": " + std::to_string(rows) +
                      ", \"last_beat\": {\"cells\": " +
                      std::to_string(cells);
   if (!quiet)
@@ -1045,330 +1046,36 @@ int main(int argc, char **argv) {
   const long saveStep =
       cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
 
+  BenchRun run;
+  run.cl = &cl;
+  run.model = model.get();
+  run.options = options;
+  run.num = num;
+  run.traceNo = traceNo;
+  run.numstim = numstim;
+  run.nLast = nLast;
+  run.stimLen = stimLen;
+  run.outFirst = outFirst;
+  run.outEvery = outEvery;
+  run.saveStep = saveStep;
+  run.dt = dt;
+  run.stimStart = stimStart;
+  run.stimCurr = stimCurr;
+  run.bcl = bcl;
+  run.seed = static_cast<uint64_t>(seed);
+  run.quiet = quiet;
+  run.cached = cached;
+  run.compileSeconds = compileSeconds;
+  run.loadSeconds = loadSeconds;
+  run.mpi = mpi;
   if (mpi) {
-    BenchRun run;
-    run.cl = &cl;
-    run.model = model.get();
-    run.options = options;
-    run.num = num;
-    run.traceNo = traceNo;
-    run.numstim = numstim;
-    run.nLast = nLast;
-    run.stimLen = stimLen;
-    run.outFirst = outFirst;
-    run.outEvery = outEvery;
-    run.saveStep = saveStep;
-    run.dt = dt;
-    run.stimStart = stimStart;
-    run.stimCurr = stimCurr;
-    run.bcl = bcl;
-    run.seed = static_cast<uint64_t>(seed);
-    run.quiet = quiet;
-    run.cached = cached;
-    run.compileSeconds = compileSeconds;
-    run.loadSeconds = loadSeconds;
     int status = runDistributed(run);
     mpiStop();
     return status;
   }
   rt::Simulation sim(*model, num, options);
-  if (!sim.valid(error))
-    fail(error);
-  // A device that fails mid-run: say what failed on which device, leave no
-  // partial output behind.
-  std::vector<std::string> written;
-  std::function<void()> removeOutputs = [&] {
-    for (auto &w : written)
-      std::remove(w.c_str());
-  };
-  auto checkDevice = [&] {
-    if (sim.failure().empty())
-      return;
-    removeOutputs();
-    fail(sim.failure());
-  };
-  if (!quiet)
-    std::fprintf(stderr, "Ionic model: %s\n", d.name);
-  std::vector<std::string> log;
-  if (!sim.modifyParams(cl.get("imp-par"), error, &log))
-    fail(error);
-  if (!quiet)
-    for (auto &l : log)
-      std::fprintf(stderr, "%s\n", l.c_str());
-
-  // Per-cell parameters: a file, or sampled.
-  if (cl.has("param-file") && cl.has("population"))
-    fail("give one of --param-file and --population");
-  rt::Columns perCell;
-  if (cl.has("param-file")) {
-    std::string path = cl.get("param-file");
-    if (!rt::readParamTable(path, num, perCell, error) ||
-        !rt::checkParamNames(perCell, d, path, error))
-      fail(error);
-  } else if (cl.has("population")) {
-    std::string order = cl.get("population-order");
-    if (order != "grouped" && order != "drawn")
-      fail("--population-order: expected grouped or drawn, got '" + order +
-           "'");
-    if (!rt::samplePopulation(cl.get("population"),
-                              static_cast<uint64_t>(seed), d, sim.params(),
-                              num, perCell, error, order == "grouped"))
-      fail(error);
-  }
-  for (size_t c = 0; c < perCell.names.size(); ++c)
-    if (!sim.setPerCellParam(perCell.names[c], perCell.values[c].data(),
-                             error))
-      fail((cl.has("param-file") ? cl.get("param-file") + ": column " +
-                                       std::to_string(c + 1) + ": "
-                                 : std::string("--population: ")) +
-           error);
-  if (!quiet && !perCell.names.empty()) {
-    std::string names;
-    for (auto &n : perCell.names)
-      names += (names.empty() ? "" : ", ") + n;
-    std::fprintf(stderr, "Per-cell parameters: %s\n", names.c_str());
-  }
-  for (const std::string &w : sim.unusedParamSettings())
-    std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
-  if (cl.has("ca-variable") && !cl.has("biomarkers"))
-    fail("--ca-variable applies to --biomarkers");
-
-  sim.initialize(dt);
-  checkDevice();
-  for (const std::string &w : sim.tableWarnings)
-    std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
-  if (cl.has("read-ini-file")) {
-    readStateFile(cl.get("read-ini-file"), sim);
-    sim.evaluate(0);
-    checkDevice();
-  }
-  if (cl.has("biomarkers")) {
-    rt::BiomarkerOptions bo;
-    bo.caVariable = cl.get("ca-variable");
-    if (!sim.enableBiomarkers(bo, error))
-      fail(error);
-  }
-  if (numstim > 0) {
-    rt::Stimulus stim;
-    stim.start = std::lround(stimStart / dt);
-    stim.duration = stimLen;
-    stim.strength = stimCurr;
-    stim.period = std::lround(bcl / dt);
-    stim.count = numstim;
-    sim.addStimulus(stim);
-  }
-
-  // Outputs: cell 0's files, recorded inside the waves at the output
-  // steps; with --save-vm, every cell's Vm too.
-  rt::CellRange recordCells{0, 1};
-  if (cl.has("save-vm"))
-    recordCells = rt::CellRange{0, num};
-  CellZeroOutputs outputs;
-  if (!outputs.open(d, cl, traceNo, error))
-    fail(error);
-  VmMatrix vmAll;
-  if (cl.has("save-vm") &&
-      !vmAll.open(cl.get("save-vm"), sampleCount(outFirst, outEvery, nLast + 1),
-                  num, error)) {
-    outputs.remove();
-    fail(error);
-  }
-  removeOutputs = [&] {
-    outputs.remove();
-    vmAll.remove();
-    for (auto &w : written)
-      std::remove(w.c_str());
-  };
-  std::vector<std::string> recorded = outputs.variables();
-  int vmAllSlot = -1;
-  if (vmAll.isOpen()) {
-    for (size_t i = 0; i < recorded.size(); ++i)
-      if (recorded[i] == d.external_names[d.vm_index])
-        vmAllSlot = static_cast<int>(i);
-    if (vmAllSlot < 0) {
-      vmAllSlot = static_cast<int>(recorded.size());
-      recorded.push_back(d.external_names[d.vm_index]);
-    }
-  }
-  auto output = [&](int64_t step, const double *values) {
-    outputs.sample(step, dt, values, recordCells.size());
-    if (vmAll.isOpen() && !vmAll.writeRow(values + vmAllSlot * num, error)) {
-      removeOutputs();
-      fail(error);
-    }
-  };
-  if (!recorded.empty()) {
-    if (!sim.record(recorded, recordCells, outFirst, outEvery, output, error))
-      fail(error);
-  } else {
-    // Nothing to record (no Vm, Iion or states): the output steps still
-    // print their (zero) lines.
-    sim.addEvent(
-        outFirst,
-        [&](rt::Simulation &, int64_t step) {
-          output(step, nullptr);
-          return true;
-        },
-        outEvery);
-  }
-  double outputSeconds = 0;
-  if (saveStep >= 0)
-    sim.addEvent(saveStep, [&](rt::Simulation &s, int64_t) {
-      double o0 = now();
-      writeStateFile(cl.get("save-ini-file"), s);
-      outputSeconds += now() - o0;
-      return true;
-    });
-
-  bool progress =
-      cl.has("progress") || (!cl.has("no-progress") && isatty(2) &&
-                             static_cast<double>(nLast) * num > 5e7);
-  long lastPct = -1;
-  if (progress)
-    sim.onProgress([&](int64_t step) {
-      long pct = static_cast<long>(100.0 * step / (nLast + 1));
-      if (pct != lastPct) {
-        lastPct = pct;
-        std::fprintf(stderr, "\r[%-40s] %3ld%%  t = %.1f ms",
-                     std::string(pct * 40 / 100, '#').c_str(), pct, step * dt);
-      }
-    });
-  double wallStart = now();
-  bool ok = sim.run(nLast + 1);
-  if (progress)
-    std::fprintf(stderr, "\n");
-  checkDevice();
-  if (!ok && sim.nonFinite()) {
-    std::string msg =
-        "simulation produced a non-finite value: " + sim.nonFinite()->message();
-    removeOutputs();
-    fail(msg, 3);
-  }
-  if (cl.has("biomarkers") && !sim.closeBeat()) {
-    checkDevice();
-    fail("closing the last beat failed");
-  }
-  double wall = now() - wallStart;
-  std::string bioJson;
-  if (cl.has("biomarkers")) {
-    const rt::BiomarkerTable &bt = sim.biomarkers();
-    std::vector<std::string> names;
-    for (int c = 0; c < rt::kBioNumColumns; ++c)
-      names.push_back(rt::biomarkerColumnName(c));
-    std::vector<double> rows = bt.values;
-    if (!perCell.names.empty()) {
-      // The per-cell parameters next to each row.
-      size_t k0 = rt::kBioNumColumns, k = k0 + perCell.names.size();
-      std::vector<double> wide(bt.rows() * k);
-      for (int64_t r = 0; r < bt.rows(); ++r) {
-        std::copy(bt.row(r), bt.row(r) + k0, wide.begin() + r * k);
-        int64_t cell = static_cast<int64_t>(bt.row(r)[rt::kBioCell]);
-        for (size_t p = 0; p < perCell.names.size(); ++p)
-          wide[r * k + k0 + p] = perCell.values[p][cell];
-      }
-      rows.swap(wide);
-      names.insert(names.end(), perCell.names.begin(), perCell.names.end());
-    }
-    std::string path = cl.get("biomarkers");
-    if (!rt::writeTable(path, names, rows, error)) {
-      removeOutputs();
-      fail(error);
-    }
-    written.push_back(path);
-    bioJson = biomarkerSummary(sim.biomarkers(), quiet);
-  }
-  if (!outputs.finish(error) || !vmAll.close(error)) {
-    removeOutputs();
-    fail(error);
-  }
-  outputSeconds += outputs.seconds + vmAll.seconds;
-
-  // Warnings the kernels counted.
-  std::vector<int64_t> counters = sim.counters();
-  for (int64_t i = 0; i < d.num_counters; ++i)
-    if (counters[i])
-      std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
-                   d.counter_names[i], static_cast<long long>(counters[i]));
-
-  std::fflush(stdout);
-  const rt::RunReport &report = sim.report();
-  double cellSteps = static_cast<double>(nLast + 1) * num;
-  double rate = sim.computeSeconds > 0 ? cellSteps / sim.computeSeconds : 0;
-  // GPU: the compute kernels' own time, without transfers at events.
-  double kernelMs = sim.gpuKernelMs();
-  double kernelRate = kernelMs > 0 ? cellSteps / (kernelMs / 1e3) : 0;
-  std::vector<std::string> active = sim.activeDevices();
-  bool cpuOnly = active.size() == 1 && active[0] == "cpu";
-  if (!quiet) {
-    std::fprintf(stderr,
-                 "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %lld "
-                 "waves)\n%-22s %d\n",
-                 "model", d.name, "variant", sim.variant().name, "cells", num,
-                 "steps", nLast + 1, dt,
-                 static_cast<long long>(report.totalWaves), "threads",
-                 sim.threads());
-    if (!cpuOnly)
-      std::fprintf(stderr, "%-22s %s\n",
-                   active.size() > 1 ? "devices" : "device",
-                   sim.deviceDescription().c_str());
-    auto row = [](const char *name, double s) {
-      std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
-    };
-    if (cl.has("model"))
-      row(cached ? "compile (cached)" : "compile", compileSeconds);
-    row("load", loadSeconds);
-    row("tables", sim.tablesSeconds);
-    row("init", sim.initSeconds);
-    row("compute", sim.computeSeconds);
-    row("output", outputSeconds);
-    row("total", wall + loadSeconds + compileSeconds);
-    // One GPU: its kernels' own time (several: per device below).
-    if (kernelMs > 0 && active.size() == 1) {
-      row("kernels (events)", kernelMs / 1e3);
-      std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "kernel throughput",
-                   kernelRate);
-    }
-    report.print(stderr);
-  }
-  if (cl.has("lb-memory"))
-    writeSpeeds(cl.get("lb-memory"), d.name, sim.speeds());
-  if (cl.has("report-json")) {
-    std::string p = cl.get("report-json");
-    FILE *f = std::fopen(p.c_str(), "w");
-    if (!f)
-      fail("cannot write '" + p + "': " + std::strerror(errno));
-    std::fprintf(
-        f,
-        "{\n  \"model\": \"%s\",\n  \"num_states\": %lld,\n  "
-        "\"variant\": \"%s\",\n  \"cells\": %ld,\n  \"steps\": %ld,\n  \"dt\": %g,\n  "
-        "\"threads\": %d,\n  \"waves\": %lld,\n  \"seconds\": {\"compile\": "
-        "%.6f, \"load\": %.6f, \"tables\": %.6f, \"init\": %.6f, "
-        "\"compute\": %.6f, \"output\": %.6f, \"total\": %.6f},\n  "
-        "\"cell_steps_per_second\": %.6e,\n  "
-        "\"kernel_cell_steps_per_second\": %.6e,\n  \"device\": \"%s\",\n  "
-        "\"devices\": \"%s\",\n  "
-        "\"max_wave_steps\": %ld,\n  \"compile_cached\": %s,\n"
-        "  \"warnings\": {",
-        d.name, static_cast<long long>(d.num_states), sim.variant().name, num,
-        nLast + 1, dt, sim.threads(),
-        static_cast<long long>(report.totalWaves), compileSeconds, loadSeconds,
-        sim.tablesSeconds, sim.initSeconds, sim.computeSeconds, outputSeconds,
-        wall + loadSeconds + compileSeconds, rate, kernelRate,
-        sim.deviceDescription().c_str(), options.devices.c_str(), maxWaveSteps,
-        cached ? "true" : "false");
-    bool first = true;
-    for (int64_t i = 0; i < d.num_counters; ++i)
-      if (counters[i]) {
-        std::fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", d.counter_names[i],
-                     static_cast<long long>(counters[i]));
-        first = false;
-      }
-    if (!bioJson.empty())
-      std::fprintf(f, "},\n  \"biomarkers\": %s", bioJson.c_str());
-    else
-      std::fprintf(f, "}");
-    std::fprintf(f, ",\n  \"runtime\": %s\n}\n", report.json(2).c_str());
-    std::fclose(f);
-  }
-  return 0;
+  RunFigures figures;
+  if (int code = runProtocol(sim, run, figures))
+    return code;
+  return reportOneProcess(sim, run, figures);
 }

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ struct DistributedOptions {
   double slowFactor = 1;
   /// Initial shares of the cells per rank (empty: even).
   std::vector<double> shares;
+  /// Sample matrices go through dedicated writer ranks (serveMatrixFile):
+  /// `writers` ranks of `world` from `firstWriter` on (none when < 0).
+  MPI_Comm world = MPI_COMM_NULL;
+  int firstWriter = -1, writers = 0;
 };
 
 /// One epoch as every rank saw it.
@@ -96,105 +101,98 @@ struct DistributedReport {
 /// N cells of one model over the ranks of `comm`. Every method is
 /// collective (every rank calls it, in the same order) unless it says
 /// otherwise.
-class DistributedSimulation {
+class DistributedSimulation : public SimulationInterface {
 public:
   DistributedSimulation(MPI_Comm comm, const ModelHandle &model,
                         int64_t cells, const SimulationOptions &local,
                         const DistributedOptions &options = {});
-  ~DistributedSimulation();
+  ~DistributedSimulation() override;
   DistributedSimulation(const DistributedSimulation &) = delete;
   DistributedSimulation &operator=(const DistributedSimulation &) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  MPI_Comm comm() const { return comm_; }
-  int64_t numCells() const { return cells_; }
-  const easyml_model_desc &desc() const { return model_.desc(); }
-  /// This rank's cells (global numbering); may be empty. Not collective.
-  CellRange owned() const { return ranges_[rank_]; }
-  const std::vector<CellRange> &ranges() const { return ranges_; }
+  //===--- SimulationInterface ----------------------------------------===//
+  const easyml_model_desc &desc() const override { return model_.desc(); }
+  int64_t numCells() const override { return cells_; }
+  int rank() const override { return rank_; }
+  int ranks() const override { return size_; }
+  /// This rank's cells (global numbering); may be empty.
+  CellRange owned() const override { return ranges_[rank_]; }
   /// The rank's simulation of its cells (null when it holds none). It is
-  /// replaced when cells move. Not collective.
-  Simulation *local() { return local_.get(); }
-
-  /// False on every rank when the devices cannot be had on some rank.
-  bool valid(std::string &error);
+  /// replaced when cells move.
+  Simulation *local() override { return local_.get(); }
+  std::string deviceDescription() const override;
+  std::string variantName() const override;
+  bool valid(std::string &error) override;
   /// After run() returned false: "rank 2: cell 2500, variable ..." (the
-  /// same text on every rank). Not collective.
-  const std::string &failure() const { return failure_; }
-  /// The rank that failed first, or -1.
-  int failedRank() const { return failedRank_; }
-  /// Set when the failure was a non-finite value (cell in global
-  /// numbering; on every rank).
-  bool nonFinite() const { return nonFinite_; }
+  /// same text on every rank).
+  const std::string &failure() const override { return failure_; }
+  /// The first non-finite value (cell in global numbering), on every rank.
+  const NonFinite *nonFinite() const override {
+    return nonFinite_.cell >= 0 ? &nonFinite_ : nullptr;
+  }
+  bool agree(bool ok, std::string &error) override;
 
-  /// Shared parameter values (descriptor order), derived ones up to date;
-  /// the same on every rank.
-  const std::vector<double> &params() const { return params_.values(); }
-  const ParamSet &paramSet() const { return params_; }
-  /// Simulation::setParam and modifyParams; not collective (every rank
-  /// makes the same change).
-  bool setParam(const std::string &name, double value, std::string &error);
+  const ParamSet &paramSet() const override { return params_; }
+  bool setParam(const std::string &name, double value,
+                std::string &error) override;
   bool modifyParams(const std::string &mods, std::string &error,
-                    std::vector<std::string> *log = nullptr);
-  /// Simulation::unusedParamSettings.
-  std::vector<std::string> unusedParamSettings() const;
-  /// Makes `name` per-cell; `values` holds numCells() values, the same on
-  /// every rank. Not collective; false with `error` on a bad name.
+                    std::vector<std::string> *log = nullptr) override;
+  std::vector<std::string> unusedParamSettings() const override;
   bool setPerCellParam(const std::string &name, const double *values,
-                       std::string &error);
-  bool initialize(double dt);
-  double dt() const { return dt_; }
-  /// Table warnings of rank 0's (or the first holding) simulation.
-  std::vector<std::string> tableWarnings;
+                       std::string &error) override;
 
-  /// Not collective (every rank adds the same).
-  void addStimulus(const Stimulus &stimulus);
-  /// Receives the samples of the recorded cells this rank holds: `part`
-  /// (global numbering), values[slot * part.size() + c].
-  using PartSampleFn =
-      std::function<void(int64_t step, CellRange part, const double *values)>;
-  /// Records `variables` of the global cells `cells` at steps first +
-  /// k*every. Not collective; false with `error` as Simulation::record.
+  bool initialize(double dt) override;
+  double dt() const override { return dt_; }
+  /// Those of rank 0's (or the first holding) simulation.
+  std::vector<std::string> tableWarnings() const override {
+    return tableWarnings_;
+  }
+  void addStimulus(const Stimulus &stimulus) override;
   bool record(const std::vector<std::string> &variables, CellRange cells,
               int64_t first, int64_t every, PartSampleFn fn,
-              std::string &error);
-  /// Called on every rank when the run reaches `step`, before the epoch
-  /// that starts there (and every `every` steps after when every > 0).
-  /// A false return fails the run on every rank with `error`.
-  /// Not collective (every rank stops alike).
-  void stopRecording();
-  using RankEventFn = std::function<bool(DistributedSimulation &sim,
-                                         int64_t step, std::string &error)>;
-  void addEvent(int64_t step, RankEventFn fn, int64_t every = 0);
-  /// Called on every rank after each epoch, once every rank has reached
-  /// `step`: collective output goes here. A false return fails the run.
-  void onEpoch(std::function<bool(int64_t step, std::string &error)> fn);
-  /// Called on rank 0 after each epoch with the step reached. Not
-  /// collective.
-  void onProgress(std::function<void(int64_t step)> fn);
-  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
-  /// Ends the current beat at step() on every rank.
-  bool closeBeat();
-  /// This rank's rows of the closed beats (cell column in global
-  /// numbering), beat by beat, cells in order. Not collective.
-  const BiomarkerTable &biomarkers() const { return bio_; }
-
-  /// Runs every rank from step() to `untilStep`.
-  bool run(int64_t untilStep);
-  int64_t step() const { return step_; }
-  /// Warning counters summed over the ranks.
-  std::vector<int64_t> counters();
-  /// This rank's compute seconds so far (its simulations' waves). Not
-  /// collective.
-  double computeSeconds() const;
-  /// Gathers the per-rank figures (complete on rank 0).
-  DistributedReport report();
-  /// Adds output seconds and bytes to this rank's report. Not collective.
-  void addOutput(double seconds, double bytes) {
+              std::string &error) override;
+  void stopRecording() override;
+  int addEvent(int64_t step, EventFn fn, int64_t every = 0) override;
+  /// After each epoch, once every rank has reached `step`.
+  void onSync(std::function<bool(int64_t step, std::string &error)> fn)
+      override;
+  void onProgress(std::function<void(int64_t step)> fn) override;
+  bool enableBiomarkers(const BiomarkerOptions &options,
+                        std::string &error) override;
+  bool closeBeat() override;
+  const BiomarkerTable &biomarkers() const override { return bio_; }
+  bool run(int64_t untilStep) override;
+  int64_t step() const override { return step_; }
+  std::vector<int64_t> counters() override;
+  std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
+                                         int64_t rows, int64_t cols,
+                                         std::string &error) override;
+  bool writeBiomarkers(const std::string &path,
+                       const std::vector<std::string> &paramColumns,
+                       std::string &error) override;
+  BiomarkerTable lastBeat(int64_t &totalRows) override;
+  /// The slowest rank's.
+  double computeSeconds() override;
+  double slowest(double seconds) override;
+  void addOutput(double seconds, double bytes) override {
     outputSeconds_ += seconds;
     outputBytes_ += bytes;
   }
+  std::string reportJson(int indent = 0) override;
+  void printReport(FILE *out) override;
+
+  //===--- Across ranks only ------------------------------------------===//
+  MPI_Comm comm() const { return comm_; }
+  const std::vector<CellRange> &ranges() const { return ranges_; }
+  /// The rank that failed first, or -1.
+  int failedRank() const { return failedRank_; }
+  /// This rank's compute seconds so far (its simulations' waves). Not
+  /// collective.
+  double rankComputeSeconds() const;
+  /// Gathers the per-rank figures (complete on rank 0).
+  DistributedReport report();
+  /// Whether a sample matrix went through the writer ranks.
+  bool usedWriters() const { return usedWriters_; }
 
 private:
   std::unique_ptr<Simulation> build(CellRange range,
@@ -208,6 +206,9 @@ private:
   /// rank's totals before it is replaced.
   void retireLocal();
   bool failWith(const std::string &error);
+  /// After an epoch: the onSync callbacks, then the open sample matrices
+  /// flushed.
+  bool syncOutputs(std::string &error);
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
@@ -219,7 +220,17 @@ private:
   std::unique_ptr<Simulation> local_;
   std::string setupError_, failure_;
   int failedRank_ = -1;
-  bool nonFinite_ = false;
+  NonFinite nonFinite_;
+  std::vector<std::string> tableWarnings_;
+  /// Per-cell values given by the user (every cell, on every rank), by
+  /// params index.
+  std::map<int64_t, std::vector<double>> perCellValues_;
+  /// Sample matrices open, flushed after every epoch.
+  std::vector<std::weak_ptr<MatrixFile>> matrices_;
+  bool usedWriters_ = false;
+  /// The value of parameter `p` for `cell` (global), derived ones
+  /// recomputed from the cell's own values.
+  double cellParam(int64_t p, int64_t cell) const;
   ParamSet params_;
   std::vector<std::string> perCellNames_;
   double dt_ = 0.01;

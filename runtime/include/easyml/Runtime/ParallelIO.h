@@ -17,10 +17,12 @@
 #define EASYML_RUNTIME_PARALLELIO_H
 
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/SimulationInterface.h"
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,6 +129,16 @@ bool writeTableParallel(MPI_Comm comm, const std::string &path,
                         const std::vector<std::string> &names,
                         const std::vector<double> &rows,
                         const std::vector<int64_t> &keys, std::string &error);
+
+/// Collective: a sample matrix every rank of `comm` writes its columns of
+/// (MatrixFile): rows buffered per rank until flush(), which writes them
+/// with ParallelMatrixFile, directly or through the `writers` writer ranks
+/// of `world` from `firstWriter` on (none when firstWriter < 0).
+std::shared_ptr<MatrixFile> openRankMatrix(MPI_Comm comm, MPI_Comm world,
+                                           int firstWriter, int writers,
+                                           const std::string &path,
+                                           int64_t rows, int64_t cols,
+                                           std::string &error);
 
 } // namespace easyml::rt
 

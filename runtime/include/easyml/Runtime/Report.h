@@ -81,6 +81,8 @@ struct RunReport {
   double bytesMoved = 0;
   /// Wall time of the waves (launch to join) and of the whole run.
   double waveSeconds = 0, wallSeconds = 0;
+  /// Time and bytes of the output files (SimulationInterface::addOutput).
+  double outputSeconds = 0, outputBytes = 0;
   struct {
     bool enabled = false, complete = false;
     std::vector<DimensionWindow> windows;

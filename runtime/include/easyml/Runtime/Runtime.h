@@ -2,9 +2,15 @@
  *
  * Part of the EasyML toolchain.
  *
- * A thin C interface over easyml::rt::Simulation for simulators written in
- * C or other languages. Every function that can fail returns 0 on success
- * and a non-zero code otherwise; easyml_last_error() then describes it.
+ * A thin C interface over easyml::rt::SimulationInterface for simulators
+ * written in C or other languages: one process (easyml_sim_create*) or the
+ * ranks of an MPI communicator (easyml_sim_create_mpi, RuntimeMPI.h), with
+ * the same calls. Every function that can fail returns 0 on success and a
+ * non-zero code otherwise; easyml_last_error() then describes it.
+ *
+ * Across ranks every rank makes every call, in the same order with the
+ * same arguments; calls marked "one process" refuse to run there (per-cell
+ * access: states, Vm arrays, one wave at a time).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -68,7 +74,7 @@ const char *easyml_sim_param_warnings(easyml_sim *sim);
 int easyml_sim_set_threads(easyml_sim *sim, int threads);
 /* Builds tables for dt, sets initial states and computes Iion. */
 int easyml_sim_initialize(easyml_sim *sim, double dt);
-/* Advances all cells by nsteps from global step step0; with integrate_vm
+/* One process: advances all cells by nsteps from global step step0; with integrate_vm
  * the kernel applies Vm += stim*dt before and Vm -= Iion*dt after each
  * model step (openCARP bench). Returns non-zero if a value became NaN/Inf,
  * with the cell, variable, step and time in easyml_last_error(). */
@@ -127,7 +133,29 @@ int easyml_sim_enable_biomarkers(easyml_sim *sim, const char *ca_variable);
 int easyml_sim_close_beat(easyml_sim *sim);
 const double *easyml_sim_biomarkers(easyml_sim *sim, int64_t *rows);
 
-/* Per-cell arrays owned by the simulation (valid until it is freed). */
+/* This process's rank and the number of ranks (0 and 1 in one process),
+ * and the cells it holds [*begin, *end) (recorded samples and biomarker
+ * rows are those of these cells). */
+int easyml_sim_rank(const easyml_sim *sim);
+int easyml_sim_ranks(const easyml_sim *sim);
+void easyml_sim_owned(const easyml_sim *sim, int64_t *begin, int64_t *end);
+
+/* Output files, written by the library with the same bytes whatever the
+ * rank count. write_biomarkers: the biomarker table so far (CSV, or a
+ * structured .npy by the extension) with one more column per name in
+ * `param_columns` (comma-separated parameters: each cell's value). save_vm:
+ * Vm of every cell at steps first_step + k*every, k < samples, as a
+ * (samples x cells) .npy (it uses the recording: not with
+ * easyml_sim_record); finish writes it into place once complete (or
+ * removes it after a failed run). */
+int easyml_sim_write_biomarkers(easyml_sim *sim, const char *path,
+                                const char *param_columns);
+int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t first_step,
+                       int64_t every, int64_t samples);
+int easyml_sim_finish(easyml_sim *sim);
+
+/* Per-cell arrays owned by the simulation (valid until it is freed; one
+ * process). */
 double *easyml_sim_vm(easyml_sim *sim);
 double *easyml_sim_iion(easyml_sim *sim);
 double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var);

@@ -26,6 +26,7 @@
 #include "easyml/Runtime/Dimensioner.h"
 #include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Report.h"
+#include "easyml/Runtime/SimulationInterface.h"
 #include "easyml/Runtime/Timeline.h"
 
 #include <cstdint>
@@ -91,16 +92,6 @@ struct SimulationOptions {
   int64_t maxSamplesPerWave = 4096;
 };
 
-/// Receives one recorded sample: the values at `step` (the state at the
-/// start of that step), values[slot * cells + c] for slot in the order the
-/// variables were given and c the cell's index in the recorded range.
-using SampleFn = std::function<void(int64_t step, const double *values)>;
-/// Called when the simulation reaches `step`, before the wave that starts
-/// there; may read and write the simulation's values. Return false to stop
-/// the run.
-class Simulation;
-using EventFn = std::function<bool(Simulation &sim, int64_t step)>;
-
 /// Per-cell, per-beat biomarkers computed during the run, where the cells
 /// are (definitions: docs/biomarkers.md). A beat starts at every stimulus
 /// onset; Simulation::closeBeat() ends the last one.
@@ -153,10 +144,24 @@ struct BiomarkerTable {
   }
 };
 
+/// The columns of a biomarker table with parameter columns `params` (by
+/// name): the biomarkers' then the parameters' (`indices`: params indices).
+/// False with `error` for an unknown name.
+bool biomarkerColumns(const ParamSet &ps, const std::vector<std::string> &params,
+                      std::vector<std::string> &names,
+                      std::vector<int64_t> &indices, std::string &error);
+/// The rows of `bt` with, after the biomarkers, value(p, cell) for every
+/// params index p in `params` (cell counted from `firstCell`).
+std::vector<double> biomarkerRowsWithParams(
+    const BiomarkerTable &bt, const std::vector<int64_t> &params,
+    int64_t firstCell,
+    const std::function<double(int64_t p, int64_t cell)> &value);
+
 class Scheduler;
 
-/// N cells of one model on a set of devices.
-class Simulation {
+/// N cells of one model on a set of devices, in one process (the one-rank
+/// case of SimulationInterface).
+class Simulation : public SimulationInterface {
 public:
   Simulation(const ModelHandle &model, int64_t numCells,
              const SimulationOptions &options);
@@ -165,40 +170,40 @@ public:
   /// `device` of its vendor.
   Simulation(const ModelHandle &model, int64_t numCells,
              const std::string &variant = "", int device = 0);
-  ~Simulation();
+  ~Simulation() override;
   Simulation(const Simulation &) = delete;
   Simulation &operator=(const Simulation &) = delete;
 
-  /// False with a message when the devices cannot be had (no such
-  /// variant, no driver, no such GPU, no fitting code object).
-  bool valid(std::string &error) const;
-  /// Empty while all is well; after a device call failed, what failed on
-  /// which device. The simulation does nothing more once it has failed.
-  const std::string &failure() const;
+  //===--- SimulationInterface ----------------------------------------===//
+  const easyml_model_desc &desc() const override { return model_.desc(); }
+  int64_t numCells() const override;
+  CellRange owned() const override { return CellRange{0, numCells()}; }
+  Simulation *local() override { return this; }
   /// The devices in use: "CPU, 2 threads, cpu-simd ... + cuda device 0:
   /// ...".
-  std::string deviceDescription() const;
-  /// Identifiers of the devices that hold cells ("cpu", "cuda:0").
-  std::vector<std::string> activeDevices() const;
+  std::string deviceDescription() const override;
+  std::string variantName() const override { return variant().name; }
+  /// False with a message when the devices cannot be had (no such
+  /// variant, no driver, no such GPU, no fitting code object).
+  bool valid(std::string &error) override;
+  /// Empty while all is well; after a device call failed, what failed on
+  /// which device. The simulation does nothing more once it has failed.
+  const std::string &failure() const override;
+  /// Where a value first became non-finite, or null.
+  const NonFinite *nonFinite() const override;
+  bool agree(bool ok, std::string &) override { return ok; }
 
-  //===--- Parameters ------------------------------------------------===//
   // A derived parameter (computed from others, ParamSet) follows them,
   // shared and per cell, unless it is set itself. Changes reach the
   // devices at the next wave; tables are built at initialize().
-
-  /// Shared values of parameters then flags (descriptor order), derived
-  /// ones up to date.
-  const std::vector<double> &params() const;
-  /// What was set and what is derived.
-  const ParamSet &paramSet() const;
-  /// Takes the shared values and settings of `params` (same model).
-  void setParamSet(const ParamSet &params);
+  const ParamSet &paramSet() const override;
   /// Sets parameter or flag `name` for every cell that has no value of its
   /// own; false with `error` for an unknown name or a non-finite value.
-  bool setParam(const std::string &name, double value, std::string &error);
+  bool setParam(const std::string &name, double value,
+                std::string &error) override;
   /// Applies openCARP's `--imp-par` syntax (ParamSet::modify).
   bool modifyParams(const std::string &mods, std::string &error,
-                    std::vector<std::string> *log = nullptr);
+                    std::vector<std::string> *log = nullptr) override;
   /// Makes parameter or flag `name` per-cell with the values `values`
   /// (numCells() of them); the derived parameters computed from it vary per
   /// cell with it. False with `error` for an unknown name, a non-finite
@@ -206,56 +211,81 @@ public:
   /// parameter computed from it, is read by a lookup table, nodal, or read
   /// shared by a GPU variant in use).
   bool setPerCellParam(const std::string &name, const double *values,
-                       std::string &error);
-  /// Back to one value for all cells (its shared value in params()).
-  bool setSharedParam(const std::string &name, std::string &error);
+                       std::string &error) override;
   /// One line per parameter set (shared or per cell) that changes nothing:
   /// no kernel reads it and every derived parameter computed from it is
   /// set too.
-  std::vector<std::string> unusedParamSettings() const;
+  std::vector<std::string> unusedParamSettings() const override;
 
   /// Builds the lookup tables for `dt` (after parameter changes), sets the
   /// initial state of every cell and computes Iion once; step() becomes 0.
-  void initialize(double dt);
-
-  //===--- The time loop (bench stepping: Vm integrated in the kernel) ===//
-  void addStimulus(const Stimulus &stimulus);
-  void clearStimuli();
+  bool initialize(double dt) override;
+  double dt() const override;
+  /// Table entries that are NaN after initialize(): "lookup table V:
+  /// column a is NaN at V = 0 (row 100)", one line per column.
+  std::vector<std::string> tableWarnings() const override;
+  void addStimulus(const Stimulus &stimulus) override;
   /// Records `variables` (state, external and trace names; externals also
   /// by simulator name such as "Vm") of `cells` at steps first +
   /// k*every; `fn` receives every sample, in order, after the wave that
   /// took it. One recording at a time. False with `error` for an unknown
   /// variable or a bad range.
   bool record(const std::vector<std::string> &variables, CellRange cells,
-              int64_t first, int64_t every, SampleFn fn, std::string &error);
-  void stopRecording();
+              int64_t first, int64_t every, PartSampleFn fn,
+              std::string &error) override;
+  void stopRecording() override;
   /// Registers `fn` for step `step` (and every `every` steps after when
   /// every > 0). Returns its id.
-  int addEvent(int64_t step, EventFn fn, int64_t every = 0);
-  void removeEvent(int id);
+  int addEvent(int64_t step, EventFn fn, int64_t every = 0) override;
+  /// After every wave.
+  void onSync(std::function<bool(int64_t, std::string &)> fn) override;
+  /// Called after every wave with the step reached.
+  void onProgress(std::function<void(int64_t step)> fn) override;
   /// Computes biomarkers from now on (a model compiled with
   /// EASYML_FEATURE_BIOMARKERS); false with `error` for an unknown calcium
   /// state or an older model.
-  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
+  bool enableBiomarkers(const BiomarkerOptions &options,
+                        std::string &error) override;
   /// Ends the current beat at step(): its biomarkers join the table.
-  bool closeBeat();
+  bool closeBeat() override;
   /// The closed beats' biomarkers.
-  const BiomarkerTable &biomarkers() const;
-  /// Drops the rows so far (the beat count goes on).
-  void clearBiomarkers();
-  /// Called after every wave with the step reached.
-  void onProgress(std::function<void(int64_t step)> fn);
+  const BiomarkerTable &biomarkers() const override;
   /// Runs from step() to `untilStep`: the state is then at untilStep.
   /// Events at untilStep fire at the start of the next run. False when a
   /// device failed (failure()) or a value became non-finite (nonFinite()),
   /// or an event stopped the run.
-  bool run(int64_t untilStep);
-  /// The same to time `ms` (rounded to a step of the initialize() dt).
-  bool runUntil(double ms);
+  bool run(int64_t untilStep) override;
   /// The step the state is at.
-  int64_t step() const;
-  /// Where a value first became non-finite, or null.
-  const NonFinite *nonFinite() const;
+  int64_t step() const override;
+  /// Warning counters (lookup range, clamps), as in desc().counter_names.
+  std::vector<int64_t> counters() override;
+  std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
+                                         int64_t rows, int64_t cols,
+                                         std::string &error) override;
+  bool writeBiomarkers(const std::string &path,
+                       const std::vector<std::string> &paramColumns,
+                       std::string &error) override;
+  BiomarkerTable lastBeat(int64_t &totalRows) override;
+  /// Seconds in waves.
+  double computeSeconds() override;
+  void addOutput(double seconds, double bytes) override;
+  std::string reportJson(int indent = 0) override;
+  void printReport(FILE *out) override;
+
+  //===--- One process only -------------------------------------------===//
+  /// Identifiers of the devices that hold cells ("cpu", "cuda:0").
+  std::vector<std::string> activeDevices() const;
+  /// Takes the shared values and settings of `params` (same model).
+  void setParamSet(const ParamSet &params);
+  /// Back to one value for all cells (its shared value in params()).
+  bool setSharedParam(const std::string &name, std::string &error);
+  /// The value of parameter or flag `p` for `cell` (its row, or the
+  /// shared value).
+  double paramValue(int64_t p, int64_t cell);
+  void clearStimuli();
+  void removeEvent(int id);
+  /// Drops the rows so far (the beat count goes on).
+  void clearBiomarkers();
 
   //===--- One wave at a time (simulators that own Vm) ----------------===//
   /// Advances all cells by `nsteps` steps from global step `step0` on
@@ -270,9 +300,6 @@ public:
   bool checkFinite(NonFinite &where);
 
   //===--- Values, wherever the cells live ----------------------------===//
-  int64_t numCells() const;
-  double dt() const;
-  const easyml_model_desc &desc() const { return model_.desc(); }
   /// The variant of the first device in use.
   const easyml_variant &variant() const;
   /// Variable `var` (a state, nodal parameter or hidden value: sv row) of
@@ -319,18 +346,14 @@ public:
   double *external(int64_t index);
   double *vm();
   double *iion();
-  /// Warning counters (lookup range, clamps), as in desc().counter_names.
-  std::vector<int64_t> counters() const;
 
   /// CPU threads (before the first wave).
   void setThreads(int threads);
   int threads() const;
 
-  /// Table entries that are NaN after initialize(): "lookup table V:
-  /// column a is NaN at V = 0 (row 100)", one line per column.
-  std::vector<std::string> tableWarnings;
-  /// Seconds spent building tables, initialising and in waves.
-  double tablesSeconds = 0, initSeconds = 0, computeSeconds = 0;
+  /// Seconds spent building tables and initialising.
+  double tablesSeconds() const;
+  double initSeconds() const;
   /// Compute kernels' time on GPUs, from device events (ms).
   double gpuKernelMs() const;
 
