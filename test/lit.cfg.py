@@ -126,6 +126,11 @@ if mpirun and os.path.exists(mpi_lib):
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--allow-run-as-root")
     config.substitutions.append(("%mpirun", " ".join(args)))
+    # C programs against the MPI C API: the MPI runtime library and mpicc's
+    # flags around the host compiler.
+    config.substitutions.append(("%easyml_runtime_mpi_lib", mpi_lib))
+    if shutil.which("mpicc"):
+        config.available_features.add("mpicc")
 else:
     lit_config.note("MPI tests skipped: %s" % (
         "no mpirun (install openmpi-bin)" if not mpirun else

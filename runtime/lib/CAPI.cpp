@@ -6,6 +6,8 @@
 
 #include "CAPIInternal.h"
 
+#include "easyml/Runtime/Population.h"
+
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -191,6 +193,21 @@ int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
   // was given per cell stay).
   if (sim->sim->ranks() == 1 && !sim->sim->local()->setSharedParam(n, error))
     return failWith(error);
+  return 0;
+}
+
+int easyml_sim_sample_params(easyml_sim *sim, const char *spec,
+                             uint64_t seed) {
+  Columns table;
+  std::string error;
+  if (!samplePopulation(spec ? spec : "", seed, sim->sim->desc(),
+                        sim->sim->params(), sim->sim->numCells(), table,
+                        error))
+    return failWith(error);
+  for (size_t c = 0; c < table.names.size(); ++c)
+    if (!sim->sim->setPerCellParam(table.names[c], table.values[c].data(),
+                                   error))
+      return failWith(error);
   return 0;
 }
 

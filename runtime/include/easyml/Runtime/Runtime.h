@@ -86,6 +86,11 @@ int easyml_sim_advance(easyml_sim *sim, int64_t step0, int64_t nsteps,
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value);
 int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
                                   const double *values);
+/* Samples per-cell parameters as easyml-bench --population does
+ * ("GKr*lognormal(1,0.2),GNa*uniform(0.5,1.5)"; the same spec and seed give
+ * the same population everywhere) and gives them to the cells. */
+int easyml_sim_sample_params(easyml_sim *sim, const char *spec,
+                             uint64_t seed);
 
 /* The runtime's time loop. Stimulus trains in ms (openCARP bench
  * rounding: steps = lround(ms/dt)), from the dt of initialize. */
