@@ -14,11 +14,11 @@ model that does not compile raises easyml.CompileError whose message holds
 the compiler's `file:line:col: error: ...` lines.
 """
 
-import hashlib
 import os
 import warnings
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Union
 
@@ -53,12 +53,6 @@ def _compiler() -> str:
                 "PATH")
 
 
-def _cache_dir() -> str:
-    d = os.environ.get("EASYML_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "easyml")
-    os.makedirs(d, exist_ok=True)
-    return d
-
 
 class Model:
     """A compiled model (a shared library made by easyml-compile)."""
@@ -68,7 +62,7 @@ class Model:
             self._handle = _easyml.Model(path)
         except RuntimeError as e:
             raise Error(str(e)) from None
-        self.path = path
+        self.path = path  # as loaded (a compiled model's file is removed)
 
     name = property(lambda self: self._handle.name)
     states = property(lambda self: list(self._handle.states))
@@ -100,36 +94,27 @@ def compile(path: str, variants: Union[str, Sequence[str]] = "cpu-simd",
 
     `variants`: "baseline", "cpu-simd", "cuda", "rocm" (a list or a
     comma-separated string). `options`: more easyml-compile options, e.g.
-    ["--no-tables"]. The library is cached by the content of the model, the
-    variants, the options and the compiler ($EASYML_CACHE_DIR or
-    ~/.cache/easyml)."""
+    ["--no-tables"]. easyml-compile's artifact cache ($EASYML_CACHE_DIR,
+    $XDG_CACHE_HOME/easyml or ~/.cache/easyml, keyed on the model, the
+    options and the compiler) makes a repeated build a copy; cache=False
+    compiles anew."""
     if not os.path.isfile(path):
         raise CompileError("%s: no such model file" % path)
     if not isinstance(variants, str):
         variants = ",".join(variants)
-    compiler = _compiler()
-    with open(path, "rb") as f:
-        text = f.read()
-    key = hashlib.sha256()
-    for part in (text, variants.encode(), "\0".join(options).encode(),
-                 compiler.encode(),
-                 str(os.stat(compiler).st_mtime_ns).encode()):
-        key.update(part)
-        key.update(b"\0")
-    stem = os.path.splitext(os.path.basename(path))[0]
-    lib = os.path.join(_cache_dir(), "%s-%s.so" % (stem, key.hexdigest()[:16]))
-    if not (cache and os.path.exists(lib)):
-        tmp = lib + ".%d.tmp" % os.getpid()
-        cmd = [compiler, path, "--emit=shared", "--variant=" + variants,
-               "-o", tmp] + list(options)
+    fd, lib = tempfile.mkstemp(prefix="easyml-", suffix=".so")
+    os.close(fd)
+    try:
+        cmd = [_compiler(), path, "--emit=shared", "--variant=" + variants,
+               "-o", lib] + list(options) + ([] if cache else ["--no-cache"])
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode:
-            if os.path.exists(tmp):
-                os.remove(tmp)
             raise CompileError(p.stderr.strip() or
                                "easyml-compile failed (exit %d)" % p.returncode)
-        os.replace(tmp, lib)
-    return Model(lib)
+        # Loaded, the library needs no file: the cache keeps the artifact.
+        return Model(lib)
+    finally:
+        os.remove(lib)
 
 
 class ParamWarning(UserWarning):

@@ -246,3 +246,16 @@ def test_a_setting_that_changes_nothing_warns(derived):
     with pytest.warns(easyml.ParamWarning, match="'g_b' is set but changes "
                       "nothing"):
         sim.run(until=1)
+
+
+def test_compile_uses_the_compilers_cache(tmp_path, monkeypatch):
+    # One cache for the tool, Python and CMake: easyml-compile's, which
+    # honours XDG_CACHE_HOME when EASYML_CACHE_DIR is not set.
+    monkeypatch.delenv("EASYML_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    easyml.compile(LR, variants="baseline")
+    entries = list((tmp_path / "easyml" / "compile").rglob("*.so"))
+    assert len(entries) == 1
+    model = easyml.compile(LR, variants="baseline")
+    assert model.name == "luo_rudy_1991"
+    assert list((tmp_path / "easyml" / "compile").rglob("*.so")) == entries

@@ -277,79 +277,36 @@ std::string compilerPath() {
   return "easyml-compile";
 }
 
-uint64_t fnv1a(const std::string &s, uint64_t h = 1469598103934665603ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-bool makeDirs(const std::string &path) {
-  std::string cur;
-  std::stringstream ss(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/')
-    cur = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty())
-      continue;
-    cur += part + "/";
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      return false;
-  }
-  return true;
-}
-
-/// Compiles `model` to a shared library in the cache (or finds it there).
+/// Compiles `model` with easyml-compile into a temporary shared library;
+/// its artifact cache (`cacheDir`, else $EASYML_CACHE_DIR,
+/// $XDG_CACHE_HOME/easyml, ~/.cache/easyml) makes an unchanged model a
+/// copy. The caller removes the file once loaded.
 std::string compileModel(const std::string &model,
                          const std::vector<std::string> &flags,
-                         const std::string &cacheOpt, double &seconds,
+                         const std::string &cacheDir, double &seconds,
                          bool &cached) {
   double t0 = now();
-  std::ifstream in(model, std::ios::binary);
-  if (!in)
+  if (access(model.c_str(), R_OK) != 0)
     fail("cannot open model file '" + model + "': " + std::strerror(errno));
-  std::stringstream content;
-  content << in.rdbuf();
-  std::string compiler = compilerPath();
-  std::string version;
-  if (runProcess({compiler, "--version"}, &version) != 0)
-    fail("cannot run the compiler '" + compiler +
-         "' (set EASYML_COMPILE to its path)");
-  std::string key = content.str() + '\0' + version;
-  for (auto &f : flags)
-    key += '\0' + f;
-  std::string dir = cacheOpt;
-  if (dir.empty())
-    if (const char *env = std::getenv("EASYML_CACHE_DIR"); env && *env)
-      dir = env;
-  if (dir.empty()) {
-    const char *xdg = std::getenv("XDG_CACHE_HOME");
-    const char *home = std::getenv("HOME");
-    dir = xdg && *xdg ? std::string(xdg) + "/easyml"
-                      : std::string(home ? home : "/tmp") + "/.cache/easyml";
+  const char *tmpdir = std::getenv("TMPDIR");
+  std::string lib =
+      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/easyml-bench-XXXXXX";
+  int fd = mkstemp(lib.data());
+  if (fd < 0)
+    fail("cannot create a temporary file '" + lib + "': " +
+         std::strerror(errno));
+  close(fd);
+  std::vector<std::string> argv{compilerPath(), model, "--emit=shared", "-o",
+                                lib, "--cache-status"};
+  if (!cacheDir.empty())
+    argv.push_back("--cache-dir=" + cacheDir);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  std::string status;
+  if (runProcess(argv, &status) != 0) {
+    unlink(lib.c_str());
+    fail("compiling '" + model + "' failed");
   }
-  if (!makeDirs(dir))
-    fail("cannot create the model cache directory '" + dir + "'");
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(fnv1a(key)));
-  std::string stem = model.substr(model.rfind('/') + 1);
-  stem = stem.substr(0, stem.rfind('.'));
-  std::string lib = dir + "/" + stem + "-" + hex + ".so";
-  cached = access(lib.c_str(), R_OK) == 0;
-  if (!cached) {
-    std::string tmp = lib + ".tmp" + std::to_string(getpid());
-    std::vector<std::string> argv{compiler, model, "--emit=shared", "-o", tmp};
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    if (runProcess(argv, nullptr) != 0) {
-      unlink(tmp.c_str());
-      fail("compiling '" + model + "' failed");
-    }
-    if (rename(tmp.c_str(), lib.c_str()) != 0)
-      fail("cannot write '" + lib + "'");
-  }
+  cached = status.rfind("cached", 0) == 0;
   seconds = now() - t0;
   return lib;
 }
@@ -972,6 +929,8 @@ int main(int argc, char **argv) {
   double t0 = now();
   std::string error;
   auto model = rt::ModelHandle::load(library, error);
+  if (cl.has("model"))
+    unlink(library.c_str()); // loaded: the cache keeps the artifact
   // A model that one rank cannot load stops every rank, with one message.
   if (!mpiAgree(model != nullptr, error)) {
     if (rank == 0)

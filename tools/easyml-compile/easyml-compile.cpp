@@ -232,6 +232,11 @@ cl::opt<std::string>
 cl::opt<bool> noCache("no-cache",
                       cl::desc("Neither read nor write the artifact cache"),
                       cl::init(false), cl::cat(category));
+cl::opt<bool> cacheStatus(
+    "cache-status",
+    cl::desc("Print 'cached' or 'compiled' on stdout once the output is "
+             "written (for tools that build through the artifact cache)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> noLocations("no-locations",
                           cl::desc("Print MLIR without source locations"),
                           cl::init(false), cl::cat(category));
@@ -713,6 +718,8 @@ int main(int argc, char **argv) {
             llvm::errs() << (*warnings)->getBuffer();
         output->os() << (*hit)->getBuffer();
         output->keep();
+        if (cacheStatus)
+          llvm::outs() << "cached\n";
         return 0;
       }
       if (hit) {
@@ -757,5 +764,7 @@ int main(int argc, char **argv) {
       storeArtifact(cached + ".diag", diagnosticsText);
     storeArtifact(cached, out);
   }
+  if (cacheStatus)
+    llvm::outs() << "compiled\n";
   return 0;
 }
