@@ -30,18 +30,6 @@ double now();
 void writeStateFile(const std::string &path, rt::Simulation &sim);
 /// Sets every cell of `sim` from a .sv state file.
 void readStateFile(const std::string &path, rt::Simulation &sim);
-/// --lb-memory: the device speeds remembered for `model` (none when the
-/// file does not exist yet), and the file updated with `speeds`.
-std::map<std::string, double> readSpeeds(const std::string &path,
-                                         const std::string &model);
-void writeSpeeds(const std::string &path, const std::string &model,
-                 const std::map<std::string, double> &speeds);
-/// Prints (unless quiet) the last beat's biomarker quantiles; returns them
-/// as JSON.
-/// `lastBeat`: the last beat's rows; `rows`: the rows of every beat.
-std::string biomarkerSummary(const rt::BiomarkerTable &lastBeat, int64_t rows,
-                             bool quiet);
-
 /// What main() prepared for a run.
 struct BenchRun {
   const CommandLine *cl = nullptr;

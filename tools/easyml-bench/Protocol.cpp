@@ -268,7 +268,8 @@ int Protocol::runAndFinish(RunFigures &figures) {
     int64_t rows = 0;
     rt::BiomarkerTable last = sim.lastBeat(rows);
     if (root)
-      bioJson = biomarkerSummary(last, rows, run.quiet);
+      bioJson = rt::summarizeBiomarkers(last, rows,
+                                        run.quiet ? nullptr : stderr);
   }
   if (root)
     outputSeconds += outputs.seconds;

@@ -124,8 +124,13 @@ int easyml::bench::reportOneProcess(rt::Simulation &sim, const BenchRun &run,
   std::fflush(stdout);
   if (!run.quiet)
     printTable(sim, run, figures);
-  if (run.cl->has("lb-memory"))
-    writeSpeeds(run.cl->get("lb-memory"), sim.desc().name, sim.speeds());
+  std::string error;
+  if (run.cl->has("lb-memory") &&
+      !rt::writeSpeedMemory(run.cl->get("lb-memory"), sim.desc().name,
+                            sim.speeds(), error)) {
+    std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
+    return 1;
+  }
   if (run.cl->has("report-json"))
     return writeJson(sim, run, figures);
   return 0;

@@ -17,6 +17,8 @@
 #include "Outputs.h"
 
 #include "easyml/Runtime/GpuDriver.h"
+#include "easyml/Runtime/ModelInfo.h"
+#include "easyml/Runtime/Pointwise.h"
 #include "easyml/Runtime/Occupancy.h"
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
@@ -315,149 +317,6 @@ std::string compileModel(const std::string &model,
 // Output helpers
 //===----------------------------------------------------------------------===//
 
-/// --list-devices: what each GPU driver reports; with a model, the code
-/// object of its GPU variants each device would load. Exit status 0 even
-/// without GPUs: finding none is an answer.
-int listDevices(const easyml_model_desc *d) {
-  for (rt::GpuVendor vendor : {rt::GpuVendor::Cuda, rt::GpuVendor::Rocm}) {
-    std::string error;
-    auto driver = rt::GpuDriver::open(vendor, error);
-    if (!driver) {
-      std::printf("%s: %s\n", rt::vendorName(vendor), error.c_str());
-      continue;
-    }
-    auto devices = driver->devices(error);
-    std::printf("%s: %s, %zu device%s%s%s\n", rt::vendorName(vendor),
-                driver->version().c_str(), devices.size(),
-                devices.size() == 1 ? "" : "s", error.empty() ? "" : "; ",
-                error.c_str());
-    for (const rt::GpuDeviceInfo &dev : devices) {
-      std::printf("  device %d: %s%s%s, %.1f GiB\n", dev.index,
-                  dev.name.c_str(), dev.arch.empty() ? "" : ", ",
-                  dev.arch.c_str(), dev.memoryBytes / 1073741824.0);
-      if (!d)
-        continue;
-      for (int64_t i = 0; i < d->num_variants; ++i) {
-        const easyml_variant &v = d->variants[i];
-        if (v.device != (vendor == rt::GpuVendor::Cuda ? EASYML_DEVICE_CUDA
-                                                       : EASYML_DEVICE_ROCM))
-          continue;
-        std::string why;
-        const easyml_gpu_image *image = driver->selectImage(v, dev, why);
-        if (image)
-          std::printf("    %s: loads %s %s\n", v.name, image->chip,
-                      image->format);
-        else
-          std::printf("    %s: %s\n", v.name, why.c_str());
-      }
-    }
-  }
-  return 0;
-}
-
-void printImpInfo(const rt::ParamSet &ps) {
-  const easyml_model_desc &d = ps.desc();
-  std::printf("Ionic model: %s\n", d.name);
-  std::printf("  source: %s\n  compiled by: %s\n", d.source, d.compiler);
-  int64_t numFree = d.num_params - d.num_derived_params;
-  std::printf("\nParameters (%lld):\n", static_cast<long long>(numFree));
-  for (int64_t i = 0; i < d.num_params; ++i)
-    if (!ps.isDerived(i))
-      std::printf("  %-24s %-14g %s%s\n", d.param_names[i], ps.value(i),
-                  d.param_units[i], ps.isSet(i) ? "  (set)" : "");
-  if (d.num_derived_params) {
-    // Computed from the others: a change of what they read reaches them
-    // unless they are set themselves.
-    std::printf("\nDerived parameters (%lld), computed from the others:\n",
-                static_cast<long long>(d.num_derived_params));
-    for (int64_t k = 0; k < d.num_derived_params; ++k) {
-      int64_t p = d.derived_params[k];
-      std::string reads;
-      for (int64_t r : ps.reads(p))
-        reads += (reads.empty() ? "" : ", ") + ps.name(r);
-      std::printf("  %-24s %-14g %s%s\n      = %s\n      reads: %s\n",
-                  d.param_names[p], ps.value(p), d.param_units[p],
-                  ps.isSet(p) ? "  (set: no longer follows its definition)"
-                              : "",
-                  ps.formula(p).c_str(), reads.c_str());
-    }
-  }
-  std::printf("\nFlags (%lld):\n", static_cast<long long>(d.num_flags));
-  for (int64_t i = 0; i < d.num_flags; ++i)
-    std::printf("  %-24s %-14g %s%s\n", d.flag_names[i],
-                ps.value(d.num_params + i), d.flag_cases[i],
-                ps.isSet(d.num_params + i) ? "  (set)" : "");
-  std::printf("\nState variables (%lld):\n",
-              static_cast<long long>(d.num_states));
-  for (int64_t i = 0; i < d.num_states; ++i) {
-    std::printf("  %-24s %-12s %s", d.state_names[i], d.state_methods[i],
-                d.state_units[i]);
-    if (!std::isnan(d.state_lb[i]))
-      std::printf("  lb %g", d.state_lb[i]);
-    if (!std::isnan(d.state_ub[i]))
-      std::printf("  ub %g", d.state_ub[i]);
-    std::printf("\n");
-  }
-  std::printf("\nExternals (%lld):\n", static_cast<long long>(d.num_externals));
-  static const char *access[] = {"read", "write", "read/write"};
-  for (int64_t i = 0; i < d.num_externals; ++i)
-    std::printf("  %-24s %-12s %s\n", d.external_names[i],
-                d.external_sim_names[i], access[d.external_access[i]]);
-  std::printf("\nLookup tables (%lld):\n",
-              static_cast<long long>(d.num_tables));
-  for (int64_t i = 0; i < d.num_tables; ++i)
-    std::printf("  %-24s [%g, %g] step %g: %lld rows x %lld columns\n",
-                d.tables[i].variable, d.tables[i].lo, d.tables[i].hi,
-                d.tables[i].step, static_cast<long long>(d.tables[i].num_rows),
-                static_cast<long long>(d.tables[i].num_columns));
-  std::printf("\nVariants:");
-  for (int64_t i = 0; i < d.num_variants; ++i) {
-    const easyml_variant &v = d.variants[i];
-    std::printf(" %s", v.name);
-    if (v.vector_width > 1)
-      std::printf(" (%lld cells per vector)",
-                  static_cast<long long>(v.vector_width));
-    if (v.device != EASYML_DEVICE_CPU) {
-      std::printf(" (");
-      for (int64_t k = 0; k < v.num_images; ++k)
-        std::printf("%s%s %s, %lld bytes", k ? "; " : "", v.images[k].chip,
-                    v.images[k].format,
-                    static_cast<long long>(v.images[k].size));
-      std::printf(")");
-    }
-  }
-  std::printf("\n");
-  // What each GPU code object's compute kernel uses, as read from the code
-  // object when it was built, and the launch it was built for.
-  bool header = false;
-  for (int64_t i = 0; i < d.num_variants; ++i) {
-    const easyml_variant &v = d.variants[i];
-    for (int64_t k = 0; v.device != EASYML_DEVICE_CPU && k < v.num_images;
-         ++k) {
-      const easyml_gpu_image &image = v.images[k];
-      if (!header)
-        std::printf("\nGPU compute kernels (from the code objects):\n"
-                    "  %-8s %-8s %9s %11s %7s %10s\n",
-                    "variant", "chip", "registers", "local bytes", "block",
-                    "occupancy");
-      header = true;
-      if (image.registers <= 0) {
-        std::printf("  %-8s %-8s %9s %11s %7s %10s\n", v.name, image.chip,
-                    "?", "?", "128", "?");
-        continue;
-      }
-      double occupancy = rt::gpuOccupancy(image.chip, image.registers,
-                                          image.block_size);
-      char occ[16] = "?";
-      if (occupancy > 0)
-        std::snprintf(occ, sizeof(occ), "%.1f%%", 100 * occupancy);
-      std::printf("  %-8s %-8s %9lld %11lld %7lld %10s\n", v.name,
-                  image.chip, static_cast<long long>(image.registers),
-                  static_cast<long long>(image.spill_bytes),
-                  static_cast<long long>(image.block_size), occ);
-    }
-  }
-}
 
 //===----------------------------------------------------------------------===//
 // .sv state files
@@ -545,253 +404,8 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
 }
 
 //===----------------------------------------------------------------------===//
-// --lb-memory: device speeds remembered between runs
-//===----------------------------------------------------------------------===//
-
-// The file: "model <name>" then "speed <device id> <cell-steps/s>" lines.
-std::map<std::string, double> readSpeeds(const std::string &path,
-                                         const std::string &model) {
-  std::map<std::string, double> speeds;
-  std::ifstream in(path);
-  if (!in)
-    return speeds; // nothing remembered yet
-  std::string line, word, id;
-  bool same = false;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    std::stringstream ss(line);
-    if (!(ss >> word) || word[0] == '#')
-      continue;
-    if (word == "model") {
-      ss >> id;
-      same = id == model;
-      continue;
-    }
-    double v = 0;
-    if (word != "speed" || !(ss >> id >> v) || !(v > 0))
-      fail(path + ":" + std::to_string(n) +
-           ": expected 'model <name>' or 'speed <device> <cell-steps/s>', "
-           "got '" +
-           line + "'");
-    if (same)
-      speeds[id] = v;
-  }
-  return speeds;
-}
-
-void writeSpeeds(const std::string &path, const std::string &model,
-                 const std::map<std::string, double> &measured) {
-  // Keep what is remembered of devices this run did not measure.
-  std::map<std::string, double> speeds = readSpeeds(path, model);
-  for (auto &[id, v] : measured)
-    speeds[id] = v;
-  std::string tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f)
-    fail("cannot write '" + path + "': " + std::strerror(errno));
-  std::fprintf(f, "# easyml-bench --lb-memory: measured device speeds\n");
-  std::fprintf(f, "model %s\n", model.c_str());
-  for (auto &[id, v] : speeds)
-    std::fprintf(f, "speed %s %.6g\n", id.c_str(), v);
-  std::fclose(f);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    fail("cannot write '" + path + "'");
-}
-
-//===----------------------------------------------------------------------===//
 // Pointwise validation
 //===----------------------------------------------------------------------===//
-
-int pointwise(const std::string &csv, rt::ModelHandle &model,
-              const std::string &variant, const std::string &impPar, double dt,
-              const std::string &writePath, const std::string &stepPath) {
-  std::ifstream in(csv);
-  if (!in)
-    fail("cannot open reference '" + csv + "': " + std::strerror(errno));
-  std::string header;
-  std::getline(in, header);
-  std::vector<std::string> cols;
-  {
-    std::stringstream ss(header);
-    for (std::string c; std::getline(ss, c, ',');) {
-      c.erase(c.find_last_not_of(" \r") + 1);
-      cols.push_back(c);
-    }
-  }
-  std::vector<std::vector<double>> rows;
-  for (std::string l; std::getline(in, l);) {
-    if (l.empty())
-      continue;
-    std::vector<double> r;
-    std::stringstream ss(l);
-    for (std::string c; std::getline(ss, c, ',');)
-      r.push_back(std::strtod(c.c_str(), nullptr));
-    if (r.size() != cols.size())
-      fail(csv + ": row " + std::to_string(rows.size() + 2) + " has " +
-           std::to_string(r.size()) + " columns, header has " +
-           std::to_string(cols.size()));
-    rows.push_back(r);
-  }
-  const easyml_model_desc &d = model.desc();
-  auto col = [&](const std::string &n) {
-    for (size_t i = 0; i < cols.size(); ++i)
-      if (cols[i] == n)
-        return static_cast<int>(i);
-    return -1;
-  };
-  int tCol = col("time_ms"), vCol = col("Vm"), iCol = col("Iion");
-  if (tCol < 0 || vCol < 0 || iCol < 0)
-    fail(csv + ": expected columns time_ms, Vm and Iion");
-  rt::Simulation sim(model, rows.size(), variant);
-  std::string error;
-  if (!sim.valid(error) || !sim.modifyParams(impPar, error))
-    fail(error);
-  sim.initialize(dt);
-  std::vector<int> stateCol(d.num_states);
-  for (int64_t s = 0; s < d.num_states; ++s) {
-    stateCol[s] = col(d.state_names[s]);
-    if (stateCol[s] < 0)
-      fail(csv + ": no column for state '" + d.state_names[s] + "'");
-  }
-  double *vm = sim.vm();
-  if (!vm || !sim.iion())
-    fail("model " + std::string(d.name) + " has no Vm or Iion external");
-  std::vector<double> row(rows.size());
-  for (int64_t s = 0; s < d.num_states; ++s) {
-    for (size_t r = 0; r < rows.size(); ++r)
-      row[r] = rows[r][stateCol[s]];
-    sim.setStateRow(s, row.data());
-  }
-  for (size_t r = 0; r < rows.size(); ++r)
-    vm[r] = rows[r][vCol];
-  sim.evaluate(0);
-  double maxErr = 0, maxRef = 0;
-  size_t worst = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    double err = std::fabs(sim.iion()[r] - rows[r][iCol]);
-    if (!(err <= maxErr)) {
-      maxErr = err;
-      worst = r;
-    }
-    maxRef = std::max(maxRef, std::fabs(rows[r][iCol]));
-  }
-  if (!writePath.empty()) {
-    // The same table with Iion evaluated by the model at every row.
-    std::string tmp = writePath + ".tmp";
-    FILE *f = std::fopen(tmp.c_str(), "w");
-    if (!f)
-      fail("cannot write '" + writePath + "': " + std::strerror(errno));
-    std::fprintf(f, "%s\n", header.c_str());
-    for (size_t r = 0; r < rows.size(); ++r)
-      for (size_t c = 0; c < cols.size(); ++c)
-        std::fprintf(f, "%.12g%s", (int)c == iCol ? sim.iion()[r] : rows[r][c],
-                     c + 1 < cols.size() ? "," : "\n");
-    std::fclose(f);
-    if (std::rename(tmp.c_str(), writePath.c_str()) != 0)
-      fail("cannot write '" + writePath + "'");
-  }
-  if (!stepPath.empty()) {
-    // One step from every row (the model's own step; Vm is not integrated):
-    // the states each variant computes from the same inputs.
-    sim.advance(0, 1, 0.0, /*integrateVm=*/false);
-    std::string tmp = stepPath + ".tmp";
-    FILE *f = std::fopen(tmp.c_str(), "w");
-    if (!f)
-      fail("cannot write '" + stepPath + "': " + std::strerror(errno));
-    std::fprintf(f, "row");
-    for (int64_t s = 0; s < d.num_states; ++s)
-      std::fprintf(f, ",%s", d.state_names[s]);
-    std::fprintf(f, "\n");
-    for (size_t r = 0; r < rows.size(); ++r) {
-      std::fprintf(f, "%zu", r);
-      for (int64_t s = 0; s < d.num_states; ++s)
-        std::fprintf(f, ",%.17g", sim.getState(r, s));
-      std::fprintf(f, "\n");
-    }
-    std::fclose(f);
-    if (std::rename(tmp.c_str(), stepPath.c_str()) != 0)
-      fail("cannot write '" + stepPath + "'");
-  }
-  double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
-  std::printf("{\"model\": \"%s\", \"rows\": %zu, \"max_abs_error\": %.6e, "
-              "\"max_abs_iion_ref\": %.6e, \"relative_error\": %.6e, "
-              "\"worst_time_ms\": %.3f}\n",
-              d.name, rows.size(), maxErr, maxRef, rel,
-              rows.empty() ? 0.0 : rows[worst][tCol]);
-  return std::isfinite(rel) ? 0 : 1;
-}
-
-/// Prints the last beat's biomarkers as percentiles (unless quiet) and
-/// returns them as JSON.
-std::string biomarkerSummary(const rt::BiomarkerTable &bt, int64_t rows,
-                             bool quiet) {
-  int64_t n = bt.rows();
-  if (!n)
-    return "{\"beats\": 0}";
-  double lastBeat = bt.row(n - 1)[rt::kBioBeat];
-  std::vector<std::vector<double>> cols(rt::kBioNumColumns);
-  int64_t flags[4] = {0, 0, 0, 0}, cells = 0;
-  for (int64_t r = 0; r < n; ++r) {
-    const double *row = bt.row(r);
-    if (row[rt::kBioBeat] != lastBeat)
-      continue;
-    ++cells;
-    for (int c = 0; c < rt::kBioNumColumns; ++c)
-      cols[c].push_back(row[c]);
-    int f = static_cast<int>(row[rt::kBioFlags]);
-    for (int b = 0; b < 4; ++b)
-      flags[b] += (f >> b) & 1;
-  }
-  static const int shown[] = {
-      rt::kBioVRest,         rt::kBioVPeak,        rt::kBioDvdtMax,
-      rt::kBioApd30,         rt::kBioApd50,        rt::kBioApd90,
-      rt::kBioTriangulation, rt::kBioCaAmplitude,  rt::kBioCaTimeToPeak,
-      rt::kBioApd90Change};
-  static const char *flagNames[] = {"no_excitation", "no_repolarisation",
-                                    "ead", "alternans"};
-  std::string json = "{\"beats\": " +
-                     std::to_string(static_cast<long long>(lastBeat) + 1) +
-                     ", \"rows\": " + std::to_string(rows) +
-                     ", \"last_beat\": {\"cells\": " +
-                     std::to_string(cells);
-  if (!quiet)
-    std::fprintf(stderr,
-                 "\nbiomarkers, beat %lld (%lld cells)\n%-16s %12s %12s "
-                 "%12s\n",
-                 static_cast<long long>(lastBeat),
-                 static_cast<long long>(cells), "", "p5", "median", "p95");
-  auto num = [](double v) {
-    char buf[64];
-    if (std::isfinite(v))
-      std::snprintf(buf, sizeof buf, "%.6g", v);
-    else
-      std::snprintf(buf, sizeof buf, "null");
-    return std::string(buf);
-  };
-  for (int c : shown) {
-    double p5 = rt::quantile(cols[c], 0.05), p50 = rt::quantile(cols[c], 0.5),
-           p95 = rt::quantile(cols[c], 0.95);
-    if (std::isnan(p50))
-      continue;
-    if (!quiet)
-      std::fprintf(stderr, "%-16s %12.4g %12.4g %12.4g\n",
-                   rt::biomarkerColumnName(c), p5, p50, p95);
-    json += std::string(", \"") + rt::biomarkerColumnName(c) +
-            "\": {\"p5\": " + num(p5) + ", \"p50\": " + num(p50) +
-            ", \"p95\": " + num(p95) + "}";
-  }
-  json += ", \"flags\": {";
-  for (int b = 0; b < 4; ++b) {
-    if (!quiet)
-      std::fprintf(stderr, "%-16s %12lld cells\n", flagNames[b],
-                   static_cast<long long>(flags[b]));
-    json += std::string(b ? ", " : "") + "\"" + flagNames[b] +
-            "\": " + std::to_string(flags[b]);
-  }
-  json += "}}}";
-  return json;
-}
 
 } // namespace easyml::bench
 
@@ -815,7 +429,7 @@ int main(int argc, char **argv) {
     fail("no built-in model library: give a compiled model with "
          "--load-module lib.so or a model file with --model file.model");
   if (cl.has("list-devices") && !cl.has("load-module") && !cl.has("model"))
-    return listDevices(nullptr);
+    return rt::describeDevices(stdout, nullptr), 0;
   if (cl.has("load-module") == cl.has("model"))
     fail("give exactly one of --load-module lib.so and --model file.model");
 
@@ -950,15 +564,28 @@ int main(int argc, char **argv) {
     rt::ParamSet ps(d);
     if (!ps.modify(cl.get("imp-par"), error))
       fail(error);
-    printImpInfo(ps);
+    rt::describeModel(stdout, ps);
     return 0;
   }
   if (cl.has("list-devices"))
-    return listDevices(&d);
+    return rt::describeDevices(stdout, &d), 0;
   if (cl.has("pointwise"))
-    return pointwise(cl.get("pointwise"), *model, cl.get("variant"),
-                     cl.get("imp-par"), dt, cl.get("pointwise-write"),
-                     cl.get("pointwise-step"));
+  {
+    rt::PointwiseOptions po;
+    po.reference = cl.get("pointwise");
+    po.variant = cl.get("variant");
+    po.impPar = cl.get("imp-par");
+    po.dt = dt;
+    po.writePath = cl.get("pointwise-write");
+    po.stepPath = cl.get("pointwise-step");
+    std::string json;
+    bool ok = rt::pointwiseCheck(*model, po, json, error);
+    if (!json.empty())
+      std::printf("%s\n", json.c_str());
+    if (!ok)
+      fail(error);
+    return 0;
+  }
 
   // The devices: --devices, or (as before it) one device from --variant.
   rt::SimulationOptions options;
@@ -989,7 +616,9 @@ int main(int argc, char **argv) {
   options.balance.fixed = cl.has("no-lb");
   options.shares = shares;
   if (cl.has("lb-memory"))
-    options.speeds = readSpeeds(cl.get("lb-memory"), d.name);
+    if (!rt::readSpeedMemory(cl.get("lb-memory"), d.name, options.speeds,
+                             error))
+      fail(error);
   options.dimension.windowSteps = dimWindow;
   options.dimension.tolerance = dimTolerance;
   // Time stepping in integer steps, as bench does.

@@ -22,6 +22,8 @@
 #include "easyml/Runtime/Device.h"
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace easyml::rt {
@@ -97,6 +99,17 @@ private:
   bool above_ = false;
   int64_t judgements_ = 0;
 };
+
+/// Device speeds remembered between runs (easyml-bench --lb-memory), by
+/// model: "model <name>" then "speed <device id> <cell-steps/s>" lines. A
+/// missing file remembers nothing; writing keeps what is remembered of
+/// devices not measured this time.
+bool readSpeedMemory(const std::string &path, const std::string &model,
+                     std::map<std::string, double> &speeds,
+                     std::string &error);
+bool writeSpeedMemory(const std::string &path, const std::string &model,
+                      const std::map<std::string, double> &speeds,
+                      std::string &error);
 
 } // namespace easyml::rt
 

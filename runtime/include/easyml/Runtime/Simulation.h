@@ -157,6 +157,12 @@ std::vector<double> biomarkerRowsWithParams(
     int64_t firstCell,
     const std::function<double(int64_t p, int64_t cell)> &value);
 
+/// The last closed beat's biomarkers as percentiles, as JSON ({"beats",
+/// "rows", "last_beat": {...}}); `rows`: the table's rows over every beat.
+/// Also printed as a table to `out` (null: not printed).
+std::string summarizeBiomarkers(const BiomarkerTable &lastBeat, int64_t rows,
+                                FILE *out);
+
 class Scheduler;
 
 /// N cells of one model on a set of devices, in one process (the one-rank
