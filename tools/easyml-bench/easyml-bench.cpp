@@ -409,6 +409,217 @@ void readStateFile(const std::string &path, rt::Simulation &sim) {
 
 } // namespace easyml::bench
 
+namespace {
+
+/// The command line's numbers, every bad one reported.
+struct Numbers {
+  long numstim = 1, num = 1, traceNo = 0, threads = 0, device = 0,
+       maxWaveSteps = 0, dimWindow = 1, seed = 1;
+  double stimStart = 0, stimDur = 0, stimCurr = 0, bcl = 0, pastStim = 0,
+         dt = 0.01, dtOut = 1, startOut = 0, lbThreshold = 0, lbMinWindow = 0,
+         dimTolerance = 0, duration = 0, saveIniTime = 0;
+  std::vector<double> shares;
+};
+
+bool readNumbers(const CommandLine &cl, Numbers &n,
+                 std::vector<std::string> &errors) {
+  n.numstim = cl.integer("numstim", errors);
+  n.stimStart = cl.number("stim-start", errors);
+  n.stimDur = cl.number("stim-dur", errors);
+  n.stimCurr = cl.number("stim-curr", errors);
+  n.bcl = cl.number("bcl", errors);
+  n.pastStim = cl.number("past-stim", errors);
+  n.dt = cl.number("dt", errors);
+  n.dtOut = cl.number("dt-out", errors);
+  n.startOut = cl.number("start-out", errors);
+  n.num = cl.integer("num", errors);
+  n.traceNo = cl.integer("trace-no", errors);
+  n.threads = cl.integer("threads", errors);
+  n.device = cl.integer("device", errors);
+  n.maxWaveSteps = cl.integer("max-wave-steps", errors);
+  n.lbThreshold = cl.number("lb-threshold", errors);
+  n.lbMinWindow = cl.number("lb-min-window", errors);
+  n.dimWindow = cl.integer("dim-window", errors);
+  n.seed = cl.integer("seed", errors);
+  n.dimTolerance = cl.number("dim-tolerance", errors);
+  if (cl.has("duration"))
+    n.duration = cl.number("duration", errors);
+  if (cl.has("save-ini-time"))
+    n.saveIniTime = cl.number("save-ini-time", errors);
+  if (!errors.empty())
+    return false;
+  auto need = [&](bool ok, const char *option, const char *what) {
+    if (!ok)
+      errors.push_back(std::string("--") + option + " must be " + what +
+                       ", got " + cl.get(option));
+  };
+  need(n.dt > 0, "dt", "positive");
+  need(n.dtOut > 0, "dt-out", "positive");
+  need(n.num >= 1, "num", "at least 1");
+  need(n.threads >= 0, "threads", ">= 0");
+  need(n.device >= 0, "device", ">= 0");
+  need(n.maxWaveSteps >= 0, "max-wave-steps", ">= 0");
+  need(n.stimDur >= 0, "stim-dur", ">= 0");
+  need(n.numstim <= 1 || n.bcl > 0, "bcl", "positive");
+  need(!cl.has("duration") || n.duration >= 0, "duration", ">= 0");
+  need(n.startOut >= 0, "start-out", ">= 0");
+  need(n.lbThreshold >= 0, "lb-threshold", ">= 0");
+  need(n.lbMinWindow >= 0, "lb-min-window", ">= 0");
+  need(n.dimWindow >= 1, "dim-window", "at least 1");
+  need(n.dimTolerance >= 0 && n.dimTolerance < 1, "dim-tolerance",
+       "in [0, 1)");
+  if (cl.has("lb-shares")) {
+    std::stringstream ss(cl.get("lb-shares"));
+    for (std::string item; std::getline(ss, item, ',');) {
+      char *end = nullptr;
+      double v = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end || !(v >= 0)) {
+        errors.push_back("--lb-shares: bad share '" + item + "' in '" +
+                         cl.get("lb-shares") + "'");
+        break;
+      }
+      n.shares.push_back(v);
+    }
+  }
+  return errors.empty();
+}
+
+/// Loads --load-module, or compiles --model through easyml-compile's cache
+/// (under MPI rank 0 first, the others then hit the cache). Null after a
+/// message (said once).
+std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
+                                           BenchRun &run) {
+  std::string library = cl.get("load-module");
+  if (cl.has("model")) {
+    std::vector<std::string> flags;
+    if (cl.has("no-tables"))
+      flags.push_back("--no-tables");
+    std::string ignored;
+    if (rank == 0)
+      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
+                             run.compileSeconds, run.cached);
+    mpiAgree(true, ignored);
+    if (rank != 0)
+      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
+                             run.compileSeconds, run.cached);
+  } else if (cl.has("no-tables")) {
+    fail("--no-tables applies when compiling: use it with --model");
+  }
+  double t0 = now();
+  std::string error;
+  auto model = rt::ModelHandle::load(library, error);
+  if (cl.has("model"))
+    unlink(library.c_str()); // loaded: the cache keeps the artifact
+  // A model that one rank cannot load stops every rank, with one message.
+  if (!mpiAgree(model != nullptr, error)) {
+    if (rank == 0)
+      std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
+    return nullptr;
+  }
+  run.loadSeconds = now() - t0;
+  return model;
+}
+
+/// --imp-info, --list-devices and --pointwise answer about the model and
+/// exit: their exit status, or -1 for a run.
+int answerQuestions(const CommandLine &cl, const rt::ModelHandle &model,
+                    double dt) {
+  const easyml_model_desc &d = model.desc();
+  std::string error;
+  if (cl.has("imp-info")) {
+    // The values --imp-par gives, derived ones recomputed.
+    rt::ParamSet ps(d);
+    if (!ps.modify(cl.get("imp-par"), error))
+      fail(error);
+    rt::describeModel(stdout, ps);
+    return 0;
+  }
+  if (cl.has("list-devices"))
+    return rt::describeDevices(stdout, &d), 0;
+  if (!cl.has("pointwise"))
+    return -1;
+  rt::PointwiseOptions po;
+  po.reference = cl.get("pointwise");
+  po.variant = cl.get("variant");
+  po.impPar = cl.get("imp-par");
+  po.dt = dt;
+  po.writePath = cl.get("pointwise-write");
+  po.stepPath = cl.get("pointwise-step");
+  std::string json;
+  bool ok = rt::pointwiseCheck(model, po, json, error);
+  if (!json.empty())
+    std::printf("%s\n", json.c_str());
+  if (!ok)
+    fail(error);
+  return 0;
+}
+
+/// The devices (--devices, or as before it one device from --variant) and
+/// how the runtime uses them.
+rt::SimulationOptions deviceOptions(const CommandLine &cl,
+                                    const rt::ModelHandle &model,
+                                    const Numbers &n) {
+  rt::SimulationOptions options;
+  std::string variant = cl.get("variant");
+  const easyml_variant *v = model.variant(variant);
+  bool gpuVariant = v && v->device != EASYML_DEVICE_CPU;
+  if (cl.has("devices")) {
+    if (gpuVariant)
+      fail("--variant " + variant +
+           " names a GPU variant: with --devices the GPUs are chosen there "
+           "(--devices " +
+           variant + ":" + cl.get("device") +
+           "), and --variant is the CPU pool's");
+    options.devices = cl.get("devices");
+    options.cpuVariant = variant;
+  } else if (gpuVariant) {
+    options.devices = variant + ":" + std::to_string(n.device);
+  } else {
+    options.devices = "cpu";
+    options.cpuVariant = variant;
+  }
+  options.threads = static_cast<int>(n.threads);
+  options.maxWaveSteps = n.maxWaveSteps;
+  options.balance.threshold = n.lbThreshold;
+  options.balance.minWindowSeconds = n.lbMinWindow / 1e3;
+  options.balance.fixed = cl.has("no-lb");
+  options.shares = n.shares;
+  std::string error;
+  if (cl.has("lb-memory") &&
+      !rt::readSpeedMemory(cl.get("lb-memory"), model.desc().name,
+                           options.speeds, error))
+    fail(error);
+  options.dimension.windowSteps = n.dimWindow;
+  options.dimension.tolerance = n.dimTolerance;
+  return options;
+}
+
+/// The protocol in steps, as openCARP's bench rounds it.
+void protocolSteps(const CommandLine &cl, const Numbers &n, BenchRun &run) {
+  double duration = n.duration;
+  if (!cl.has("duration"))
+    duration = cl.has("numstim") && n.numstim <= 0
+                   ? static_cast<float>(n.stimStart + n.pastStim)
+                   : static_cast<float>(n.stimStart +
+                                        n.bcl * (n.numstim - 1) + n.pastStim);
+  run.nLast = std::lround(duration / n.dt);
+  run.stimLen = std::max(1L, std::lround(n.stimDur / n.dt));
+  run.outFirst = std::lround(n.startOut / n.dt);
+  run.outEvery = std::max(1L, std::lround(n.dtOut / n.dt));
+  run.saveStep =
+      cl.has("save-ini-time") ? std::lround(n.saveIniTime / n.dt) : -1;
+  run.num = n.num;
+  run.traceNo = n.traceNo;
+  run.numstim = n.numstim;
+  run.dt = n.dt;
+  run.stimStart = n.stimStart;
+  run.stimCurr = n.stimCurr;
+  run.bcl = n.bcl;
+  run.seed = static_cast<uint64_t>(n.seed);
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   CommandLine cl(optionSpecs());
   std::vector<std::string> errors;
@@ -432,236 +643,40 @@ int main(int argc, char **argv) {
     return rt::describeDevices(stdout, nullptr), 0;
   if (cl.has("load-module") == cl.has("model"))
     fail("give exactly one of --load-module lib.so and --model file.model");
-
-  // Numbers first, so every bad value is reported.
-  long numstim = cl.integer("numstim", errors);
-  double stimStart = cl.number("stim-start", errors);
-  double stimDur = cl.number("stim-dur", errors);
-  double stimCurr = cl.number("stim-curr", errors);
-  double bcl = cl.number("bcl", errors);
-  double pastStim = cl.number("past-stim", errors);
-  double dt = cl.number("dt", errors);
-  double dtOut = cl.number("dt-out", errors);
-  double startOut = cl.number("start-out", errors);
-  long num = cl.integer("num", errors);
-  long traceNo = cl.integer("trace-no", errors);
-  long threads = cl.integer("threads", errors);
-  long device = cl.integer("device", errors);
-  long maxWaveSteps = cl.integer("max-wave-steps", errors);
-  double lbThreshold = cl.number("lb-threshold", errors);
-  double lbMinWindow = cl.number("lb-min-window", errors);
-  long dimWindow = cl.integer("dim-window", errors);
-  long seed = cl.integer("seed", errors);
-  double dimTolerance = cl.number("dim-tolerance", errors);
-  double duration = cl.has("duration") ? cl.number("duration", errors) : 0;
-  double saveIniTime =
-      cl.has("save-ini-time") ? cl.number("save-ini-time", errors) : 0;
-  if (errors.empty()) {
-    if (!(dt > 0))
-      errors.push_back("--dt must be positive, got " + cl.get("dt"));
-    if (!(dtOut > 0))
-      errors.push_back("--dt-out must be positive, got " + cl.get("dt-out"));
-    if (num < 1)
-      errors.push_back("--num must be at least 1, got " + cl.get("num"));
-    if (threads < 0)
-      errors.push_back("--threads must be >= 0, got " + cl.get("threads"));
-    if (device < 0)
-      errors.push_back("--device must be >= 0, got " + cl.get("device"));
-    if (maxWaveSteps < 0)
-      errors.push_back("--max-wave-steps must be >= 0, got " +
-                       cl.get("max-wave-steps"));
-    if (stimDur < 0)
-      errors.push_back("--stim-dur must be >= 0, got " + cl.get("stim-dur"));
-    if (numstim > 1 && !(bcl > 0))
-      errors.push_back("--bcl must be positive, got " + cl.get("bcl"));
-    if (cl.has("duration") && duration < 0)
-      errors.push_back("--duration must be >= 0, got " + cl.get("duration"));
-    if (startOut < 0)
-      errors.push_back("--start-out must be >= 0, got " + cl.get("start-out"));
-    if (!(lbThreshold >= 0))
-      errors.push_back("--lb-threshold must be >= 0, got " +
-                       cl.get("lb-threshold"));
-    if (!(lbMinWindow >= 0))
-      errors.push_back("--lb-min-window must be >= 0, got " +
-                       cl.get("lb-min-window"));
-    if (dimWindow < 1)
-      errors.push_back("--dim-window must be at least 1, got " +
-                       cl.get("dim-window"));
-    if (!(dimTolerance >= 0 && dimTolerance < 1))
-      errors.push_back("--dim-tolerance must be in [0, 1), got " +
-                       cl.get("dim-tolerance"));
-  }
-  std::vector<double> shares;
-  if (cl.has("lb-shares")) {
-    std::stringstream ss(cl.get("lb-shares"));
-    for (std::string item; std::getline(ss, item, ',');) {
-      char *end = nullptr;
-      double v = std::strtod(item.c_str(), &end);
-      if (item.empty() || *end || !(v >= 0)) {
-        errors.push_back("--lb-shares: bad share '" + item + "' in '" +
-                         cl.get("lb-shares") + "'");
-        break;
-      }
-      shares.push_back(v);
-    }
-  }
-  if (!errors.empty()) {
+  Numbers n;
+  if (!readNumbers(cl, n, errors)) {
     for (auto &e : errors)
       std::fprintf(stderr, "easyml-bench: error: %s\n", e.c_str());
     return 1;
   }
-  bool quiet = cl.has("quiet");
-  // Under mpirun: one simulation across the ranks.
-  bool mpi = underMpirun();
-  if (!mpi && cl.has("mpi-writer"))
-    fail("--mpi-writer applies under mpirun (one process writes its own "
-         "files)");
-  int rank = mpi ? mpiStart(argc, argv) : 0;
-  if (rank != 0)
-    quiet = true;
-
-  // Load (and maybe compile) the model.
-  double compileSeconds = 0;
-  bool cached = false;
-  std::string library = cl.get("load-module");
-  if (cl.has("model")) {
-    std::vector<std::string> flags;
-    if (cl.has("no-tables"))
-      flags.push_back("--no-tables");
-    // Under MPI rank 0 compiles; the others then find it in the cache.
-    std::string ignored;
-    if (rank == 0)
-      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
-                             compileSeconds, cached);
-    mpiAgree(true, ignored);
-    if (rank != 0)
-      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
-                             compileSeconds, cached);
-  } else if (cl.has("no-tables")) {
-    fail("--no-tables applies when compiling: use it with --model");
-  }
-  double t0 = now();
-  std::string error;
-  auto model = rt::ModelHandle::load(library, error);
-  if (cl.has("model"))
-    unlink(library.c_str()); // loaded: the cache keeps the artifact
-  // A model that one rank cannot load stops every rank, with one message.
-  if (!mpiAgree(model != nullptr, error)) {
-    if (rank == 0)
-      std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
-    mpiStop();
-    return 1;
-  }
-  double loadSeconds = now() - t0;
-  const easyml_model_desc &d = model->desc();
-  if (mpi && rank != 0 &&
-      (cl.has("imp-info") || cl.has("list-devices") || cl.has("pointwise"))) {
-    mpiStop();
-    return 0; // rank 0 answers
-  }
-  if (cl.has("imp-info")) {
-    // The values --imp-par gives, derived ones recomputed.
-    rt::ParamSet ps(d);
-    if (!ps.modify(cl.get("imp-par"), error))
-      fail(error);
-    rt::describeModel(stdout, ps);
-    return 0;
-  }
-  if (cl.has("list-devices"))
-    return rt::describeDevices(stdout, &d), 0;
-  if (cl.has("pointwise"))
-  {
-    rt::PointwiseOptions po;
-    po.reference = cl.get("pointwise");
-    po.variant = cl.get("variant");
-    po.impPar = cl.get("imp-par");
-    po.dt = dt;
-    po.writePath = cl.get("pointwise-write");
-    po.stepPath = cl.get("pointwise-step");
-    std::string json;
-    bool ok = rt::pointwiseCheck(*model, po, json, error);
-    if (!json.empty())
-      std::printf("%s\n", json.c_str());
-    if (!ok)
-      fail(error);
-    return 0;
-  }
-
-  // The devices: --devices, or (as before it) one device from --variant.
-  rt::SimulationOptions options;
-  {
-    std::string variant = cl.get("variant");
-    const easyml_variant *v = model->variant(variant);
-    bool gpuVariant = v && v->device != EASYML_DEVICE_CPU;
-    if (cl.has("devices")) {
-      if (gpuVariant)
-        fail("--variant " + variant +
-             " names a GPU variant: with --devices the GPUs are chosen "
-             "there (--devices " +
-             variant + ":" + cl.get("device") +
-             "), and --variant is the CPU pool's");
-      options.devices = cl.get("devices");
-      options.cpuVariant = variant;
-    } else if (gpuVariant) {
-      options.devices = variant + ":" + std::to_string(device);
-    } else {
-      options.devices = "cpu";
-      options.cpuVariant = variant;
-    }
-  }
-  options.threads = static_cast<int>(threads);
-  options.maxWaveSteps = maxWaveSteps;
-  options.balance.threshold = lbThreshold;
-  options.balance.minWindowSeconds = lbMinWindow / 1e3;
-  options.balance.fixed = cl.has("no-lb");
-  options.shares = shares;
-  if (cl.has("lb-memory"))
-    if (!rt::readSpeedMemory(cl.get("lb-memory"), d.name, options.speeds,
-                             error))
-      fail(error);
-  options.dimension.windowSteps = dimWindow;
-  options.dimension.tolerance = dimTolerance;
-  // Time stepping in integer steps, as bench does.
-  if (!cl.has("duration"))
-    duration =
-        cl.has("numstim") && numstim <= 0
-            ? static_cast<float>(stimStart + pastStim)
-            : static_cast<float>(stimStart + bcl * (numstim - 1) + pastStim);
-  const long nLast = std::lround(duration / dt);
-  const long stimLen = std::max(1L, std::lround(stimDur / dt));
-  const long outFirst = std::lround(startOut / dt);
-  const long outEvery = std::max(1L, std::lround(dtOut / dt));
-  const long saveStep =
-      cl.has("save-ini-time") ? std::lround(saveIniTime / dt) : -1;
-
   BenchRun run;
   run.cl = &cl;
+  run.quiet = cl.has("quiet");
+  // Under mpirun: one simulation across the ranks.
+  run.mpi = underMpirun();
+  if (!run.mpi && cl.has("mpi-writer"))
+    fail("--mpi-writer applies under mpirun (one process writes its own "
+         "files)");
+  int rank = run.mpi ? mpiStart(argc, argv) : 0;
+  if (rank != 0)
+    run.quiet = true;
+  std::unique_ptr<rt::ModelHandle> model = loadModel(cl, rank, run);
+  if (!model)
+    return mpiStop(), 1;
+  if (run.mpi && rank != 0 &&
+      (cl.has("imp-info") || cl.has("list-devices") || cl.has("pointwise")))
+    return mpiStop(), 0; // rank 0 answers
+  if (int status = answerQuestions(cl, *model, n.dt); status >= 0)
+    return status;
   run.model = model.get();
-  run.options = options;
-  run.num = num;
-  run.traceNo = traceNo;
-  run.numstim = numstim;
-  run.nLast = nLast;
-  run.stimLen = stimLen;
-  run.outFirst = outFirst;
-  run.outEvery = outEvery;
-  run.saveStep = saveStep;
-  run.dt = dt;
-  run.stimStart = stimStart;
-  run.stimCurr = stimCurr;
-  run.bcl = bcl;
-  run.seed = static_cast<uint64_t>(seed);
-  run.quiet = quiet;
-  run.cached = cached;
-  run.compileSeconds = compileSeconds;
-  run.loadSeconds = loadSeconds;
-  run.mpi = mpi;
-  if (mpi) {
+  run.options = deviceOptions(cl, *model, n);
+  protocolSteps(cl, n, run);
+  if (run.mpi) {
     int status = runDistributed(run);
     mpiStop();
     return status;
   }
-  rt::Simulation sim(*model, num, options);
+  rt::Simulation sim(*model, run.num, run.options);
   RunFigures figures;
   if (int code = runProtocol(sim, run, figures))
     return code;
