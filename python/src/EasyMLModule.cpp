@@ -136,9 +136,9 @@ py::array_t<double> rowView(PySimulation &self, double *data,
                              owner);
 }
 
-void setPerCell(PySimulation &s, const std::string &name,
-                py::array_t<double, py::array::c_style | py::array::forcecast>
-                    values) {
+void setPerCell(
+    PySimulation &s, const std::string &name,
+    py::array_t<double, py::array::c_style | py::array::forcecast> values) {
   if (values.ndim() != 1 || values.shape(0) != s.sim->numCells())
     raise("parameter '" + name + "': expected " +
           std::to_string(s.sim->numCells()) +
@@ -150,8 +150,8 @@ void setPerCell(PySimulation &s, const std::string &name,
     raise(error);
 }
 
-py::dict sampleParams(PySimulation &s, const std::string &spec,
-                      uint64_t seed, bool grouped) {
+py::dict sampleParams(PySimulation &s, const std::string &spec, uint64_t seed,
+                      bool grouped) {
   Columns t;
   std::string error;
   if (!samplePopulation(spec, seed, s.sim->desc(), s.sim->params(),
@@ -186,12 +186,8 @@ py::tuple takeSamples(PySimulation &s) {
   return py::make_tuple(steps, values);
 }
 
-} // namespace
-
-PYBIND11_MODULE(_easyml, m) {
-  m.doc() = "EasyML runtime bindings (use the easyml package)";
-  m.attr("ABI_VERSION") = EASYML_ABI_VERSION;
-
+/// The compiled model: names, variants, defaults.
+void bindModel(py::module_ &m) {
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model")
       .def(py::init([](const std::string &path) {
              std::string error;
@@ -239,44 +235,18 @@ PYBIND11_MODULE(_easyml, m) {
           out[py::str(d.param_names[i])] = d.param_defaults[i];
         return out;
       });
+}
 
-  py::class_<PySimulation>(m, "Simulation")
-      .def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
-                       const std::string &devices,
-                       const std::string &cpuVariant, int threads,
-                       uintptr_t comm) {
-             if (cells < 1)
-               raise("cells must be at least 1, got " + std::to_string(cells));
-             SimulationOptions o;
-             o.devices = devices;
-             o.cpuVariant = cpuVariant;
-             o.threads = threads;
-             return new PySimulation(*model, cells, o, comm);
-           }),
-           py::arg("model"), py::arg("cells"), py::arg("devices") = "cpu",
-           py::arg("cpu_variant") = "", py::arg("threads") = 0,
-           py::arg("comm") = 0, py::keep_alive<1, 2>())
-      .def_property_readonly("cells",
-                             [](PySimulation &s) { return s.sim->numCells(); })
-      .def_property_readonly("step",
-                             [](PySimulation &s) { return s.sim->step(); })
-      .def_property_readonly("dt", [](PySimulation &s) { return s.sim->dt(); })
-      .def_property_readonly("rank",
-                             [](PySimulation &s) { return s.sim->rank(); })
-      .def_property_readonly("ranks",
-                             [](PySimulation &s) { return s.sim->ranks(); })
-      .def_property_readonly("devices",
-                             [](PySimulation &s) {
-                               return s.sim->deviceDescription();
-                             })
-      .def("get_param",
-           [](PySimulation &s, const std::string &name) {
-             int64_t p = s.sim->paramSet().index(name);
-             if (p < 0 || p >= s.sim->desc().num_params)
-               raise(std::string("model ") + s.sim->desc().name +
-                     " has no parameter '" + name + "'");
-             return s.sim->params()[p];
-           })
+/// Parameters: shared, derived, per cell, sampled.
+void bindParameters(py::class_<PySimulation> &c) {
+  c.def("get_param",
+        [](PySimulation &s, const std::string &name) {
+          int64_t p = s.sim->paramSet().index(name);
+          if (p < 0 || p >= s.sim->desc().num_params)
+            raise(std::string("model ") + s.sim->desc().name +
+                  " has no parameter '" + name + "'");
+          return s.sim->params()[p];
+        })
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
              std::string error;
@@ -294,13 +264,17 @@ PYBIND11_MODULE(_easyml, m) {
       .def("param_info",
            [](PySimulation &s) { return paramInfo(s.sim->paramSet()); })
       .def("set_param_per_cell", &setPerCell)
-      .def("sample_params", &sampleParams)
-      .def("initialize",
-           [](PySimulation &s, double dt) {
-             if (!(dt > 0))
-               raise("dt must be positive");
-             s.check(s.sim->initialize(dt));
-           })
+      .def("sample_params", &sampleParams);
+}
+
+/// The protocol and the run: initialisation, stimuli, recording, biomarkers.
+void bindRun(py::class_<PySimulation> &c) {
+  c.def("initialize",
+        [](PySimulation &s, double dt) {
+          if (!(dt > 0))
+            raise("dt must be positive");
+          s.check(s.sim->initialize(dt));
+        })
       .def("add_stimulus",
            [](PySimulation &s, double start, double duration, double strength,
               double period, int64_t count) {
@@ -363,24 +337,27 @@ PYBIND11_MODULE(_easyml, m) {
              if (!s.sim->writeBiomarkers(path, params, error))
                raise(error);
            })
-      .def_static("biomarker_columns",
-                  []() {
-                    std::vector<std::string> c;
-                    for (int i = 0; i < kBioNumColumns; ++i)
-                      c.push_back(biomarkerColumnName(i));
-                    return c;
-                  })
-      .def("get_state",
-           [](PySimulation &s, const std::string &name) {
-             Simulation &one = s.one("state()");
-             int64_t v = svRow(one.desc(), name);
-             if (v < 0)
-               raise(std::string("model ") + one.desc().name +
-                     " has no state '" + name + "'");
-             py::array_t<double> out(one.numCells());
-             one.getStateRow(v, out.mutable_data());
-             return out;
-           })
+      .def_static("biomarker_columns", []() {
+        std::vector<std::string> c;
+        for (int i = 0; i < kBioNumColumns; ++i)
+          c.push_back(biomarkerColumnName(i));
+        return c;
+      });
+}
+
+/// Per-cell values (one process) and the report.
+void bindValues(py::class_<PySimulation> &c) {
+  c.def("get_state",
+        [](PySimulation &s, const std::string &name) {
+          Simulation &one = s.one("state()");
+          int64_t v = svRow(one.desc(), name);
+          if (v < 0)
+            raise(std::string("model ") + one.desc().name + " has no state '" +
+                  name + "'");
+          py::array_t<double> out(one.numCells());
+          one.getStateRow(v, out.mutable_data());
+          return out;
+        })
       .def("set_state",
            [](PySimulation &s, const std::string &name,
               py::array_t<double, py::array::c_style | py::array::forcecast>
@@ -406,8 +383,45 @@ PYBIND11_MODULE(_easyml, m) {
                                auto &s = self.cast<PySimulation &>();
                                return rowView(s, s.one("iion").iion(), self);
                              })
-      .def("report_json",
-           [](PySimulation &s) { return s.sim->reportJson(); });
+      .def("report_json", [](PySimulation &s) { return s.sim->reportJson(); });
+}
+
+} // namespace
+
+PYBIND11_MODULE(_easyml, m) {
+  m.doc() = "EasyML runtime bindings (use the easyml package)";
+  m.attr("ABI_VERSION") = EASYML_ABI_VERSION;
+  bindModel(m);
+  py::class_<PySimulation> sim(m, "Simulation");
+  sim.def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
+                      const std::string &devices, const std::string &cpuVariant,
+                      int threads, uintptr_t comm) {
+            if (cells < 1)
+              raise("cells must be at least 1, got " + std::to_string(cells));
+            SimulationOptions o;
+            o.devices = devices;
+            o.cpuVariant = cpuVariant;
+            o.threads = threads;
+            return new PySimulation(*model, cells, o, comm);
+          }),
+          py::arg("model"), py::arg("cells"), py::arg("devices") = "cpu",
+          py::arg("cpu_variant") = "", py::arg("threads") = 0,
+          py::arg("comm") = 0, py::keep_alive<1, 2>())
+      .def_property_readonly("cells",
+                             [](PySimulation &s) { return s.sim->numCells(); })
+      .def_property_readonly("step",
+                             [](PySimulation &s) { return s.sim->step(); })
+      .def_property_readonly("dt", [](PySimulation &s) { return s.sim->dt(); })
+      .def_property_readonly("rank",
+                             [](PySimulation &s) { return s.sim->rank(); })
+      .def_property_readonly("ranks",
+                             [](PySimulation &s) { return s.sim->ranks(); })
+      .def_property_readonly("devices", [](PySimulation &s) {
+        return s.sim->deviceDescription();
+      });
+  bindParameters(sim);
+  bindRun(sim);
+  bindValues(sim);
 
 #ifdef EASYML_HAVE_MPI
   m.attr("HAVE_MPI") = true;
