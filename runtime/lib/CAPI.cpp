@@ -111,13 +111,10 @@ easyml_sim *easyml_sim_create_on(const easyml_model *model, int64_t numCells,
   SimulationOptions o;
   std::string v = variant ? variant : "";
   const easyml_variant *var = model->handle->variant(v);
-  if (var && var->device != EASYML_DEVICE_CPU) {
-    o.devices =
-        std::string(var->device == EASYML_DEVICE_CUDA ? "cuda:" : "rocm:") +
-        std::to_string(device);
-  } else {
+  if (var && backendOf(*var) != Backend::Cpu)
+    o.devices = DeviceSpec::gpu(backendOf(*var), device);
+  else
     o.cpuVariant = v;
-  }
   return make(model, numCells, o);
 }
 

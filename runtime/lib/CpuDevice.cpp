@@ -39,7 +39,7 @@ public:
         soa_(variant.layout == EASYML_LAYOUT_SOA),
         width_(std::max<int64_t>(1, variant.vector_width)) {}
 
-  DeviceKind kind() const override { return DeviceKind::Cpu; }
+  Backend kind() const override { return Backend::Cpu; }
   std::string description() const override {
     std::string s = "CPU, " + std::to_string(cpuThreads(threads_)) +
                     " threads, " + variant_->name;

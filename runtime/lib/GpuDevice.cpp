@@ -34,7 +34,7 @@ public:
             std::unique_ptr<GpuContext> ctx, const GpuDeviceInfo &info,
             const easyml_gpu_image *image, void *init, void *compute,
             void *eval)
-      : Device(std::string(vendorName(ctx->driver().vendor())) + ":" +
+      : Device(std::string(backendName(ctx->driver().vendor())) + ":" +
                    std::to_string(info.index),
                desc, variant),
         ctx_(std::move(ctx)), info_(info), image_(image), init_(init),
@@ -42,12 +42,12 @@ public:
 
   ~GpuDevice() override;
 
-  DeviceKind kind() const override {
-    return ctx_->driver().vendor() == GpuVendor::Cuda ? DeviceKind::Cuda
-                                                      : DeviceKind::Rocm;
+  Backend kind() const override {
+    return ctx_->driver().vendor() == Backend::Cuda ? Backend::Cuda
+                                                      : Backend::Rocm;
   }
   std::string description() const override {
-    std::string s = std::string(vendorName(ctx_->driver().vendor())) +
+    std::string s = std::string(backendName(ctx_->driver().vendor())) +
                     " device " + std::to_string(info_.index) + ": " +
                     info_.name;
     if (!info_.arch.empty())
@@ -58,7 +58,7 @@ public:
   }
   // A warp (CUDA) or a wavefront (AMD) of cells.
   int64_t alignment() const override {
-    return kind() == DeviceKind::Cuda ? 32 : 64;
+    return kind() == Backend::Cuda ? 32 : 64;
   }
 
   bool bind(CellStore &store, std::string &error) override;
@@ -762,7 +762,7 @@ easyml::rt::makeGpuDevice(const easyml_model_desc &desc,
   // here, try each until one loads.
   const easyml_gpu_image *image = nullptr;
   void *module = nullptr;
-  if (driver->vendor() == GpuVendor::Cuda) {
+  if (driver->vendor() == Backend::Cuda) {
     image = driver->selectImage(variant, info, error);
     if (!image)
       return nullptr;

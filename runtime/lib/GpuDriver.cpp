@@ -13,9 +13,6 @@
 
 using namespace easyml::rt;
 
-const char *easyml::rt::vendorName(GpuVendor vendor) {
-  return vendor == GpuVendor::Cuda ? "cuda" : "rocm";
-}
 
 /// The entry points used. CUDA's driver API and HIP take the same
 /// arguments for these (devices are ints; results are int status codes).
@@ -87,7 +84,7 @@ constexpr unsigned kEventBlockingSync = 1;
 constexpr unsigned kHostRegisterPortable = 1;
 } // namespace
 
-GpuDriver::GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api)
+GpuDriver::GpuDriver(Backend vendor, void *library, std::unique_ptr<Api> api)
     : vendor_(vendor), library_(library), api_(std::move(api)) {}
 
 GpuDriver::~GpuDriver() {
@@ -98,14 +95,14 @@ GpuDriver::~GpuDriver() {
   (void)library_;
 }
 
-std::shared_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
+std::shared_ptr<GpuDriver> GpuDriver::open(Backend vendor,
                                            std::string &error) {
   // One instance per vendor: cuInit/hipInit and the library load happen
   // once, and pinned memory is tracked in one place.
   static std::mutex mutex;
   static std::weak_ptr<GpuDriver> cache[2];
   std::lock_guard<std::mutex> lock(mutex);
-  int slot = vendor == GpuVendor::Cuda ? 0 : 1;
+  int slot = vendor == Backend::Cuda ? 0 : 1;
   if (auto existing = cache[slot].lock())
     return existing;
   std::shared_ptr<GpuDriver> driver = openLibrary(vendor, error);
@@ -113,9 +110,9 @@ std::shared_ptr<GpuDriver> GpuDriver::open(GpuVendor vendor,
   return driver;
 }
 
-std::shared_ptr<GpuDriver> GpuDriver::openLibrary(GpuVendor vendor,
+std::shared_ptr<GpuDriver> GpuDriver::openLibrary(Backend vendor,
                                                   std::string &error) {
-  bool cuda = vendor == GpuVendor::Cuda;
+  bool cuda = vendor == Backend::Cuda;
   const char *names[] = {cuda ? "libcuda.so.1" : "libamdhip64.so",
                          cuda ? "libcuda.so" : "libamdhip64.so.6"};
   void *library = nullptr;
@@ -235,7 +232,7 @@ std::string GpuDriver::describe(int code) const {
 std::string GpuDriver::version() const {
   int v = 0;
   api_->driverVersion(&v);
-  if (vendor_ == GpuVendor::Cuda)
+  if (vendor_ == Backend::Cuda)
     return "CUDA driver " + std::to_string(v / 1000) + "." +
            std::to_string(v % 1000 / 10);
   return "HIP runtime " + std::to_string(v / 10000000) + "." +
@@ -283,7 +280,7 @@ const easyml_gpu_image *GpuDriver::selectImage(const easyml_variant &variant,
   for (int64_t i = 0; i < variant.num_images; ++i) {
     const easyml_gpu_image &image = variant.images[i];
     chips += (chips.empty() ? "" : ", ") + std::string(image.chip);
-    if (vendor_ == GpuVendor::Cuda) {
+    if (vendor_ == Backend::Cuda) {
       int want = smNumber(device.arch.c_str()), have = smNumber(image.chip);
       if (have > 0 && have <= want && (!best || have > smNumber(best->chip)))
         best = &image;
@@ -297,7 +294,7 @@ const easyml_gpu_image *GpuDriver::selectImage(const easyml_variant &variant,
             " fits device " + std::to_string(device.index) + " (" +
             device.name + (device.arch.empty() ? "" : ", " + device.arch) +
             "); compiled for: " + (chips.empty() ? "nothing" : chips) +
-            " (recompile with --" + vendorName(vendor_) + "-chips)";
+            " (recompile with --" + backendName(vendor_) + "-chips)";
   return best;
 }
 
@@ -350,7 +347,7 @@ std::unique_ptr<GpuContext> GpuDriver::context(int index, std::string &error) {
   std::unique_ptr<GpuContext> ctx(new GpuContext(shared_from_this(), index));
   const Api &a = *api_;
   std::string where = "device " + std::to_string(index);
-  if (vendor_ == GpuVendor::Cuda) {
+  if (vendor_ == Backend::Cuda) {
     int handle = 0;
     if (int rc = a.deviceGet(&handle, index)) {
       error = "cannot open " + where + ": " + describe(rc);
@@ -365,7 +362,7 @@ std::unique_ptr<GpuContext> GpuDriver::context(int index, std::string &error) {
     return nullptr;
   // A blocking stream: it also orders after work on the legacy default
   // stream.
-  int rc = vendor_ == GpuVendor::Cuda ? a.cuStreamCreate(&ctx->stream_, 0)
+  int rc = vendor_ == Backend::Cuda ? a.cuStreamCreate(&ctx->stream_, 0)
                                       : a.hipStreamCreate(&ctx->stream_);
   if (rc) {
     error = "cannot create a stream on " + where + ": " + describe(rc);
@@ -395,7 +392,7 @@ GpuContext::~GpuContext() {
 
 bool GpuContext::bind(std::string &error) {
   const GpuDriver::Api &a = driver_->api();
-  if (driver_->vendor() == GpuVendor::Cuda)
+  if (driver_->vendor() == Backend::Cuda)
     EASYML_GPU_CHECK(a.ctxSetCurrent(context_), "cannot make device " +
                                                     std::to_string(index_) +
                                                     "'s context current");
@@ -429,7 +426,7 @@ uint64_t GpuContext::allocate(size_t bytes, std::string &error) {
   std::string what =
       "cannot allocate " + std::to_string(bytes) + " bytes of device memory";
   const GpuDriver::Api &a = driver_->api();
-  if (driver_->vendor() == GpuVendor::Cuda) {
+  if (driver_->vendor() == Backend::Cuda) {
     uint64_t p = 0;
     EASYML_GPU_CHECK(a.cuMemAlloc(&p, bytes), what);
     return p;
@@ -444,7 +441,7 @@ void GpuContext::release(uint64_t pointer) {
   if (!pointer || !bind(ignored))
     return;
   const GpuDriver::Api &a = driver_->api();
-  if (driver_->vendor() == GpuVendor::Cuda)
+  if (driver_->vendor() == Backend::Cuda)
     a.cuMemFree(pointer);
   else
     a.hipFree(reinterpret_cast<void *>(pointer));
@@ -462,7 +459,7 @@ bool GpuContext::copyToDevice(uint64_t dst, const void *src, size_t bytes,
   if (!bind(error))
     return false;
   const GpuDriver::Api &a = driver_->api();
-  EASYML_GPU_CHECK(driver_->vendor() == GpuVendor::Cuda
+  EASYML_GPU_CHECK(driver_->vendor() == Backend::Cuda
                        ? a.cuHtoDAsync(dst, src, bytes, stream_)
                        : a.hipHtoDAsync(reinterpret_cast<void *>(dst),
                                         const_cast<void *>(src), bytes,
@@ -479,7 +476,7 @@ bool GpuContext::copyToHost(void *dst, uint64_t src, size_t bytes,
     return false;
   const GpuDriver::Api &a = driver_->api();
   EASYML_GPU_CHECK(
-      driver_->vendor() == GpuVendor::Cuda
+      driver_->vendor() == Backend::Cuda
           ? a.cuDtoHAsync(dst, src, bytes, stream_)
           : a.hipDtoHAsync(dst, reinterpret_cast<void *>(src), bytes, stream_),
       "copy of " + std::to_string(bytes) + " bytes to the host");
@@ -493,7 +490,7 @@ bool GpuContext::copyOnDevice(uint64_t dst, uint64_t src, size_t bytes,
   if (!bind(error))
     return false;
   const GpuDriver::Api &a = driver_->api();
-  EASYML_GPU_CHECK(driver_->vendor() == GpuVendor::Cuda
+  EASYML_GPU_CHECK(driver_->vendor() == Backend::Cuda
                        ? a.cuDtoDAsync(dst, src, bytes, stream_)
                        : a.hipDtoDAsync(reinterpret_cast<void *>(dst),
                                         reinterpret_cast<void *>(src), bytes,

@@ -53,7 +53,7 @@ const easyml_variant *ModelHandle::variant(const std::string &name) const {
     if (const easyml_variant *simd = variant("cpu-simd"))
       return simd;
     for (int64_t i = 0; i < desc_->num_variants; ++i)
-      if (desc_->variants[i].device == EASYML_DEVICE_CPU)
+      if (backendOf(desc_->variants[i]) == Backend::Cpu)
         return &desc_->variants[i];
     return nullptr;
   }

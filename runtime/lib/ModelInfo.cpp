@@ -14,15 +14,15 @@
 using namespace easyml::rt;
 
 void easyml::rt::describeDevices(FILE *out, const easyml_model_desc *d) {
-  for (GpuVendor vendor : {GpuVendor::Cuda, GpuVendor::Rocm}) {
+  for (Backend vendor : kGpuBackends) {
     std::string error;
     auto driver = GpuDriver::open(vendor, error);
     if (!driver) {
-      std::fprintf(out, "%s: %s\n", vendorName(vendor), error.c_str());
+      std::fprintf(out, "%s: %s\n", backendName(vendor), error.c_str());
       continue;
     }
     auto devices = driver->devices(error);
-    std::fprintf(out, "%s: %s, %zu device%s%s%s\n", vendorName(vendor),
+    std::fprintf(out, "%s: %s, %zu device%s%s%s\n", backendName(vendor),
                  driver->version().c_str(), devices.size(),
                  devices.size() == 1 ? "" : "s", error.empty() ? "" : "; ",
                  error.c_str());
@@ -34,8 +34,7 @@ void easyml::rt::describeDevices(FILE *out, const easyml_model_desc *d) {
         continue;
       for (int64_t i = 0; i < d->num_variants; ++i) {
         const easyml_variant &v = d->variants[i];
-        if (v.device != (vendor == GpuVendor::Cuda ? EASYML_DEVICE_CUDA
-                                                   : EASYML_DEVICE_ROCM))
+        if (backendOf(v) != vendor)
           continue;
         std::string why;
         const easyml_gpu_image *image = driver->selectImage(v, dev, why);
@@ -113,7 +112,7 @@ void easyml::rt::describeModel(FILE *out, const ParamSet &ps) {
     if (v.vector_width > 1)
       std::fprintf(out, " (%lld cells per vector)",
                    static_cast<long long>(v.vector_width));
-    if (v.device != EASYML_DEVICE_CPU) {
+    if (backendOf(v) != Backend::Cpu) {
       std::fprintf(out, " (");
       for (int64_t k = 0; k < v.num_images; ++k)
         std::fprintf(out, "%s%s %s, %lld bytes", k ? "; " : "",
@@ -128,7 +127,7 @@ void easyml::rt::describeModel(FILE *out, const ParamSet &ps) {
   bool header = false;
   for (int64_t i = 0; i < d.num_variants; ++i) {
     const easyml_variant &v = d.variants[i];
-    for (int64_t k = 0; v.device != EASYML_DEVICE_CPU && k < v.num_images;
+    for (int64_t k = 0; backendOf(v) != Backend::Cpu && k < v.num_images;
          ++k) {
       const easyml_gpu_image &image = v.images[k];
       if (!header)

@@ -19,12 +19,9 @@ SimulationOptions optionsFor(const ModelHandle &model,
                              const std::string &variant, int device) {
   SimulationOptions o;
   const easyml_variant *v = model.variant(variant);
-  if (v && v->device != EASYML_DEVICE_CPU) {
-    o.devices =
-        std::string(v->device == EASYML_DEVICE_CUDA ? "cuda:" : "rocm:") +
-        std::to_string(device);
+  if (v && backendOf(*v) != Backend::Cpu) {
+    o.devices = DeviceSpec::gpu(backendOf(*v), device);
   } else {
-    o.devices = "cpu";
     o.cpuVariant = variant;
   }
   return o;

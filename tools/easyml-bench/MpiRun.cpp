@@ -179,7 +179,7 @@ int reportRanks(rt::DistributedSimulation &sim, const BenchRun &run,
                d.name, static_cast<long long>(d.num_states), variant.c_str(),
                run.num, run.nLast + 1, run.dt, sim.ranks(), run.compileSeconds,
                run.loadSeconds, f.compute, f.output, total, rate,
-               run.options.devices.c_str());
+               run.options.devices.str().c_str());
   bool first = true;
   for (int64_t i = 0; i < d.num_counters; ++i)
     if (f.counters[i]) {

@@ -98,7 +98,7 @@ int writeJson(rt::Simulation &sim, const BenchRun &run, const RunFigures &f) {
       run.loadSeconds, sim.tablesSeconds(), sim.initSeconds(), f.compute,
       f.output, f.wall + run.loadSeconds + run.compileSeconds, rate,
       kernelRate, sim.deviceDescription().c_str(),
-      run.options.devices.c_str(), static_cast<long>(run.options.maxWaveSteps),
+      run.options.devices.str().c_str(), static_cast<long>(run.options.maxWaveSteps),
       run.cached ? "true" : "false");
   bool first = true;
   for (int64_t i = 0; i < d.num_counters; ++i)

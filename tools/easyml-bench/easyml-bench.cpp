@@ -562,7 +562,7 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   rt::SimulationOptions options;
   std::string variant = cl.get("variant");
   const easyml_variant *v = model.variant(variant);
-  bool gpuVariant = v && v->device != EASYML_DEVICE_CPU;
+  bool gpuVariant = v && rt::backendOf(*v) != rt::Backend::Cpu;
   if (cl.has("devices")) {
     if (gpuVariant)
       fail("--variant " + variant +
@@ -570,10 +570,12 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
            "(--devices " +
            variant + ":" + cl.get("device") +
            "), and --variant is the CPU pool's");
-    options.devices = cl.get("devices");
+    options.devices = rt::DeviceSpec(cl.get("devices"));
+    if (!options.devices.valid())
+      fail(options.devices.error);
     options.cpuVariant = variant;
   } else if (gpuVariant) {
-    options.devices = variant + ":" + std::to_string(n.device);
+    options.devices = rt::DeviceSpec::gpu(rt::backendOf(*v), n.device);
   } else {
     options.devices = "cpu";
     options.cpuVariant = variant;

@@ -25,6 +25,7 @@
 #define EASYML_RUNTIME_DEVICE_H
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Backend.h"
 
 #include <cstdint>
 #include <memory>
@@ -212,8 +213,6 @@ struct WaveTiming {
   double bytesToDevice = 0, bytesToHost = 0;
 };
 
-enum class DeviceKind { Cpu, Cuda, Rocm };
-
 /// One executor of a model's kernels over a contiguous range of cells.
 /// Calls come from one thread (the scheduler's); launch() queues the work
 /// and returns, wait() joins it (a device that runsOnHost() does its work
@@ -222,8 +221,8 @@ class Device {
 public:
   virtual ~Device();
 
-  virtual DeviceKind kind() const = 0;
-  bool isGpu() const { return kind() != DeviceKind::Cpu; }
+  virtual Backend kind() const = 0;
+  bool isGpu() const { return kind() != Backend::Cpu; }
   /// "cpu", "cuda:0", "rocm:1".
   const std::string &id() const { return id_; }
   /// "CPU, 16 threads, cpu-simd (8 cells per vector)" or "cuda device 0:

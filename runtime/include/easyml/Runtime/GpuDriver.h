@@ -20,6 +20,7 @@
 #define EASYML_RUNTIME_GPUDRIVER_H
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Backend.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,10 +32,6 @@
 
 namespace easyml::rt {
 
-enum class GpuVendor { Cuda, Rocm };
-
-/// "cuda" or "rocm".
-const char *vendorName(GpuVendor vendor);
 
 struct GpuDeviceInfo {
   int index = 0;
@@ -50,10 +47,10 @@ class GpuDriver : public std::enable_shared_from_this<GpuDriver> {
 public:
   /// The vendor's driver library, opened and initialised once per process;
   /// null with `error` saying what is missing when it cannot be.
-  static std::shared_ptr<GpuDriver> open(GpuVendor vendor, std::string &error);
+  static std::shared_ptr<GpuDriver> open(Backend vendor, std::string &error);
   ~GpuDriver();
 
-  GpuVendor vendor() const { return vendor_; }
+  Backend vendor() const { return vendor_; }
   /// "CUDA driver 13.0", "HIP runtime 6.2".
   std::string version() const;
   /// The devices the driver reports (possibly none).
@@ -83,11 +80,11 @@ public:
   const Api &api() const { return *api_; }
 
 private:
-  GpuDriver(GpuVendor vendor, void *library, std::unique_ptr<Api> api);
-  static std::shared_ptr<GpuDriver> openLibrary(GpuVendor vendor,
+  GpuDriver(Backend vendor, void *library, std::unique_ptr<Api> api);
+  static std::shared_ptr<GpuDriver> openLibrary(Backend vendor,
                                                 std::string &error);
 
-  GpuVendor vendor_;
+  Backend vendor_;
   /// The library: never closed (drivers do not support being unloaded).
   void *library_;
   std::unique_ptr<Api> api_;

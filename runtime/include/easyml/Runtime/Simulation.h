@@ -23,6 +23,7 @@
 #include "easyml/Runtime/ABI.h"
 #include "easyml/Runtime/Balancer.h"
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/DeviceSpec.h"
 #include "easyml/Runtime/Dimensioner.h"
 #include "easyml/Runtime/Params.h"
 #include "easyml/Runtime/Report.h"
@@ -67,8 +68,8 @@ struct SimulationOptions {
   /// The devices: "cpu"; "gpu:0,2", "gpu:all" or "gpu" (GPUs the model has
   /// a variant for, CUDA ones first); "cuda:1", "rocm:all"; combinations
   /// with '+' ("cpu+gpu:all"); "auto" (resource dimensioning over the CPU
-  /// and every GPU).
-  std::string devices = "cpu";
+  /// and every GPU). See DeviceSpec.
+  DeviceSpec devices = DeviceSpec::cpu();
   /// The CPU pool's variant: "" (cpu-simd when compiled, else the first CPU
   /// variant), "cpu-simd", "baseline".
   std::string cpuVariant;
