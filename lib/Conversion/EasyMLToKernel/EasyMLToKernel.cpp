@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelArgs.h"
+
 #include "easyml/Conversion/EasyMLToKernel/DeriveParams.h"
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Conversion/Passes.h"
@@ -15,7 +17,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <cstddef>
 #include <limits>
 
 namespace easyml {
@@ -25,75 +26,9 @@ namespace easyml {
 
 using namespace mlir;
 using namespace easyml;
+using namespace easyml::kernel;
 
 namespace {
-
-/// Field numbers of easyml_kernel_args (runtime/include/easyml/Runtime/ABI.h).
-enum ArgField {
-  kBegin = 0,
-  kEnd,
-  kNSteps,
-  kStep0,
-  kDt,
-  kStim,
-  kIntegrateVm,
-  kStride,
-  kSv,
-  kExt,
-  kParams,
-  kTables,
-  kCounters,
-  kOut,
-  kParamRows,
-  kRec,
-  kRecSlot,
-  kRecNum,
-  kRecBegin,
-  kRecEnd,
-  kRecStride,
-  kRecFirst,
-  kRecEvery,
-  kRecSamples,
-  kRecTraces,
-  kBio,
-  kBioCa,
-  kNumArgFields
-};
-
-// The field numbers above are the ABI's field order (every field 8 bytes).
-#define EASYML_CHECK_FIELD(field, number)                                      \
-  static_assert(offsetof(easyml_kernel_args, field) == 8 * (number),           \
-                "ArgField " #number " is not easyml_kernel_args::" #field)
-EASYML_CHECK_FIELD(begin, kBegin);
-EASYML_CHECK_FIELD(end, kEnd);
-EASYML_CHECK_FIELD(nsteps, kNSteps);
-EASYML_CHECK_FIELD(step0, kStep0);
-EASYML_CHECK_FIELD(dt, kDt);
-EASYML_CHECK_FIELD(stim, kStim);
-EASYML_CHECK_FIELD(integrate_vm, kIntegrateVm);
-EASYML_CHECK_FIELD(stride, kStride);
-EASYML_CHECK_FIELD(sv, kSv);
-EASYML_CHECK_FIELD(ext, kExt);
-EASYML_CHECK_FIELD(params, kParams);
-EASYML_CHECK_FIELD(tables, kTables);
-EASYML_CHECK_FIELD(counters, kCounters);
-EASYML_CHECK_FIELD(out, kOut);
-EASYML_CHECK_FIELD(param_rows, kParamRows);
-EASYML_CHECK_FIELD(rec, kRec);
-EASYML_CHECK_FIELD(rec_slot, kRecSlot);
-EASYML_CHECK_FIELD(rec_num, kRecNum);
-EASYML_CHECK_FIELD(rec_begin, kRecBegin);
-EASYML_CHECK_FIELD(rec_end, kRecEnd);
-EASYML_CHECK_FIELD(rec_stride, kRecStride);
-EASYML_CHECK_FIELD(rec_first, kRecFirst);
-EASYML_CHECK_FIELD(rec_every, kRecEvery);
-EASYML_CHECK_FIELD(rec_samples, kRecSamples);
-EASYML_CHECK_FIELD(rec_traces, kRecTraces);
-EASYML_CHECK_FIELD(bio, kBio);
-EASYML_CHECK_FIELD(bio_ca, kBioCa);
-static_assert(sizeof(easyml_kernel_args) == 8 * kNumArgFields,
-              "easyml_kernel_args has fields ArgField does not know");
-#undef EASYML_CHECK_FIELD
 
 /// The address space of device memory in both GPU targets' LLVM back ends
 /// (NVPTX and AMDGPU).
@@ -216,41 +151,9 @@ private:
                                   /*isInvariant=*/gpu);
   }
   void store(Value v, Value ptr) { b.create<LLVM::StoreOp>(loc, v, ptr); }
-  /// Field `f` of the kernel arguments: a load through the pointer CPU
-  /// entry points take, or a member of the struct GPU kernels take by
-  /// value (a constant-bank operand, no register held for it).
+  /// Field `f` of the kernel arguments (KernelArgs.h).
   Value field(Value args, ArgField f, Type t) {
-    if (isa<LLVM::LLVMStructType>(args.getType()))
-      return b.create<LLVM::ExtractValueOp>(loc, args, ArrayRef<int64_t>{f});
-    return load(t, gep(args, i64, static_cast<int64_t>(f)));
-  }
-  /// The LLVM type of field `f` of easyml_kernel_args.
-  Type argFieldType(int f) const {
-    switch (f) {
-    case kDt:
-    case kStim:
-      return f64;
-    case kSv:
-    case kExt:
-    case kParams:
-    case kTables:
-    case kCounters:
-    case kOut:
-    case kParamRows:
-    case kRec:
-    case kRecSlot:
-    case kBio:
-      return ptrTy;
-    default:
-      return i64;
-    }
-  }
-  /// easyml_kernel_args as an LLVM struct: what GPU kernels take by value.
-  Type argsStructType() const {
-    SmallVector<Type> fields;
-    for (int f = 0; f < kNumArgFields; ++f)
-      fields.push_back(argFieldType(f));
-    return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    return argField(b, loc, args, f, t);
   }
   Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
@@ -390,7 +293,7 @@ private:
     derivedValues.clear();
     if (gpu) {
       b.setInsertionPoint(gpuModule.getBody()->getTerminator());
-      SmallVector<Type> inputs{argsStructType()};
+      SmallVector<Type> inputs{argsStructType(b.getContext())};
       if (int64_t n = layout.gpuParamsByValue())
         inputs.push_back(LLVM::LLVMArrayType::get(f64, n));
       auto fn = b.create<gpu::GPUFuncOp>(loc, layout.symbol(variant, entry),
