@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EntryStrategy.h"
 #include "KernelArgs.h"
 
 #include "easyml/Conversion/EasyMLToKernel/DeriveParams.h"
@@ -11,7 +12,6 @@
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Runtime/ABI.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -30,10 +30,6 @@ using namespace easyml::kernel;
 
 namespace {
 
-/// The address space of device memory in both GPU targets' LLVM back ends
-/// (NVPTX and AMDGPU).
-constexpr unsigned kGlobalAddressSpace = 1;
-
 /// Emits the kernels of one model.
 class KernelBuilder {
 public:
@@ -42,19 +38,17 @@ public:
   KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target,
                 ArrayRef<std::string> perCellParams = {})
       : model(model), module(module), target(target), variant(target.getName()),
-        soa(target.getLayout() == CellLayout::soa), gpu(target.isGpu()),
-        layout(ModelLayout::get(model)), b(model.getContext()),
-        loc(model.getLoc()) {
+        soa(target.getLayout() == CellLayout::soa),
+        layout(ModelLayout::get(model)),
+        entry(EntryStrategy::create(module, target, layout)),
+        b(model.getContext()), loc(model.getLoc()) {
     ptrTy = LLVM::LLVMPointerType::get(b.getContext());
     f64 = b.getF64Type();
     i64 = b.getI64Type();
-    rowCapable.assign(layout.params.size() + layout.flags.size(), !gpu);
-    if (gpu)
-      for (int64_t i : layout.paramIndices(perCellParams))
-        rowCapable[i] = true;
-    // GPU kernels take the derived values by value (when they fit), except
-    // those that read a parameter the kernels read per cell.
-    if (gpu && layout.gpuParamsByValue()) {
+    rowCapable = entry->paramsPerCell(layout, perCellParams);
+    // Kernels that take the parameters by value take the derived values
+    // too, except those that read a parameter the kernels read per cell.
+    if (entry->takesParamsByValue()) {
       ModelLayout::Derived d = ModelLayout::findDerived(model);
       llvm::DenseSet<Operation *> perCell;
       for (Operation *op : d.ops) {
@@ -84,16 +78,10 @@ public:
              << model.getSymName()
              << "' must have its integrators expanded before lowering "
                 "(run easyml-expand-integrators)";
-    if (gpu) {
-      // Kernels of a GPU variant live in their own gpu.module; tables and
-      // derived values are built on the host by a CPU variant.
-      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                      b.getUnitAttr());
-      b.setInsertionPointToEnd(module.getBody());
-      gpuModule =
-          b.create<gpu::GPUModuleOp>(loc, layout.symbol(variant, "kernels"));
-      gpuModule->setAttr("easyml.variant", target);
-    } else if (withTables) {
+    entry->prepareModule(b, loc);
+    if (withTables) {
+      // Tables and derived values are built on the host, by a CPU variant.
+      assert(!target.isGpu() && "host entries from a GPU variant");
       buildTables();
       buildDerived();
     }
@@ -122,33 +110,23 @@ private:
         loc, base.getType(), elem, base,
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
   }
-  /// A pointer the host passed in: on a GPU every such pointer is device
-  /// memory (cuMemAlloc/hipMalloc), so it is cast to the global address
-  /// space (1 for both NVPTX and AMDGPU): global instead of generic (flat)
-  /// loads, stores and atomics.
-  Value hostGiven(Value pointer) {
-    if (!gpu)
-      return pointer;
-    return b.create<LLVM::AddrSpaceCastOp>(
-        loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
-        pointer);
-  }
+  /// A pointer the host passed in, as the kernels address it (GPU: in the
+  /// global address space).
+  Value hostGiven(Value pointer) { return entry->hostGiven(b, loc, pointer); }
   /// A pointer field of the kernel arguments.
   Value pointerField(Value args, ArgField f) {
     return hostGiven(field(args, f, ptrTy));
   }
   Value load(Type t, Value ptr) { return b.create<LLVM::LoadOp>(loc, t, ptr); }
   /// A load of memory no kernel writes while it runs (kernel arguments,
-  /// parameters, per-cell parameter rows, lookup tables). In GPU kernels it
-  /// is marked invariant, so it goes through the read-only data path
-  /// (NVPTX ld.global.nc; constant loads on AMDGPU) and may be hoisted or
-  /// reordered freely. (Not on the CPU: the same memory changes between
-  /// calls, e.g. tables rebuilt for a new dt.)
+  /// parameters, per-cell parameter rows, lookup tables): marked invariant
+  /// where the entry strategy says so (GPU: the read-only data path).
   Value loadReadOnly(Type t, Value ptr) {
-    return b.create<LLVM::LoadOp>(loc, t, ptr, /*alignment=*/0,
-                                  /*isVolatile=*/false,
-                                  /*isNonTemporal=*/false,
-                                  /*isInvariant=*/gpu);
+    return b.create<LLVM::LoadOp>(
+        loc, t, ptr, /*alignment=*/0,
+        /*isVolatile=*/false,
+        /*isNonTemporal=*/false,
+        /*isInvariant=*/entry->marksReadOnlyLoadsInvariant());
   }
   void store(Value v, Value ptr) { b.create<LLVM::StoreOp>(loc, v, ptr); }
   /// Field `f` of the kernel arguments (KernelArgs.h).
@@ -175,9 +153,7 @@ private:
     MemRefLayoutAttrInterface layoutAttr;
     if (rank > 1)
       layoutAttr = StridedLayoutAttr::get(ctx, 0, layoutStrides);
-    Attribute space;
-    if (gpu)
-      space = b.getI64IntegerAttr(kGlobalAddressSpace);
+    Attribute space = entry->memorySpace(b);
     auto type = MemRefType::get(shape, f64, layoutAttr, space);
     // The descriptor the memref-to-LLVM type converter expects.
     auto sizesTy = LLVM::LLVMArrayType::get(i64, rank);
@@ -280,67 +256,29 @@ private:
     return b.create<arith::SelectOp>(loc, beyond, b0, v);
   }
 
-  /// Starts entry point `entry`: a host function taking a pointer to the
-  /// kernel arguments, or a GPU kernel in the variant's gpu.module taking
-  /// them by value, then the parameters and flags by value where they fit
-  /// (ABI 4: both live in the launch's parameter space, which the GPU
-  /// reads as constant-bank operands instead of holding them in
-  /// registers). Returns the kernel arguments (pointer or struct); the
-  /// builder is in the entry block.
-  Value startFunction(StringRef entry) {
-    Block *entryBlock;
-    paramsArg = Value();
+  /// Starts entry point `name` (EntryStrategy::createFunction). Returns
+  /// the kernel arguments (pointer or struct); the builder is in the entry
+  /// block.
+  Value startFunction(StringRef name) {
     derivedValues.clear();
-    if (gpu) {
-      b.setInsertionPoint(gpuModule.getBody()->getTerminator());
-      SmallVector<Type> inputs{argsStructType(b.getContext())};
-      if (int64_t n = layout.gpuParamsByValue())
-        inputs.push_back(LLVM::LLVMArrayType::get(f64, n));
-      auto fn = b.create<gpu::GPUFuncOp>(loc, layout.symbol(variant, entry),
-                                         b.getFunctionType(inputs, {}));
-      fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-      // Launch bound: the runtime never launches more threads per block,
-      // and the register allocators may count on it. On its own, ptxas
-      // reads .maxntid as an occupancy goal and caps registers (128 at 256
-      // threads, 32 at 128: heavy spills); .minnctapersm 1 asks for one
-      // resident block only, leaving the full 255 registers.
-      if (target.getKind() == VariantKind::cuda) {
-        fn->setAttr("nvvm.maxntid",
-                    b.getDenseI32ArrayAttr({EASYML_GPU_MAX_BLOCK_SIZE, 1, 1}));
-        fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-      } else
-        fn->setAttr(
-            "rocdl.flat_work_group_size",
-            b.getStringAttr("1," + std::to_string(EASYML_GPU_MAX_BLOCK_SIZE)));
-      entryBlock = &fn.getBody().front();
-    } else {
-      b.setInsertionPointToEnd(module.getBody());
-      auto fn = b.create<func::FuncOp>(loc, layout.symbol(variant, entry),
-                                       b.getFunctionType({ptrTy}, {}));
-      // What easyml-vectorize-cells reads the vector width from.
-      fn->setAttr("easyml.variant", target);
-      entryBlock = fn.addEntryBlock();
-    }
-    functionEntry = entryBlock;
-    b.setInsertionPointToStart(entryBlock);
+    EntryFunction fn =
+        entry->createFunction(b, loc, layout.symbol(variant, name));
+    functionEntry = fn.block;
+    paramsArg = fn.params;
+    b.setInsertionPointToStart(fn.block);
     // The canonicalizer hoists constants of the init and compute regions to
     // the model's body: give every function its own copy.
     modelConstants.clear();
     for (Operation &op : model.getBody().front())
       if (op.hasTrait<OpTrait::ConstantLike>())
         b.clone(op, modelConstants);
-    if (gpu && entryBlock->getNumArguments() > 1)
-      paramsArg = entryBlock->getArgument(1);
-    return entryBlock->getArgument(0);
+    return fn.args;
   }
 
   /// Ends the function started last.
   void finishFunction() {
     b.setInsertionPointToEnd(functionEntry);
-    if (gpu)
-      b.create<gpu::ReturnOp>(loc);
-    else
-      b.create<func::ReturnOp>(loc);
+    entry->createReturn(b, loc);
   }
 
   /// Loads every parameter and flag's shared value once, and the rows of
@@ -848,9 +786,7 @@ private:
     // On a GPU the arguments are constant-bank values, so the rows'
     // addresses would be hoisted out of the step loop and held in
     // registers through it: an opaque stride keeps them in this branch.
-    Value rowStride = field(args, kStride, i64);
-    if (gpu)
-      rowStride = b.create<OpaqueOp>(loc, i64, rowStride);
+    Value rowStride = entry->keepLocal(b, loc, field(args, kStride, i64));
     Value bio = view(hostGiven(raw), {cI64(EASYML_BIO_NUM_ROWS), rowStride},
                      {rowStride});
     Value cellIndex = toIndex(cell);
@@ -1065,13 +1001,13 @@ private:
           yielded.push_back(v);
       b.create<scf::YieldOp>(loc, yielded);
       b.setInsertionPointAfter(stepLoop);
-      if (gpu) {
+      if (entry->recomputesAddressesAfterSteps()) {
         // The addresses of the cell's rows are recomputed after the step
         // loop rather than kept from before it: held through the loop they
         // cost two registers each (the optimisers would merge the two
         // computations, so the second starts from opaque copies).
-        cell = b.create<OpaqueOp>(loc, i64, cell);
-        stride = b.create<OpaqueOp>(loc, i64, stride);
+        cell = entry->keepLocal(b, loc, cell);
+        stride = entry->keepLocal(b, loc, stride);
         sv = svView(svPtr, stride);
         for (size_t j = 0; j < ne; ++j)
           extViews[j] = cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
@@ -1098,11 +1034,10 @@ private:
   VariantAttr target;
   std::string variant;
   bool soa;
-  /// Kernels for a GPU: one thread per cell, in `gpuModule`.
-  bool gpu;
-  gpu::GPUModuleOp gpuModule;
-  Block *functionEntry = nullptr;
   ModelLayout layout;
+  /// What differs between CPU functions and GPU kernels.
+  std::unique_ptr<EntryStrategy> entry;
+  Block *functionEntry = nullptr;
   OpBuilder b;
   Location loc;
   Type ptrTy, f64, i64;
