@@ -3,6 +3,12 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
+//
+// The host entry points of a CPU variant, called by the runtime when the
+// shared parameters or dt change: `tables` fills every lookup table,
+// `derived` computes the values GPU kernels take by value (ABI 4).
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 

@@ -3,6 +3,12 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
+//
+// `init` writes the initial record of every cell in [begin, end): nodal
+// parameters from their (per-cell) values, hidden values, then what the
+// model's init region gives its states and externals.
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 
@@ -16,10 +22,7 @@ LogicalResult KernelBuilder::buildInit() {
   Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
   stride = field(args, kStride, i64);
   Value sv = svView(pointerField(args, kSv), stride);
-  Value ext = pointerField(args, kExt);
-  SmallVector<Value> extViews;
-  for (size_t j = 0; j < layout.externals.size(); ++j)
-    extViews.push_back(cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j)))));
+  SmallVector<Value> extViews = externalViews(pointerField(args, kExt));
   SmallVector<bool> used = paramsReadBy(model.getInitOp().getBody());
   // Nodal parameters start from their (per-cell) parameter value.
   for (const ModelLayout::Param &p : layout.params)

@@ -3,6 +3,12 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
+//
+// What every entry point shares: the function itself (made by the
+// EntryStrategy), the parameters loaded once per call and per cell, views of
+// the per-cell storage, and the loop over the cells.
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 
@@ -110,6 +116,13 @@ SmallVector<Value> KernelBuilder::cellIndices(Value cell, int64_t idx) {
   if (soa)
     return {i, toIndex(cell)};
   return {toIndex(cell), i};
+}
+
+SmallVector<Value> KernelBuilder::externalViews(Value ext) {
+  SmallVector<Value> views;
+  for (size_t j = 0; j < layout.externals.size(); ++j)
+    views.push_back(cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j)))));
+  return views;
 }
 
 Value KernelBuilder::startFunction(StringRef name) {

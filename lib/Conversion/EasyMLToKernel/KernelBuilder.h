@@ -18,9 +18,6 @@
 //   RecordingEmitter.cpp  samples of the cell's values during the steps
 //   BiomarkerEmitter.cpp  the biomarker accumulators after each step
 //
-// Every emitter creates its operations in a fixed order: the generated
-// code is compared byte for byte across changes to these files.
-//
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_LIB_CONVERSION_EASYMLTOKERNEL_KERNELBUILDER_H
@@ -150,6 +147,8 @@ private:
   void storeOne(Value v, Value view, Value cell) {
     storeAt(v, view, toIndex(cell));
   }
+  /// The views of the externals' arrays (ABI `ext`: one pointer each).
+  llvm::SmallVector<Value> externalViews(Value ext);
 
   //===--- Entry functions and parameters (KernelBuilder.cpp) ---------===//
   /// Starts entry point `name` (EntryStrategy::createFunction). Returns
@@ -197,6 +196,30 @@ private:
   mlir::LogicalResult buildInit();
 
   //===--- Compute and eval (StepEmitter.cpp) -------------------------===//
+  /// What `compute` and `eval` load before the cell loop.
+  struct StepArgs {
+    Value args, begin, end, nsteps, step0, dt, stim;
+    /// Whether the kernel integrates Vm (ABI `integrate_vm`).
+    Value integrate;
+    /// The state vector: its pointer and its view.
+    Value svPtr, sv;
+    /// The externals' pointer table and their views.
+    Value ext;
+    llvm::SmallVector<Value> extViews;
+    /// The eval outputs.
+    Value out;
+  };
+  /// The values of the current cell before the step.
+  struct CellValues {
+    llvm::SmallVector<Value> states;
+    /// Per params index: the nodal parameters' values (null elsewhere).
+    llvm::SmallVector<Value> nodal;
+    /// The hidden values, null for those in place (accessed where the
+    /// step uses them: neither loaded up front nor carried from step to
+    /// step).
+    llvm::SmallVector<Value> hidden;
+    llvm::SmallVector<Value> exts;
+  };
   /// One model step's results: the new states and hidden values, the
   /// outputs per external (null where not written) and the traced values.
   struct StepResult {
@@ -207,6 +230,23 @@ private:
   /// samples and biomarkers) or `eval` (the outputs and traces of the
   /// current states).
   mlir::LogicalResult buildStep(bool advance);
+  /// Loads the kernel arguments the step entries read (and, for
+  /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.
+  StepArgs loadStepArgs(Value args, bool advance);
+  /// Loads the cell's values and the parameters the compute region reads
+  /// per cell; sets `stepSv`, `stepCell`, `cellParams`.
+  CellValues loadCellValues(Value cell, const StepArgs &a);
+  /// `eval`'s body: the externals' outputs and the traces of the cell.
+  mlir::LogicalResult emitEval(const StepArgs &a, Value cell,
+                               const CellValues &c);
+  /// `compute`'s body: the step loop of the cell, then its new values
+  /// stored and counted when not finite.
+  mlir::LogicalResult emitStepLoop(const StepArgs &a, Value cell,
+                                   const CellValues &c);
+  /// Stores the values the step loop `results` carried out (states,
+  /// externals, hidden values not in place) into the cell's storage.
+  void storeAfterSteps(const StepArgs &a, Value cell, mlir::ValueRange results,
+                       llvm::ArrayRef<Value> hidden);
   /// Emits one model step at the builder's position. `stateVals` are the
   /// old states, `extVals` the externals.
   mlir::FailureOr<StepResult> emitStep(llvm::ArrayRef<Value> stateVals,

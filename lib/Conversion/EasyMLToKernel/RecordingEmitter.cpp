@@ -3,6 +3,13 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
+//
+// The compute kernel writes samples at output steps into the recording
+// buffer (ABI 3 `rec_*`), so output does not cut the runtime's task waves:
+// at the start of a sample step, the selected values of the cells in the
+// recorded range.
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 

@@ -3,6 +3,16 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
+//
+// `compute` advances the cells in [begin, end) by `nsteps` steps: per cell,
+// a loop over the steps carries the states, externals and hidden values;
+// around each model step come the stimulus and the integration of Vm,
+// samples (RecordingEmitter.cpp) and biomarkers (BiomarkerEmitter.cpp);
+// clamps and table lookups out of range are counted, and so are the cells
+// left non-finite. `eval` computes the outputs and traces of the current
+// states once.
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 
@@ -17,135 +27,165 @@ using namespace easyml::kernel;
 LogicalResult KernelBuilder::buildStep(bool advance) {
   Value args = startFunction(advance ? "compute" : "eval");
   loadParams(args);
-  Value begin = field(args, kBegin, i64), end = field(args, kEnd, i64);
-  Value nsteps = field(args, kNSteps, i64), step0 = field(args, kStep0, i64);
-  Value dt = field(args, kDt, f64), stim = field(args, kStim, f64);
-  Value integrate = b.create<arith::CmpIOp>(
-      loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
-  stride = field(args, kStride, i64);
-  Value svPtr = pointerField(args, kSv), ext = pointerField(args, kExt);
-  Value sv = svView(svPtr, stride);
-  tablesPtr = pointerField(args, kTables);
-  counters = pointerField(args, kCounters);
-  Value out = pointerField(args, kOut);
-  if (advance)
-    loadRecording(args);
-  SmallVector<Value> extViews;
-  for (size_t j = 0; j < layout.externals.size(); ++j)
-    extViews.push_back(cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j)))));
-  size_t ns = layout.states.size(), ne = layout.externals.size();
-  int vm = layout.vmIndex, iion = layout.iionIndex;
-  SmallVector<bool> used = paramsReadBy(model.getComputeOp().getBody());
-
-  Value cell = openCellLoop(begin, end);
-  stepSv = sv;
-  stepCell = cell;
-  loadCellParams(cell, used);
-  SmallVector<Value> x, nodal(layout.params.size()), hid, e;
-  size_t nh = layout.hidden.size();
-  for (size_t i = 0; i < ns; ++i)
-    x.push_back(loadCell(sv, cell, i));
-  for (auto [i, p] : llvm::enumerate(layout.params))
-    if (p.nodal)
-      nodal[i] = loadCell(sv, cell, p.svIndex);
-  // In-place hidden values are accessed where the step uses them (null
-  // here): neither loaded up front nor carried from step to step.
-  for (size_t i = 0; i < nh; ++i)
-    hid.push_back(layout.hiddenInPlace[i]
-                      ? Value()
-                      : loadCell(sv, cell, layout.svSize + i));
-  for (size_t j = 0; j < ne; ++j)
-    e.push_back(loadOne(extViews[j], cell));
-
-  if (!advance) {
-    Value t = b.create<arith::MulFOp>(
-        loc, b.create<arith::SIToFPOp>(loc, f64, step0), dt);
-    auto r = emitStep(x, nodal, hid, e, t, dt, /*advance=*/false);
-    if (failed(r))
-      return failure();
-    for (size_t j = 0; j < ne; ++j)
-      if (r->outputs[j])
-        storeOne(r->outputs[j], extViews[j], cell);
-    Value outs = outView(out, r->traces.size());
-    for (auto [k, v] : llvm::enumerate(r->traces))
-      storeCell(v, outs, cell, k);
-  } else {
-    // Carried from step to step: states, externals, hidden values.
-    SmallVector<Value> iter(x);
-    iter.append(e);
-    for (Value h : hid)
-      if (h)
-        iter.push_back(h);
-    auto stepLoop = b.create<scf::ForOp>(loc, cI64(0), nsteps, cI64(1), iter);
-    b.setInsertionPointToStart(stepLoop.getBody());
-    Value k = stepLoop.getInductionVar();
-    auto carried = stepLoop.getRegionIterArgs();
-    SmallVector<Value> xs(carried.begin(), carried.begin() + ns);
-    SmallVector<Value> es(carried.begin() + ns, carried.begin() + ns + ne);
-    SmallVector<Value> hs;
-    auto carriedHidden = carried.begin() + ns + ne;
-    for (Value h : hid)
-      hs.push_back(h ? Value(*carriedHidden++) : Value());
-    Value s = addI(step0, k);
-    // Samples inside the wave: the state at the start of step s (Vm
-    // before the stimulus, Iion of the step before), as a simulator that
-    // stopped here would see it.
-    if (failed(emitRecord(s, cell, xs, nodal, hs, es, dt)))
-      return failure();
-    Value t = b.create<arith::MulFOp>(
-        loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
-    Value vmBefore = vm >= 0 ? es[vm] : Value();
-    if (vm >= 0) {
-      Value stimulated = b.create<arith::AddFOp>(
-          loc, es[vm], b.create<arith::MulFOp>(loc, stim, dt));
-      es[vm] = b.create<arith::SelectOp>(loc, integrate, stimulated, es[vm]);
-    }
-    auto r = emitStep(xs, nodal, hs, es, t, dt, /*advance=*/true);
-    if (failed(r))
-      return failure();
-    SmallVector<Value> yielded(r->states);
-    for (size_t j = 0; j < ne; ++j)
-      yielded.push_back(r->outputs[j] ? r->outputs[j] : es[j]);
-    if (vm >= 0 && iion >= 0) {
-      Value v = yielded[ns + vm];
-      Value integrated = b.create<arith::SubFOp>(
-          loc, v, b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
-      yielded[ns + vm] =
-          b.create<arith::SelectOp>(loc, integrate, integrated, v);
-    }
-    if (vm >= 0)
-      emitBiomarkers(args, cell, s, dt, vmBefore, yielded[ns + vm],
-                     ArrayRef<Value>(yielded).take_front(ns));
-    for (auto [h, v] : llvm::zip(hid, r->hidden))
-      if (h)
-        yielded.push_back(v);
-    b.create<scf::YieldOp>(loc, yielded);
-    b.setInsertionPointAfter(stepLoop);
-    if (entry->recomputesAddressesAfterSteps()) {
-      // The addresses of the cell's rows are recomputed after the step
-      // loop rather than kept from before it: held through the loop they
-      // cost two registers each (the optimisers would merge the two
-      // computations, so the second starts from opaque copies).
-      cell = entry->keepLocal(b, loc, cell);
-      stride = entry->keepLocal(b, loc, stride);
-      sv = svView(svPtr, stride);
-      for (size_t j = 0; j < ne; ++j)
-        extViews[j] = cellsView(hostGiven(load(ptrTy, gep(ext, ptrTy, j))));
-    }
-    for (size_t i = 0; i < ns; ++i)
-      storeCell(stepLoop.getResult(i), sv, cell, i);
-    for (size_t j = 0; j < ne; ++j)
-      if (layout.externals[j].access != Access::read || (int)j == vm)
-        storeOne(stepLoop.getResult(ns + j), extViews[j], cell);
-    for (size_t i = 0, k = ns + ne; i < nh; ++i)
-      if (hid[i])
-        storeCell(stepLoop.getResult(k++), sv, cell, layout.svSize + i);
-    // Every variant counts the cells it leaves non-finite, so the
-    // runtime learns of a blow-up without scanning the states.
-    countNonFinite(stepLoop.getResults());
-  }
+  StepArgs a = loadStepArgs(args, advance);
+  Value cell = openCellLoop(a.begin, a.end);
+  CellValues c = loadCellValues(cell, a);
+  if (failed(advance ? emitStepLoop(a, cell, c) : emitEval(a, cell, c)))
+    return failure();
   finishFunction();
   return success();
+}
+
+KernelBuilder::StepArgs KernelBuilder::loadStepArgs(Value args, bool advance) {
+  StepArgs a;
+  a.args = args;
+  a.begin = field(args, kBegin, i64);
+  a.end = field(args, kEnd, i64);
+  a.nsteps = field(args, kNSteps, i64);
+  a.step0 = field(args, kStep0, i64);
+  a.dt = field(args, kDt, f64);
+  a.stim = field(args, kStim, f64);
+  a.integrate = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
+  stride = field(args, kStride, i64);
+  a.svPtr = pointerField(args, kSv);
+  a.ext = pointerField(args, kExt);
+  a.sv = svView(a.svPtr, stride);
+  tablesPtr = pointerField(args, kTables);
+  counters = pointerField(args, kCounters);
+  a.out = pointerField(args, kOut);
+  if (advance)
+    loadRecording(args);
+  a.extViews = externalViews(a.ext);
+  return a;
+}
+
+KernelBuilder::CellValues KernelBuilder::loadCellValues(Value cell,
+                                                        const StepArgs &a) {
+  stepSv = a.sv;
+  stepCell = cell;
+  loadCellParams(cell, paramsReadBy(model.getComputeOp().getBody()));
+  CellValues c;
+  c.nodal.resize(layout.params.size());
+  for (size_t i = 0; i < layout.states.size(); ++i)
+    c.states.push_back(loadCell(a.sv, cell, i));
+  for (auto [i, p] : llvm::enumerate(layout.params))
+    if (p.nodal)
+      c.nodal[i] = loadCell(a.sv, cell, p.svIndex);
+  for (size_t i = 0; i < layout.hidden.size(); ++i)
+    c.hidden.push_back(layout.hiddenInPlace[i]
+                           ? Value()
+                           : loadCell(a.sv, cell, layout.svSize + i));
+  for (size_t j = 0; j < layout.externals.size(); ++j)
+    c.exts.push_back(loadOne(a.extViews[j], cell));
+  return c;
+}
+
+LogicalResult KernelBuilder::emitEval(const StepArgs &a, Value cell,
+                                      const CellValues &c) {
+  Value t = b.create<arith::MulFOp>(
+      loc, b.create<arith::SIToFPOp>(loc, f64, a.step0), a.dt);
+  auto r = emitStep(c.states, c.nodal, c.hidden, c.exts, t, a.dt,
+                    /*advance=*/false);
+  if (failed(r))
+    return failure();
+  for (size_t j = 0; j < layout.externals.size(); ++j)
+    if (r->outputs[j])
+      storeOne(r->outputs[j], a.extViews[j], cell);
+  Value outs = outView(a.out, r->traces.size());
+  for (auto [k, v] : llvm::enumerate(r->traces))
+    storeCell(v, outs, cell, k);
+  return success();
+}
+
+LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
+                                          const CellValues &c) {
+  size_t ns = layout.states.size(), ne = layout.externals.size();
+  int vm = layout.vmIndex, iion = layout.iionIndex;
+  Value dt = a.dt;
+  // Carried from step to step: states, externals, hidden values.
+  SmallVector<Value> iter(c.states);
+  iter.append(c.exts);
+  for (Value h : c.hidden)
+    if (h)
+      iter.push_back(h);
+  auto stepLoop = b.create<scf::ForOp>(loc, cI64(0), a.nsteps, cI64(1), iter);
+  b.setInsertionPointToStart(stepLoop.getBody());
+  Value k = stepLoop.getInductionVar();
+  auto carried = stepLoop.getRegionIterArgs();
+  SmallVector<Value> xs(carried.begin(), carried.begin() + ns);
+  SmallVector<Value> es(carried.begin() + ns, carried.begin() + ns + ne);
+  SmallVector<Value> hs;
+  auto carriedHidden = carried.begin() + ns + ne;
+  for (Value h : c.hidden)
+    hs.push_back(h ? Value(*carriedHidden++) : Value());
+  Value s = addI(a.step0, k);
+  // Samples inside the wave: the state at the start of step s (Vm
+  // before the stimulus, Iion of the step before), as a simulator that
+  // stopped here would see it.
+  if (failed(emitRecord(s, cell, xs, c.nodal, hs, es, dt)))
+    return failure();
+  Value t =
+      b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+  Value vmBefore = vm >= 0 ? es[vm] : Value();
+  if (vm >= 0) {
+    Value stimulated = b.create<arith::AddFOp>(
+        loc, es[vm], b.create<arith::MulFOp>(loc, a.stim, dt));
+    es[vm] = b.create<arith::SelectOp>(loc, a.integrate, stimulated, es[vm]);
+  }
+  auto r = emitStep(xs, c.nodal, hs, es, t, dt, /*advance=*/true);
+  if (failed(r))
+    return failure();
+  SmallVector<Value> yielded(r->states);
+  for (size_t j = 0; j < ne; ++j)
+    yielded.push_back(r->outputs[j] ? r->outputs[j] : es[j]);
+  if (vm >= 0 && iion >= 0) {
+    Value v = yielded[ns + vm];
+    Value integrated = b.create<arith::SubFOp>(
+        loc, v, b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
+    yielded[ns + vm] =
+        b.create<arith::SelectOp>(loc, a.integrate, integrated, v);
+  }
+  if (vm >= 0)
+    emitBiomarkers(a.args, cell, s, dt, vmBefore, yielded[ns + vm],
+                   ArrayRef<Value>(yielded).take_front(ns));
+  for (auto [h, v] : llvm::zip(c.hidden, r->hidden))
+    if (h)
+      yielded.push_back(v);
+  b.create<scf::YieldOp>(loc, yielded);
+  b.setInsertionPointAfter(stepLoop);
+  storeAfterSteps(a, cell, stepLoop.getResults(), c.hidden);
+  // Every variant counts the cells it leaves non-finite, so the
+  // runtime learns of a blow-up without scanning the states.
+  countNonFinite(stepLoop.getResults());
+  return success();
+}
+
+void KernelBuilder::storeAfterSteps(const StepArgs &a, Value cell,
+                                    ValueRange results,
+                                    ArrayRef<Value> hidden) {
+  size_t ns = layout.states.size(), ne = layout.externals.size();
+  Value sv = a.sv;
+  SmallVector<Value> extViews = a.extViews;
+  if (entry->recomputesAddressesAfterSteps()) {
+    // The addresses of the cell's rows are recomputed after the step
+    // loop rather than kept from before it: held through the loop they
+    // cost two registers each (the optimisers would merge the two
+    // computations, so the second starts from opaque copies).
+    cell = entry->keepLocal(b, loc, cell);
+    stride = entry->keepLocal(b, loc, stride);
+    sv = svView(a.svPtr, stride);
+    extViews = externalViews(a.ext);
+  }
+  for (size_t i = 0; i < ns; ++i)
+    storeCell(results[i], sv, cell, i);
+  for (size_t j = 0; j < ne; ++j)
+    if (layout.externals[j].access != Access::read ||
+        static_cast<int>(j) == layout.vmIndex)
+      storeOne(results[ns + j], extViews[j], cell);
+  for (size_t i = 0, k = ns + ne; i < hidden.size(); ++i)
+    if (hidden[i])
+      storeCell(results[k++], sv, cell, layout.svSize + i);
 }
 
 FailureOr<KernelBuilder::StepResult>
