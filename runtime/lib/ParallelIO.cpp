@@ -365,166 +365,218 @@ bool agreeWriters(MPI_Comm writers, int first, bool ok, std::string &msg) {
 }
 } // namespace
 
+namespace {
+
+/// One dedicated writer rank serving one matrix file: the file from rank
+/// 0, the part of it opened, the rows of its group of computing ranks
+/// written where they go, then the agreement on the outcome.
+class WriterServer {
+public:
+  WriterServer(MPI_Comm world, MPI_Comm writers, int computeRanks,
+               WriterStats &stats)
+      : world_(world), writers_(writers), computeRanks_(computeRanks),
+        stats_(stats) {
+    MPI_Comm_rank(writers, &me_);
+    MPI_Comm_size(writers, &k_);
+    MPI_Comm_rank(world, &stats.rank);
+    stats.writers = k_;
+    first_ = stats.rank - me_;
+  }
+
+  /// What rank 0 sends first; false when there is no file.
+  bool receiveStart() {
+    int64_t head[2];
+    MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world_, MPI_STATUS_IGNORE);
+    MPI_Status st;
+    MPI_Probe(0, kTagStart, world_, &st);
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    path_.assign(static_cast<size_t>(n), '\0');
+    MPI_Recv(path_.data(), n, MPI_CHAR, 0, kTagStart, world_,
+             MPI_STATUS_IGNORE);
+    rows_ = head[0];
+    cols_ = head[1];
+    part_ = path_ + ".part";
+    // The computing ranks this writer serves (see openViaWriter).
+    for (int r = 0; r < computeRanks_; ++r)
+      group_ += static_cast<int>(static_cast<int64_t>(r) * k_ /
+                                 computeRanks_) == me_;
+    return rows_ >= 0;
+  }
+
+  /// The first writer creates the file; the others open it once it
+  /// exists. False (after telling rank 0) when one could not.
+  bool openFile(bool &ok) {
+    std::string header = npyHeader(
+        "'<f8'",
+        "(" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
+    headerBytes_ = static_cast<int64_t>(header.size());
+    ok = true;
+    if (me_ == 0) {
+      std::remove(part_.c_str());
+      fd_ = ::open(part_.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+      ok = fd_ >= 0 && writeAllAt(fd_, header.data(), header.size(), 0);
+    }
+    int created = ok;
+    MPI_Bcast(&created, 1, MPI_INT, 0, writers_);
+    if (me_ != 0 && created) {
+      fd_ = ::open(part_.c_str(), O_WRONLY);
+      ok = fd_ >= 0;
+    }
+    if (!ok)
+      msg_ = "cannot write '" + path_ + "': " + std::strerror(errno);
+    std::string all = msg_;
+    bool allOk = agreeWriters(writers_, first_, ok, all);
+    if (me_ == 0)
+      sendStatus(world_, 0, allOk, stats_, all);
+    if (!allOk) {
+      if (fd_ >= 0)
+        ::close(fd_);
+      if (me_ == 0)
+        std::remove(part_.c_str());
+    }
+    return allOk;
+  }
+
+  /// Rows until every computing rank of the group closed the file.
+  void serveRows() {
+    int closed = 0;
+    MPI_Status st;
+    while (closed < group_) {
+      // Waiting without spinning: rows come once per epoch, and the
+      // writer may share its node's cores with computing ranks
+      // (MPI_Probe spins).
+      double t0 = now();
+      for (int flag = 0;;) {
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, world_, &flag, &st);
+        if (flag)
+          break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      stats_.idleSeconds += now() - t0;
+      if (st.MPI_TAG == kTagClose) {
+        int64_t v = 0;
+        MPI_Recv(&v, 1, MPI_INT64_T, st.MPI_SOURCE, kTagClose, world_,
+                 MPI_STATUS_IGNORE);
+        ++closed;
+        allClosedOk_ = allClosedOk_ && v != 0;
+      } else if (st.MPI_TAG == kTagData) {
+        receiveRows(st.MPI_SOURCE);
+      } else {
+        // Not ours (nothing else is sent to this rank): take it off the
+        // queue so the loop goes on.
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        std::vector<char> junk(static_cast<size_t>(count));
+        MPI_Recv(junk.data(), count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG,
+                 world_, MPI_STATUS_IGNORE);
+      }
+    }
+  }
+
+  /// Every writer's groups and writes, then the first writer renames the
+  /// file into place (or removes it) and tells rank 0.
+  bool finish(std::string &error) {
+    if (::close(fd_) != 0 && writeOk_) {
+      writeOk_ = false;
+      msg_ = "writing '" + path_ + "' failed: " + std::strerror(errno);
+    }
+    int closedAll = allClosedOk_, mineClosed = allClosedOk_;
+    MPI_Allreduce(&mineClosed, &closedAll, 1, MPI_INT, MPI_MIN, writers_);
+    std::string writeMsg = msg_;
+    bool writesOk = agreeWriters(writers_, first_, writeOk_, writeMsg);
+    WriterStats total = stats_;
+    MPI_Reduce(&stats_.bytes, &total.bytes, 1, MPI_DOUBLE, MPI_SUM, 0,
+               writers_);
+    MPI_Reduce(&stats_.writeSeconds, &total.writeSeconds, 1, MPI_DOUBLE,
+               MPI_MAX, 0, writers_);
+    MPI_Reduce(&stats_.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE,
+               MPI_MIN, 0, writers_);
+    if (me_ == 0) {
+      bool renamed = false;
+      std::string status = writesOk ? std::string() : writeMsg;
+      if (writesOk && closedAll) {
+        renamed = std::rename(part_.c_str(), path_.c_str()) == 0;
+        if (!renamed)
+          status = "writer rank " + std::to_string(first_) +
+                   ": cannot write '" + path_ + "': " + std::strerror(errno);
+      }
+      if (!renamed)
+        std::remove(part_.c_str());
+      sendStatus(world_, 0, renamed, total, status);
+      if (writeOk_ && closedAll && writesOk && !renamed) {
+        error = status;
+        return false;
+      }
+    }
+    if (!writeOk_)
+      error = msg_;
+    return writeOk_;
+  }
+
+  const std::string &message() const { return msg_; }
+
+private:
+  void receiveRows(int src) {
+    int64_t h[4];
+    MPI_Recv(h, 4, MPI_INT64_T, src, kTagData, world_, MPI_STATUS_IGNORE);
+    const int64_t row0 = h[0], nrows = h[1], c0 = h[2], c1 = h[3];
+    const int64_t width = c1 - c0;
+    rowsIn_.resize(static_cast<size_t>(nrows * width));
+    MPI_Recv(rowsIn_.data(), static_cast<int>(nrows * width), MPI_DOUBLE, src,
+             kTagPayload, world_, MPI_STATUS_IGNORE);
+    if (!writeOk_)
+      return;
+    if (row0 < 0 || row0 + nrows > rows_ || c0 < 0 || c1 > cols_) {
+      writeOk_ = false;
+      msg_ = "'" + path_ + "' holds " + std::to_string(rows_) + " x " +
+             std::to_string(cols_) + " values; rank " + std::to_string(src) +
+             " sent rows " + std::to_string(row0) + "-" +
+             std::to_string(row0 + nrows - 1) + " of cells " +
+             std::to_string(c0) + "-" + std::to_string(c1 - 1);
+      return;
+    }
+    double t1 = now();
+    for (int64_t r = 0; r < nrows && writeOk_; ++r) {
+      off_t off =
+          static_cast<off_t>(headerBytes_ + ((row0 + r) * cols_ + c0) * 8);
+      if (!writeAllAt(fd_,
+                      reinterpret_cast<const char *>(rowsIn_.data() +
+                                                     r * width),
+                      static_cast<size_t>(width) * 8, off)) {
+        writeOk_ = false;
+        msg_ = "writing '" + path_ + "' failed: " + std::strerror(errno);
+      }
+    }
+    stats_.writeSeconds += now() - t1;
+    stats_.bytes += static_cast<double>(nrows * width) * 8;
+  }
+
+  MPI_Comm world_, writers_;
+  int computeRanks_;
+  WriterStats &stats_;
+  int me_ = 0, k_ = 1, first_ = 0, group_ = 0, fd_ = -1;
+  std::string path_, part_, msg_;
+  int64_t rows_ = 0, cols_ = 0, headerBytes_ = 0;
+  bool writeOk_ = true, allClosedOk_ = true;
+  std::vector<double> rowsIn_;
+};
+
+} // namespace
+
 bool easyml::rt::serveMatrixFile(MPI_Comm world, MPI_Comm writers,
                                  int computeRanks, WriterStats &stats,
                                  std::string &error) {
-  int me = 0, k = 1;
-  MPI_Comm_rank(writers, &me);
-  MPI_Comm_size(writers, &k);
-  MPI_Comm_rank(world, &stats.rank);
-  stats.writers = k;
-  const int first = stats.rank - me;
-  int64_t head[2];
-  MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world, MPI_STATUS_IGNORE);
-  MPI_Status st;
-  MPI_Probe(0, kTagStart, world, &st);
-  int n = 0;
-  MPI_Get_count(&st, MPI_CHAR, &n);
-  std::string path(static_cast<size_t>(n), '\0');
-  MPI_Recv(path.data(), n, MPI_CHAR, 0, kTagStart, world, MPI_STATUS_IGNORE);
-  if (head[0] < 0)
+  WriterServer server(world, writers, computeRanks, stats);
+  if (!server.receiveStart())
     return true; // nothing to write
-  const int64_t rows = head[0], cols = head[1];
-  // The computing ranks this writer serves (see openViaWriter).
-  int group = 0;
-  for (int r = 0; r < computeRanks; ++r)
-    group += static_cast<int>(static_cast<int64_t>(r) * k / computeRanks) ==
-             me;
-  std::string part = path + ".part";
-  std::string header = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
-                                              std::to_string(cols) + ")");
-  // The first writer creates the file; the others open it once it exists.
-  std::string msg;
-  int fd = -1;
-  bool ok = true;
-  if (me == 0) {
-    std::remove(part.c_str());
-    fd = ::open(part.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
-    ok = fd >= 0 && writeAllAt(fd, header.data(), header.size(), 0);
+  bool mineOk = true;
+  if (!server.openFile(mineOk)) {
+    error = server.message();
+    return mineOk;
   }
-  int created = ok;
-  MPI_Bcast(&created, 1, MPI_INT, 0, writers);
-  if (me != 0 && created) {
-    fd = ::open(part.c_str(), O_WRONLY);
-    ok = fd >= 0;
-  }
-  if (!ok)
-    msg = "cannot write '" + path + "': " + std::strerror(errno);
-  std::string all = msg;
-  bool allOk = agreeWriters(writers, first, ok, all);
-  if (me == 0)
-    sendStatus(world, 0, allOk, stats, all);
-  if (!allOk) {
-    if (fd >= 0)
-      ::close(fd);
-    if (me == 0)
-      std::remove(part.c_str());
-    error = msg;
-    return ok;
-  }
-  const int64_t headerBytes = static_cast<int64_t>(header.size());
-  int closed = 0;
-  bool allClosedOk = true, writeOk = true;
-  std::vector<double> rowsIn;
-  while (closed < group) {
-    // Waiting without spinning: rows come once per epoch, and the writer
-    // may share its node's cores with computing ranks (MPI_Probe spins).
-    double t0 = now();
-    for (int flag = 0;;) {
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &flag, &st);
-      if (flag)
-        break;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    stats.idleSeconds += now() - t0;
-    int src = st.MPI_SOURCE;
-    if (st.MPI_TAG == kTagClose) {
-      int64_t v = 0;
-      MPI_Recv(&v, 1, MPI_INT64_T, src, kTagClose, world, MPI_STATUS_IGNORE);
-      ++closed;
-      allClosedOk = allClosedOk && v != 0;
-      continue;
-    }
-    if (st.MPI_TAG != kTagData) {
-      // Not ours (nothing else is sent to this rank): take it off the
-      // queue so the loop goes on.
-      int count = 0;
-      MPI_Get_count(&st, MPI_BYTE, &count);
-      std::vector<char> junk(static_cast<size_t>(count));
-      MPI_Recv(junk.data(), count, MPI_BYTE, src, st.MPI_TAG, world,
-               MPI_STATUS_IGNORE);
-      continue;
-    }
-    int64_t h[4];
-    MPI_Recv(h, 4, MPI_INT64_T, src, kTagData, world, MPI_STATUS_IGNORE);
-    const int64_t row0 = h[0], nrows = h[1], c0 = h[2], c1 = h[3];
-    const int64_t width = c1 - c0;
-    rowsIn.resize(static_cast<size_t>(nrows * width));
-    MPI_Recv(rowsIn.data(), static_cast<int>(nrows * width), MPI_DOUBLE, src,
-             kTagPayload, world, MPI_STATUS_IGNORE);
-    if (!writeOk)
-      continue;
-    if (row0 < 0 || row0 + nrows > rows || c0 < 0 || c1 > cols) {
-      writeOk = false;
-      msg = "'" + path + "' holds " + std::to_string(rows) + " x " +
-            std::to_string(cols) + " values; rank " + std::to_string(src) +
-            " sent rows " + std::to_string(row0) + "-" +
-            std::to_string(row0 + nrows - 1) + " of cells " +
-            std::to_string(c0) + "-" + std::to_string(c1 - 1);
-      continue;
-    }
-    double t1 = now();
-    for (int64_t r = 0; r < nrows && writeOk; ++r) {
-      off_t off = static_cast<off_t>(headerBytes + ((row0 + r) * cols + c0) *
-                                                       8);
-      if (!writeAllAt(fd,
-                      reinterpret_cast<const char *>(rowsIn.data() +
-                                                     r * width),
-                      static_cast<size_t>(width) * 8, off)) {
-        writeOk = false;
-        msg = "writing '" + path + "' failed: " + std::strerror(errno);
-      }
-    }
-    stats.writeSeconds += now() - t1;
-    stats.bytes += static_cast<double>(nrows * width) * 8;
-  }
-  if (::close(fd) != 0 && writeOk) {
-    writeOk = false;
-    msg = "writing '" + path + "' failed: " + std::strerror(errno);
-  }
-  // Every writer's groups and writes, then the first writer decides.
-  int closedAll = allClosedOk, mineClosed = allClosedOk;
-  MPI_Allreduce(&mineClosed, &closedAll, 1, MPI_INT, MPI_MIN, writers);
-  std::string writeMsg = msg;
-  bool writesOk = agreeWriters(writers, first, writeOk, writeMsg);
-  WriterStats total = stats;
-  MPI_Reduce(&stats.bytes, &total.bytes, 1, MPI_DOUBLE, MPI_SUM, 0, writers);
-  MPI_Reduce(&stats.writeSeconds, &total.writeSeconds, 1, MPI_DOUBLE, MPI_MAX,
-             0, writers);
-  MPI_Reduce(&stats.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE, MPI_MIN,
-             0, writers);
-  if (me == 0) {
-    bool renamed = false;
-    std::string status = writesOk ? std::string() : writeMsg;
-    if (writesOk && closedAll) {
-      renamed = std::rename(part.c_str(), path.c_str()) == 0;
-      if (!renamed)
-        status = "writer rank " + std::to_string(first) + ": cannot write '" +
-                 path + "': " + std::strerror(errno);
-    }
-    if (!renamed)
-      std::remove(part.c_str());
-    sendStatus(world, 0, renamed, total, status);
-    if (writeOk && closedAll && writesOk && !renamed) {
-      error = status;
-      return false;
-    }
-  }
-  if (!writeOk) {
-    error = msg;
-    return false;
-  }
-  return true;
+  server.serveRows();
+  return server.finish(error);
 }
 
 //===----------------------------------------------------------------------===//
