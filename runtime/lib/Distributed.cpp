@@ -38,6 +38,28 @@ std::vector<CellRange> keepCellZero(std::vector<CellRange> ranges,
   return ranges;
 }
 
+/// Adds what `more` devices did to `into` (by device id); a device's
+/// cells are the newest count.
+void addDeviceReports(std::vector<DeviceReport> &into,
+                      const std::vector<DeviceReport> &more) {
+  for (const DeviceReport &dr : more) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const DeviceReport &x) {
+      return x.id == dr.id;
+    });
+    if (it == into.end()) {
+      into.push_back(dr);
+      continue;
+    }
+    it->cells = dr.cells;
+    it->cellSteps += dr.cellSteps;
+    it->seconds += dr.seconds;
+    it->kernelSeconds += dr.kernelSeconds;
+    it->waves += dr.waves;
+    it->bytesToDevice += dr.bytesToDevice;
+    it->bytesToHost += dr.bytesToHost;
+  }
+}
+
 /// `root`'s non-finite value, on every rank.
 NonFinite broadcastNonFinite(MPI_Comm comm, int root, const NonFinite &nf) {
   double v[4] = {static_cast<double>(nf.cell), static_cast<double>(nf.step),
@@ -184,18 +206,8 @@ bool DistributedSimulation::valid(std::string &error) {
 
 bool DistributedSimulation::setParam(const std::string &name, double value,
                                      std::string &error) {
-  int64_t p = params_.index(name);
-  if (p < 0) {
-    error = "model " + std::string(desc().name) + " has no parameter '" + name +
-            "'";
+  if (!params_.set(name, value, error))
     return false;
-  }
-  if (!std::isfinite(value)) {
-    error =
-        "parameter '" + name + "' must be finite, got " + std::to_string(value);
-    return false;
-  }
-  params_.set(p, value);
   if (local_)
     local_->setParamSet(params_);
   return true;
@@ -402,22 +414,7 @@ void DistributedSimulation::retireLocal() {
   for (size_t i = 0; i < c.size() && i < counters_.size(); ++i)
     counters_[i] += c[i];
   retiredCompute_ += local_->computeSeconds();
-  for (const DeviceReport &dr : local_->report().devices) {
-    auto it =
-        std::find_if(devices_.begin(), devices_.end(),
-                     [&](const DeviceReport &x) { return x.id == dr.id; });
-    if (it == devices_.end()) {
-      devices_.push_back(dr);
-      continue;
-    }
-    it->cells = dr.cells;
-    it->cellSteps += dr.cellSteps;
-    it->seconds += dr.seconds;
-    it->kernelSeconds += dr.kernelSeconds;
-    it->waves += dr.waves;
-    it->bytesToDevice += dr.bytesToDevice;
-    it->bytesToHost += dr.bytesToHost;
-  }
+  addDeviceReports(devices_, local_->report().devices);
 }
 
 std::unique_ptr<Simulation>
@@ -681,21 +678,7 @@ DistributedReport DistributedSimulation::report() {
   // This rank's devices: the retired simulations' and the current one's.
   std::vector<DeviceReport> devices = devices_;
   if (local_)
-    for (const DeviceReport &dr : local_->report().devices) {
-      auto it = std::find_if(devices.begin(), devices.end(),
-                             [&](const DeviceReport &x) {
-                               return x.id == dr.id;
-                             });
-      if (it == devices.end()) {
-        devices.push_back(dr);
-        continue;
-      }
-      it->cells = dr.cells;
-      it->cellSteps += dr.cellSteps;
-      it->seconds += dr.seconds;
-      it->kernelSeconds += dr.kernelSeconds;
-      it->waves += dr.waves;
-    }
+    addDeviceReports(devices, local_->report().devices);
   char host[256] = "?";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = 0;

@@ -6,7 +6,12 @@
 
 #include "MpiSupport.h"
 
+#include "easyml/Runtime/ParallelIO.h"
+
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 namespace easyml::rt::mpi {
 
@@ -70,13 +75,57 @@ std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string &s) {
     }
     all.resize(total);
   }
-  MPI_Gatherv(s.data(), n, MPI_CHAR, all.data(), counts.data(),
-              displs.data(), MPI_CHAR, 0, comm);
+  MPI_Gatherv(s.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(),
+              MPI_CHAR, 0, comm);
   std::vector<std::string> out;
   if (rank == 0)
     for (int r = 0; r < size; ++r)
       out.push_back(all.substr(displs[r], counts[r]));
   return out;
+}
+
+bool openPartFile(MPI_Comm comm, const std::string &part,
+                  const std::string &path, MPI_File &fh, std::string &error) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0)
+    std::remove(part.c_str());
+  MPI_Barrier(comm);
+  int rc = MPI_File_open(comm, part.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                         MPI_INFO_NULL, &fh);
+  std::string mine;
+  if (rc != MPI_SUCCESS)
+    mine = "cannot write '" + path + "': " + mpiError(rc);
+  if (!agree(comm, rc == MPI_SUCCESS, mine)) {
+    error = mine;
+    if (rc == MPI_SUCCESS)
+      MPI_File_close(&fh);
+    return false;
+  }
+  return true;
+}
+
+bool commitFile(MPI_Comm comm, bool ok, const std::string &part,
+                const std::string &path, std::string mine, std::string &error) {
+  ok = agree(comm, ok, mine);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  bool renamed = true;
+  if (rank == 0) {
+    if (ok) {
+      renamed = std::rename(part.c_str(), path.c_str()) == 0;
+      if (!renamed)
+        mine = "cannot write '" + path + "': " + std::strerror(errno);
+    }
+    if (!ok || !renamed)
+      std::remove(part.c_str());
+  }
+  if (!agree(comm, renamed, mine) || !ok) {
+    if (!mine.empty())
+      error = mine;
+    return false;
+  }
+  return true;
 }
 
 } // namespace easyml::rt::mpi

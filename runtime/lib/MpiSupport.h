@@ -24,6 +24,17 @@ std::string jsonEscape(const std::string &s);
 std::string broadcast(MPI_Comm comm, int root, const std::string &s);
 /// Every rank's string, on rank 0 (empty elsewhere).
 std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string &s);
+/// Collective: opens `part` (a fresh file: a stale one of the same name
+/// would keep its old length) for writing by every rank of `comm`; false
+/// with `error` on every rank when one could not.
+bool openPartFile(MPI_Comm comm, const std::string &part,
+                  const std::string &path, MPI_File &fh, std::string &error);
+/// Collective: rank 0 renames `part` to `path` when every rank's part went
+/// well (`ok`), else removes it. True when the file is in place; false
+/// with `error` (`mine` or the rename's failure) on every rank.
+bool commitFile(MPI_Comm comm, bool ok, const std::string &part,
+                const std::string &path, std::string mine,
+                std::string &error);
 
 // Tags of the writer protocol (MPI_COMM_WORLD-like communicator).
 enum : int {

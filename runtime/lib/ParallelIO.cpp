@@ -69,23 +69,11 @@ bool ParallelMatrixFile::open(MPI_Comm comm, const std::string &path,
       npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
                              std::to_string(cols) + ")");
   header_ = static_cast<int64_t>(header.size());
-  // A stale file of the same name would keep its old length.
-  if (rank == 0)
-    std::remove(part_.c_str());
-  MPI_Barrier(comm);
-  int rc = MPI_File_open(comm, part_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
-                         MPI_INFO_NULL, &fh_);
-  std::string mine;
-  if (rc != MPI_SUCCESS)
-    mine = "cannot write '" + path + "': " + mpiError(rc);
-  if (!agree(comm, rc == MPI_SUCCESS, mine)) {
-    error = mine;
-    if (rc == MPI_SUCCESS)
-      MPI_File_close(&fh_);
+  if (!openPartFile(comm, part_, path, fh_, error))
     return false;
-  }
   open_ = true;
-  rc = MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  std::string mine;
   if (rank == 0) {
     rc = MPI_File_write_at(fh_, 0, header.data(),
                            static_cast<int>(header.size()), MPI_CHAR,
@@ -196,25 +184,8 @@ bool ParallelMatrixFile::close(bool ok, std::string &error) {
   drained = drain(1, mine) && drained;
   MPI_File_close(&fh_);
   open_ = false;
-  ok = agree(comm_, ok && drained, mine) && ok;
-  int rank;
-  MPI_Comm_rank(comm_, &rank);
-  bool renamed = true;
-  if (rank == 0) {
-    if (ok) {
-      renamed = std::rename(part_.c_str(), path_.c_str()) == 0;
-      if (!renamed)
-        mine = "cannot write '" + path_ + "': " + std::strerror(errno);
-    }
-    if (!ok || !renamed)
-      std::remove(part_.c_str());
-  }
-  if (!agree(comm_, renamed, mine) || !ok) {
-    if (!mine.empty())
-      error = mine;
-    return false;
-  }
-  return true;
+  // The caller's `ok` is the same on every rank: abandoned, the file goes.
+  return commitFile(comm_, ok && drained, part_, path_, mine, error) && ok;
 }
 
 //===----------------------------------------------------------------------===//

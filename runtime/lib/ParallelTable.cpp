@@ -79,26 +79,15 @@ bool easyml::rt::writeTableParallel(MPI_Comm comm, const std::string &path,
     return static_cast<MPI_Offset>(header.size()) + off;
   };
   std::string part = path + ".part";
-  if (rank == 0)
-    std::remove(part.c_str());
-  MPI_Barrier(comm);
   MPI_File fh;
-  int rc = MPI_File_open(comm, part.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
-                         MPI_INFO_NULL, &fh);
-  std::string mine;
-  if (rc != MPI_SUCCESS)
-    mine = "cannot write '" + path + "': " + mpiError(rc);
-  if (!agree(comm, rc == MPI_SUCCESS, mine)) {
-    error = mine;
-    if (rc == MPI_SUCCESS)
-      MPI_File_close(&fh);
+  if (!openPartFile(comm, part, path, fh, error))
     return false;
-  }
+  std::string mine;
   bool ok = true;
   if (rank == 0)
-    ok = MPI_File_write_at(fh, 0, header.data(),
-                           static_cast<int>(header.size()), MPI_CHAR,
-                           MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    ok =
+        MPI_File_write_at(fh, 0, header.data(), static_cast<int>(header.size()),
+                          MPI_CHAR, MPI_STATUS_IGNORE) == MPI_SUCCESS;
   for (int g = 0; g < ng && ok; ++g) {
     MPI_Offset off = offsetOf(rank, g);
     const char *data =
@@ -118,20 +107,5 @@ bool easyml::rt::writeTableParallel(MPI_Comm comm, const std::string &path,
   if (!ok)
     mine = "cannot write '" + path + "'";
   MPI_File_close(&fh);
-  ok = agree(comm, ok, mine);
-  bool renamed = true;
-  if (rank == 0) {
-    if (ok) {
-      renamed = std::rename(part.c_str(), path.c_str()) == 0;
-      if (!renamed)
-        mine = "cannot write '" + path + "': " + std::strerror(errno);
-    }
-    if (!ok || !renamed)
-      std::remove(part.c_str());
-  }
-  if (!agree(comm, renamed, mine) || !ok) {
-    error = mine;
-    return false;
-  }
-  return true;
+  return commitFile(comm, ok, part, path, mine, error);
 }

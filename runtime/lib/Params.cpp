@@ -60,6 +60,22 @@ void ParamSet::set(int64_t p, double value) {
   derive();
 }
 
+bool ParamSet::set(const std::string &n, double value, std::string &error) {
+  int64_t p = index(n);
+  if (p < 0) {
+    error = "model " + std::string(desc_->name) + " has no parameter '" + n +
+            "'";
+    return false;
+  }
+  if (!std::isfinite(value)) {
+    error = "parameter '" + n + "' must be finite, got " +
+            std::to_string(value);
+    return false;
+  }
+  set(p, value);
+  return true;
+}
+
 void ParamSet::reset(int64_t p) {
   set_[p] = 0;
   if (!isDerived(p))

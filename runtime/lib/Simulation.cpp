@@ -72,19 +72,8 @@ void Simulation::setParamSet(const ParamSet &params) {
 
 bool Simulation::setParam(const std::string &name, double value,
                           std::string &error) {
-  ParamSet &ps = scheduler_->params();
-  int64_t p = ps.index(name);
-  if (p < 0) {
-    error = "model " + std::string(desc().name) + " has no parameter '" + name +
-            "'";
+  if (!scheduler_->params().set(name, value, error))
     return false;
-  }
-  if (!std::isfinite(value)) {
-    error =
-        "parameter '" + name + "' must be finite, got " + std::to_string(value);
-    return false;
-  }
-  ps.set(p, value);
   scheduler_->paramsChanged();
   return true;
 }

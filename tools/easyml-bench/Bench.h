@@ -16,8 +16,10 @@
 
 #include "easyml/Runtime/Simulation.h"
 
+#include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace easyml::bench {
@@ -59,6 +61,16 @@ struct RunFigures {
 /// exit status after the message (said once, by rank 0).
 int runProtocol(rt::SimulationInterface &sim, const BenchRun &run,
                 RunFigures &figures);
+/// What both summaries share: the kernels' counted warnings, the report
+/// file (null after a message), its "warnings" member, the time rows
+/// (`before`: rows between load and compute).
+void printWarnings(const easyml_model_desc &d,
+                   const std::vector<int64_t> &counters);
+FILE *openReport(const BenchRun &run);
+void writeWarningsJson(FILE *out, const easyml_model_desc &d,
+                       const std::vector<int64_t> &counters);
+void printTimes(const BenchRun &run, double compute, double output, double wall,
+                const std::vector<std::pair<const char *, double>> &before);
 /// Prints the counted warnings, the summary (unless quiet) and writes
 /// --report-json for a run in one process: 0, or the exit status.
 int reportOneProcess(rt::Simulation &sim, const BenchRun &run,

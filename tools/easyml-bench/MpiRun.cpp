@@ -42,8 +42,8 @@ int mpiRank() { return gRank; }
 }
 
 bool underMpirun() {
-  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-                        "MPI_LOCALNRANKS"})
+  for (const char *v :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
     if (std::getenv(v))
       return true;
   return false;
@@ -129,10 +129,7 @@ int reportRanks(rt::DistributedSimulation &sim, const BenchRun &run,
   if (sim.rank() != 0)
     return 0;
   const easyml_model_desc &d = sim.desc();
-  for (int64_t i = 0; i < d.num_counters; ++i)
-    if (f.counters[i])
-      std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
-                   d.counter_names[i], static_cast<long long>(f.counters[i]));
+  printWarnings(d, f.counters);
   std::fflush(stdout);
   double cellSteps = static_cast<double>(run.nLast + 1) * run.num;
   double rate = f.compute > 0 ? cellSteps / f.compute : 0;
@@ -146,48 +143,28 @@ int reportRanks(rt::DistributedSimulation &sim, const BenchRun &run,
                  "steps", run.nLast + 1, run.dt,
                  static_cast<long long>(report.totalEpochs), "ranks",
                  sim.ranks());
-    auto row = [](const char *name, double s) {
-      std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
-    };
-    if (run.cl->has("model"))
-      row(run.cached ? "compile (cached)" : "compile", run.compileSeconds);
-    row("load", run.loadSeconds);
-    row("compute", f.compute);
-    row("output", f.output);
-    row("total", total);
+    printTimes(run, f.compute, f.output, f.wall, {});
     report.print(stderr);
     if (!f.writer.empty())
       std::fprintf(stderr, "%s\n", f.writer.c_str());
   }
   if (!run.cl->has("report-json"))
     return 0;
-  std::string p = run.cl->get("report-json");
-  FILE *out = std::fopen(p.c_str(), "w");
-  if (!out) {
-    std::fprintf(stderr, "easyml-bench: error: cannot write '%s': %s\n",
-                 p.c_str(), std::strerror(errno));
+  FILE *out = openReport(run);
+  if (!out)
     return 1;
-  }
   std::fprintf(out,
                "{\n  \"model\": \"%s\",\n  \"num_states\": %lld,\n  "
                "\"variant\": \"%s\",\n  \"cells\": %ld,\n  \"steps\": "
                "%ld,\n  \"dt\": %g,\n  \"ranks\": %d,\n  \"seconds\": "
                "{\"compile\": %.6f, \"load\": %.6f, \"compute\": %.6f, "
                "\"output\": %.6f, \"total\": %.6f},\n  "
-               "\"cell_steps_per_second\": %.6e,\n  \"devices\": \"%s\",\n"
-               "  \"warnings\": {",
+               "\"cell_steps_per_second\": %.6e,\n  \"devices\": \"%s\",\n",
                d.name, static_cast<long long>(d.num_states), variant.c_str(),
                run.num, run.nLast + 1, run.dt, sim.ranks(), run.compileSeconds,
                run.loadSeconds, f.compute, f.output, total, rate,
                run.options.devices.str().c_str());
-  bool first = true;
-  for (int64_t i = 0; i < d.num_counters; ++i)
-    if (f.counters[i]) {
-      std::fprintf(out, "%s\"%s\": %lld", first ? "" : ", ", d.counter_names[i],
-                   static_cast<long long>(f.counters[i]));
-      first = false;
-    }
-  std::fprintf(out, "}");
+  writeWarningsJson(out, d, f.counters);
   if (!f.bioJson.empty())
     std::fprintf(out, ",\n  \"biomarkers\": %s", f.bioJson.c_str());
   if (!f.writerJson.empty())
@@ -206,8 +183,8 @@ int runRanks(const BenchRun &given, MPI_Comm comm, const WriterLink &writer,
   MPI_Comm_size(comm, &size);
   BenchRun run = given;
   if (writer.count == 1)
-    run.writers = " computing, rank " + std::to_string(writer.rank) +
-                  " writing";
+    run.writers =
+        " computing, rank " + std::to_string(writer.rank) + " writing";
   else if (writer.count > 1)
     run.writers = " computing, ranks " + std::to_string(writer.rank) + "-" +
                   std::to_string(writer.rank + writer.count - 1) + " writing";
@@ -253,8 +230,7 @@ int runDistributed(const BenchRun &run) {
     rt::WriterStats stats;
     std::string error;
     // A failure is reported by rank 0 (the writers tell it why).
-    code = rt::serveMatrixFile(MPI_COMM_WORLD, comm, writer.rank, stats,
-                               error)
+    code = rt::serveMatrixFile(MPI_COMM_WORLD, comm, writer.rank, stats, error)
                ? 0
                : 1;
   } else {

@@ -149,15 +149,15 @@ int Protocol::setUp() {
     sim.addStimulus(stim);
   }
   if (run.saveStep >= 0)
-    sim.addEvent(run.saveStep, [&](rt::SimulationInterface &s, int64_t,
-                                   std::string &) {
-      if (s.rank() == 0 && s.local()) {
-        double o0 = now();
-        writeStateFile(cl.get("save-ini-file"), *s.local());
-        outputSeconds += now() - o0;
-      }
-      return true;
-    });
+    sim.addEvent(run.saveStep,
+                 [&](rt::SimulationInterface &s, int64_t, std::string &) {
+                   if (s.rank() == 0 && s.local()) {
+                     double o0 = now();
+                     writeStateFile(cl.get("save-ini-file"), *s.local());
+                     outputSeconds += now() - o0;
+                   }
+                   return true;
+                 });
   return openOutputs();
 }
 
@@ -170,9 +170,10 @@ int Protocol::openOutputs() {
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   if (cl.has("save-vm")) {
-    vmAll = sim.openMatrix(
-        cl.get("save-vm"), sampleCount(run.outFirst, run.outEvery, run.nLast + 1),
-        sim.numCells(), error);
+    vmAll =
+        sim.openMatrix(cl.get("save-vm"),
+                       sampleCount(run.outFirst, run.outEvery, run.nLast + 1),
+                       sim.numCells(), error);
     if (!vmAll)
       return stop(error, 1);
   }
@@ -202,8 +203,7 @@ int Protocol::openOutputs() {
         run.outEvery);
     return 0;
   }
-  auto onSample = [&](int64_t step, rt::CellRange part,
-                      const double *values) {
+  auto onSample = [&](int64_t step, rt::CellRange part, const double *values) {
     double o0 = now();
     if (root && part.contains(int64_t{0}))
       outputs.sample(step, run.dt, values, part.size());
@@ -214,8 +214,7 @@ int Protocol::openOutputs() {
     outputSeconds += now() - o0;
   };
   rt::CellRange cells{0, vmAll ? sim.numCells() : 1};
-  ok = sim.record(recorded, cells, run.outFirst, run.outEvery, onSample,
-                  error);
+  ok = sim.record(recorded, cells, run.outFirst, run.outEvery, onSample, error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   return 0;
@@ -268,8 +267,8 @@ int Protocol::runAndFinish(RunFigures &figures) {
     int64_t rows = 0;
     rt::BiomarkerTable last = sim.lastBeat(rows);
     if (root)
-      bioJson = rt::summarizeBiomarkers(last, rows,
-                                        run.quiet ? nullptr : stderr);
+      bioJson =
+          rt::summarizeBiomarkers(last, rows, run.quiet ? nullptr : stderr);
   }
   if (root)
     outputSeconds += outputs.seconds;

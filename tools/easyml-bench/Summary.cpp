@@ -18,18 +18,55 @@
 using namespace easyml;
 using namespace easyml::bench;
 
-namespace {
-
-void printWarnings(const easyml_model_desc &d,
-                   const std::vector<int64_t> &counters) {
+void easyml::bench::printWarnings(const easyml_model_desc &d,
+                                  const std::vector<int64_t> &counters) {
   for (int64_t i = 0; i < d.num_counters; ++i)
     if (counters[i])
       std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
                    d.counter_names[i], static_cast<long long>(counters[i]));
 }
 
-void printTable(rt::Simulation &sim, const BenchRun &run,
-                const RunFigures &f) {
+FILE *easyml::bench::openReport(const BenchRun &run) {
+  std::string p = run.cl->get("report-json");
+  FILE *out = std::fopen(p.c_str(), "w");
+  if (!out)
+    std::fprintf(stderr, "easyml-bench: error: cannot write '%s': %s\n",
+                 p.c_str(), std::strerror(errno));
+  return out;
+}
+
+void easyml::bench::writeWarningsJson(FILE *out, const easyml_model_desc &d,
+                                      const std::vector<int64_t> &counters) {
+  std::fprintf(out, "  \"warnings\": {");
+  bool first = true;
+  for (int64_t i = 0; i < d.num_counters; ++i)
+    if (counters[i]) {
+      std::fprintf(out, "%s\"%s\": %lld", first ? "" : ", ", d.counter_names[i],
+                   static_cast<long long>(counters[i]));
+      first = false;
+    }
+  std::fprintf(out, "}");
+}
+
+void easyml::bench::printTimes(
+    const BenchRun &run, double compute, double output, double wall,
+    const std::vector<std::pair<const char *, double>> &before) {
+  auto row = [](const char *name, double s) {
+    std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
+  };
+  if (run.cl->has("model"))
+    row(run.cached ? "compile (cached)" : "compile", run.compileSeconds);
+  row("load", run.loadSeconds);
+  for (auto &[name, s] : before)
+    row(name, s);
+  row("compute", compute);
+  row("output", output);
+  row("total", wall + run.loadSeconds + run.compileSeconds);
+}
+
+namespace {
+
+void printTable(rt::Simulation &sim, const BenchRun &run, const RunFigures &f) {
   const easyml_model_desc &d = sim.desc();
   const rt::RunReport &report = sim.report();
   double cellSteps = static_cast<double>(run.nLast + 1) * run.num;
@@ -41,27 +78,19 @@ void printTable(rt::Simulation &sim, const BenchRun &run,
   std::fprintf(stderr,
                "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %lld "
                "waves)\n%-22s %d\n",
-               "model", d.name, "variant", sim.variant().name, "cells",
-               run.num, "steps", run.nLast + 1, run.dt,
+               "model", d.name, "variant", sim.variant().name, "cells", run.num,
+               "steps", run.nLast + 1, run.dt,
                static_cast<long long>(report.totalWaves), "threads",
                sim.threads());
   if (!cpuOnly)
     std::fprintf(stderr, "%-22s %s\n", active.size() > 1 ? "devices" : "device",
                  sim.deviceDescription().c_str());
-  auto row = [](const char *name, double s) {
-    std::fprintf(stderr, "%-22s %10.4f s\n", name, s);
-  };
-  if (run.cl->has("model"))
-    row(run.cached ? "compile (cached)" : "compile", run.compileSeconds);
-  row("load", run.loadSeconds);
-  row("tables", sim.tablesSeconds());
-  row("init", sim.initSeconds());
-  row("compute", f.compute);
-  row("output", f.output);
-  row("total", f.wall + run.loadSeconds + run.compileSeconds);
+  printTimes(run, f.compute, f.output, f.wall,
+             {{"tables", sim.tablesSeconds()}, {"init", sim.initSeconds()}});
   // One GPU: its kernels' own time (several: per device below).
   if (kernelMs > 0 && active.size() == 1) {
-    row("kernels (events)", kernelMs / 1e3);
+    std::fprintf(stderr, "%-22s %10.4f s\n", "kernels (events)",
+                 kernelMs / 1e3);
     std::fprintf(stderr, "%-22s %.4g cell-steps/s\n", "kernel throughput",
                  kernelRate);
   }
@@ -70,13 +99,9 @@ void printTable(rt::Simulation &sim, const BenchRun &run,
 
 int writeJson(rt::Simulation &sim, const BenchRun &run, const RunFigures &f) {
   const easyml_model_desc &d = sim.desc();
-  std::string p = run.cl->get("report-json");
-  FILE *out = std::fopen(p.c_str(), "w");
-  if (!out) {
-    std::fprintf(stderr, "easyml-bench: error: cannot write '%s': %s\n",
-                 p.c_str(), std::strerror(errno));
+  FILE *out = openReport(run);
+  if (!out)
     return 1;
-  }
   double cellSteps = static_cast<double>(run.nLast + 1) * run.num;
   double rate = f.compute > 0 ? cellSteps / f.compute : 0;
   double kernelMs = sim.gpuKernelMs();
@@ -91,26 +116,18 @@ int writeJson(rt::Simulation &sim, const BenchRun &run, const RunFigures &f) {
       "\"cell_steps_per_second\": %.6e,\n  "
       "\"kernel_cell_steps_per_second\": %.6e,\n  \"device\": \"%s\",\n  "
       "\"devices\": \"%s\",\n  \"max_wave_steps\": %ld,\n  "
-      "\"compile_cached\": %s,\n  \"warnings\": {",
-      d.name, static_cast<long long>(d.num_states), sim.variant().name,
-      run.num, run.nLast + 1, run.dt, sim.threads(),
+      "\"compile_cached\": %s,\n",
+      d.name, static_cast<long long>(d.num_states), sim.variant().name, run.num,
+      run.nLast + 1, run.dt, sim.threads(),
       static_cast<long long>(sim.report().totalWaves), run.compileSeconds,
       run.loadSeconds, sim.tablesSeconds(), sim.initSeconds(), f.compute,
-      f.output, f.wall + run.loadSeconds + run.compileSeconds, rate,
-      kernelRate, sim.deviceDescription().c_str(),
-      run.options.devices.str().c_str(), static_cast<long>(run.options.maxWaveSteps),
+      f.output, f.wall + run.loadSeconds + run.compileSeconds, rate, kernelRate,
+      sim.deviceDescription().c_str(), run.options.devices.str().c_str(),
+      static_cast<long>(run.options.maxWaveSteps),
       run.cached ? "true" : "false");
-  bool first = true;
-  for (int64_t i = 0; i < d.num_counters; ++i)
-    if (f.counters[i]) {
-      std::fprintf(out, "%s\"%s\": %lld", first ? "" : ", ", d.counter_names[i],
-                   static_cast<long long>(f.counters[i]));
-      first = false;
-    }
+  writeWarningsJson(out, d, f.counters);
   if (!f.bioJson.empty())
-    std::fprintf(out, "},\n  \"biomarkers\": %s", f.bioJson.c_str());
-  else
-    std::fprintf(out, "}");
+    std::fprintf(out, ",\n  \"biomarkers\": %s", f.bioJson.c_str());
   std::fprintf(out, ",\n  \"runtime\": %s\n}\n", sim.reportJson(2).c_str());
   std::fclose(out);
   return 0;

@@ -76,6 +76,9 @@ public:
 
   /// Sets `p` to `value`: the user's value, kept until reset().
   void set(int64_t p, double value);
+  /// The same by name; false with `error` for an unknown name or a
+  /// non-finite value (nothing changed).
+  bool set(const std::string &name, double value, std::string &error);
   /// Back to the default (free) or to following the definition (derived).
   void reset(int64_t p);
   /// Applies `--imp-par` items. A relative change of a derived parameter
