@@ -311,19 +311,8 @@ class Simulation:
         return out
 
     def _take_samples(self):
-        steps, values = self._sim.take_samples()
-        if self._comm is None:
-            return steps, values
-        # Each rank holds the samples of its cells (-inf elsewhere): the
-        # maximum over the ranks is every cell's value, bit for bit.
-        from mpi4py import MPI
-        every = sorted(set().union(*self._comm.allgather(steps.tolist())))
-        full = np.full((len(every),) + values.shape[1:], -np.inf)
-        where = {s: i for i, s in enumerate(every)}
-        for k, s in enumerate(steps.tolist()):
-            full[where[s]] = values[k]
-        self._comm.Allreduce(MPI.IN_PLACE, full, op=MPI.MAX)
-        return np.asarray(every, dtype=np.int64), full
+        # Every rank gets every cell's samples (the runtime gathers them).
+        return self._sim.take_samples()
 
     def _not_across_ranks(self, what):
         if self._comm is not None:
@@ -342,13 +331,9 @@ class Simulation:
                         "biomarkers=True)")
         if close:
             self._call(self._sim.close_beat)
+        # Every rank's rows, ordered as one process orders them (the runtime
+        # gathers them).
         rows = self._sim.biomarker_rows()
-        if self._comm is not None:
-            # Every rank's rows, ordered as one process orders them: beat by
-            # beat, cells in order.
-            rows = np.concatenate(self._comm.allgather(rows))
-            rows = rows[np.lexsort((rows[:, 0], rows[:, 1]))] if len(rows) \
-                else rows.reshape(0, len(_easyml.Simulation.biomarker_columns()))
         names = list(_easyml.Simulation.biomarker_columns())
         extra = list(self.per_cell)
         dtype = [(n, "f8") for n in names + extra]

@@ -168,22 +168,26 @@ py::dict sampleParams(PySimulation &s, const std::string &spec, uint64_t seed,
 }
 
 py::tuple takeSamples(PySimulation &s) {
-  // (steps, values[sample, variable, cell])
-  int64_t n = static_cast<int64_t>(s.samples.size());
+  // (steps, values[sample, variable, cell]) of every recorded cell, on
+  // every rank: the library gathers what the ranks took.
   int64_t per =
       static_cast<int64_t>(s.recorded.size()) * s.recordedCells.size();
-  py::array_t<int64_t> steps(n);
-  py::array_t<double> values(
-      {n, (int64_t)s.recorded.size(), s.recordedCells.size()});
-  int64_t i = 0;
+  std::vector<int64_t> steps;
+  std::vector<double> values;
   for (auto &[step, row] : s.samples) {
-    steps.mutable_data()[i] = step;
-    std::memcpy(values.mutable_data() + i * per, row.data(),
-                per * sizeof(double));
-    ++i;
+    steps.push_back(step);
+    values.insert(values.end(), row.begin(), row.end());
   }
   s.samples.clear();
-  return py::make_tuple(steps, values);
+  s.sim->gatherSamples(steps, values, per);
+  int64_t n = static_cast<int64_t>(steps.size());
+  py::array_t<int64_t> outSteps(n);
+  std::memcpy(outSteps.mutable_data(), steps.data(), n * sizeof(int64_t));
+  py::array_t<double> out(
+      {n, (int64_t)s.recorded.size(), s.recordedCells.size()});
+  std::memcpy(out.mutable_data(), values.data(),
+              values.size() * sizeof(double));
+  return py::make_tuple(outSteps, out);
 }
 
 /// The compiled model: names, variants, defaults.
@@ -324,7 +328,8 @@ void bindRun(py::class_<PySimulation> &c) {
       .def("close_beat", [](PySimulation &s) { s.check(s.sim->closeBeat()); })
       .def("biomarker_rows",
            [](PySimulation &s) {
-             const BiomarkerTable &t = s.sim->biomarkers();
+             // Every rank's rows, in one process's order, on every rank.
+             BiomarkerTable t = s.sim->allBiomarkers();
              py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
              std::memcpy(a.mutable_data(), t.values.data(),
                          t.values.size() * sizeof(double));

@@ -16,6 +16,7 @@
 #include "easyml/Runtime/Population.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace easyml::rt;
 
@@ -136,4 +137,67 @@ void DistributedSimulation::printReport(FILE *out) {
   DistributedReport r = report();
   if (rank_ == 0)
     r.print(out);
+}
+
+BiomarkerTable DistributedSimulation::allBiomarkers() {
+  int n = static_cast<int>(bio_.values.size());
+  std::vector<int> counts(size_), displs(size_);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<double> all(total);
+  MPI_Allgatherv(bio_.values.data(), n, MPI_DOUBLE, all.data(), counts.data(),
+                 displs.data(), MPI_DOUBLE, comm_);
+  // One process's order: beat by beat, cells in order.
+  int64_t rows = total / kBioNumColumns;
+  std::vector<int64_t> order(rows);
+  for (int64_t r = 0; r < rows; ++r)
+    order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const double *x = &all[a * kBioNumColumns], *y = &all[b * kBioNumColumns];
+    return x[kBioBeat] != y[kBioBeat] ? x[kBioBeat] < y[kBioBeat]
+                                      : x[kBioCell] < y[kBioCell];
+  });
+  BiomarkerTable out;
+  out.values.reserve(all.size());
+  for (int64_t r : order)
+    out.values.insert(out.values.end(), &all[r * kBioNumColumns],
+                      &all[r * kBioNumColumns] + kBioNumColumns);
+  return out;
+}
+
+void DistributedSimulation::gatherSamples(std::vector<int64_t> &steps,
+                                          std::vector<double> &values,
+                                          int64_t width) {
+  // Every step any rank took: ranks with no cell in the recorded range
+  // took none.
+  int n = static_cast<int>(steps.size());
+  std::vector<int> counts(size_), displs(size_);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<int64_t> all(total);
+  MPI_Allgatherv(steps.data(), n, MPI_INT64_T, all.data(), counts.data(),
+                 displs.data(), MPI_INT64_T, comm_);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  std::vector<double> full(all.size() * width,
+                           -std::numeric_limits<double>::infinity());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    size_t at = std::lower_bound(all.begin(), all.end(), steps[k]) - all.begin();
+    std::copy(values.begin() + k * width, values.begin() + (k + 1) * width,
+              full.begin() + at * width);
+  }
+  // Each cell's value is on the rank holding it, -inf elsewhere: the
+  // maximum is every cell's value, bit for bit.
+  MPI_Allreduce(MPI_IN_PLACE, full.data(), static_cast<int>(full.size()),
+                MPI_DOUBLE, MPI_MAX, comm_);
+  steps = all;
+  values.swap(full);
 }

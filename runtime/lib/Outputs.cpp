@@ -27,6 +27,8 @@ MatrixFile::~MatrixFile() = default;
 
 SimulationInterface::~SimulationInterface() = default;
 
+BiomarkerTable SimulationInterface::allBiomarkers() { return biomarkers(); }
+
 bool SimulationInterface::runUntil(double ms) {
   return run(std::llround(ms / dt()));
 }

@@ -171,6 +171,9 @@ public:
                        const std::vector<std::string> &paramColumns,
                        std::string &error) override;
   BiomarkerTable lastBeat(int64_t &totalRows) override;
+  BiomarkerTable allBiomarkers() override;
+  void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
+                     int64_t width) override;
   /// The slowest rank's.
   double computeSeconds() override;
   double slowest(double seconds) override;

@@ -173,6 +173,14 @@ public:
   /// The last closed beat's rows of every rank, on rank 0 (empty
   /// elsewhere), and the number of rows of every beat.
   virtual BiomarkerTable lastBeat(int64_t &totalRows) = 0;
+  /// Every rank's rows of the closed beats, beat by beat and cells in
+  /// order, on every rank.
+  virtual BiomarkerTable allBiomarkers();
+  /// Samples a rank took of the cells it holds, with -inf for the others'
+  /// cells (`values`: `steps.size()` rows of `width`): afterwards every
+  /// rank has every step any rank took (in order) and every cell's value.
+  virtual void gatherSamples(std::vector<int64_t> &steps,
+                             std::vector<double> &values, int64_t width) {}
 
   //===--- What happened ----------------------------------------------===//
   /// Compute seconds: the slowest rank's.
