@@ -16,6 +16,7 @@
 #include "Options.h"
 #include "Outputs.h"
 
+#include "easyml/Runtime/Compile.h"
 #include "easyml/Runtime/GpuDriver.h"
 #include "easyml/Runtime/ModelInfo.h"
 #include "easyml/Runtime/Pointwise.h"
@@ -224,101 +225,6 @@ std::vector<OptionSpec> optionSpecs() {
 }
 
 //===----------------------------------------------------------------------===//
-// Compiling on the fly
-//===----------------------------------------------------------------------===//
-
-/// Runs argv, optionally capturing stdout; returns the exit status.
-int runProcess(const std::vector<std::string> &argv, std::string *out) {
-  int pipefd[2] = {-1, -1};
-  if (out && pipe(pipefd) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    if (out) {
-      dup2(pipefd[1], 1);
-      close(pipefd[0]);
-      close(pipefd[1]);
-    }
-    std::vector<char *> args;
-    for (auto &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    std::fprintf(stderr, "easyml-bench: error: cannot run '%s': %s\n", args[0],
-                 std::strerror(errno));
-    _exit(127);
-  }
-  if (out) {
-    close(pipefd[1]);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
-      out->append(buf, n);
-    close(pipefd[0]);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string compilerPath() {
-  if (const char *env = std::getenv("EASYML_COMPILE"); env && *env)
-    return env;
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = 0;
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
-    std::string candidate = dir + "/easyml-compile";
-    if (access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-  }
-  return "easyml-compile";
-}
-
-/// Compiles `model` with easyml-compile into a temporary shared library;
-/// its artifact cache (`cacheDir`, else $EASYML_CACHE_DIR,
-/// $XDG_CACHE_HOME/easyml, ~/.cache/easyml) makes an unchanged model a
-/// copy. The caller removes the file once loaded.
-std::string compileModel(const std::string &model,
-                         const std::vector<std::string> &flags,
-                         const std::string &cacheDir, double &seconds,
-                         bool &cached) {
-  double t0 = now();
-  if (access(model.c_str(), R_OK) != 0)
-    fail("cannot open model file '" + model + "': " + std::strerror(errno));
-  const char *tmpdir = std::getenv("TMPDIR");
-  std::string lib =
-      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/easyml-bench-XXXXXX";
-  int fd = mkstemp(lib.data());
-  if (fd < 0)
-    fail("cannot create a temporary file '" + lib + "': " +
-         std::strerror(errno));
-  close(fd);
-  std::vector<std::string> argv{compilerPath(), model, "--emit=shared", "-o",
-                                lib, "--cache-status"};
-  if (!cacheDir.empty())
-    argv.push_back("--cache-dir=" + cacheDir);
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  std::string status;
-  if (runProcess(argv, &status) != 0) {
-    unlink(lib.c_str());
-    fail("compiling '" + model + "' failed");
-  }
-  cached = status.rfind("cached", 0) == 0;
-  seconds = now() - t0;
-  return lib;
-}
-
-//===----------------------------------------------------------------------===//
-// Output helpers
-//===----------------------------------------------------------------------===//
-
-
-//===----------------------------------------------------------------------===//
 // .sv state files
 //===----------------------------------------------------------------------===//
 
@@ -494,14 +400,22 @@ std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
     std::vector<std::string> flags;
     if (cl.has("no-tables"))
       flags.push_back("--no-tables");
+    auto compile = [&] {
+      rt::CompiledModel compiled;
+      std::string error;
+      if (!rt::compileModelFile(cl.get("model"), flags, cl.get("cache-dir"),
+                                compiled, error))
+        fail(error);
+      library = compiled.library;
+      run.cached = compiled.cached;
+      run.compileSeconds = compiled.seconds;
+    };
     std::string ignored;
     if (rank == 0)
-      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
-                             run.compileSeconds, run.cached);
+      compile();
     mpiAgree(true, ignored);
     if (rank != 0)
-      library = compileModel(cl.get("model"), flags, cl.get("cache-dir"),
-                             run.compileSeconds, run.cached);
+      compile();
   } else if (cl.has("no-tables")) {
     fail("--no-tables applies when compiling: use it with --model");
   }
