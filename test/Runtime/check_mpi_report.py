@@ -9,7 +9,8 @@ Invariants: every epoch's cells per rank add up to the simulation's;
 every repartition gives each rank a contiguous range, in rank order,
 covering all cells; per-rank cell-steps add up to cells x steps.
 --slowed R --within E: the first repartition comes at one of the first E
-epochs, and from then on rank R holds fewer cells than every other rank.
+epochs, and from then on rank R holds at most half the cells of any other
+rank on average, and the fewest in at least 3 of 4 epochs.
 --writer W: rank W (the first of --writers K) wrote every cell's Vm
 (--save-vm): samples x cells x 8 bytes, and it is not among the computing
 ranks.
@@ -22,6 +23,29 @@ import sys
 def fail(msg):
     print("check_mpi_report.py: " + msg)
     sys.exit(1)
+
+
+def check_slowed(epochs, slowed):
+    """The slowed rank holds fewer cells than every other rank on average
+    (at most half the smallest other mean) and in at least 3 of 4 epochs;
+    single epochs may swing when the machine is loaded, since speeds are
+    measured in wall time."""
+    if not epochs:
+        fail("no epoch after the first repartition")
+    fewer = 0
+    sums = [0] * len(epochs[0]["cells"])
+    for e in epochs:
+        mine = e["cells"][slowed]
+        others = [c for i, c in enumerate(e["cells"]) if i != slowed]
+        fewer += mine < min(others)
+        sums = [s + c for s, c in zip(sums, e["cells"])]
+    others = [s for i, s in enumerate(sums) if i != slowed]
+    if sums[slowed] * 2 > min(others):
+        fail(f"slowed rank {slowed} held {sums[slowed]} cell-epochs, "
+             f"others {others}: expected at most half the smallest")
+    if fewer * 4 < len(epochs) * 3:
+        fail(f"slowed rank {slowed} held the fewest cells in only {fewer} "
+             f"of {len(epochs)} epochs after the first repartition")
 
 
 def main():
@@ -69,12 +93,7 @@ def main():
         if first is None or first >= a.within:
             fail(f"first repartition at epoch {first}, expected within "
                  f"{a.within}")
-        for e in epochs[first + 1:]:
-            mine = e["cells"][a.slowed]
-            others = [c for i, c in enumerate(e["cells"]) if i != a.slowed]
-            if mine >= min(others):
-                fail(f"epoch at step {e['step0']}: slowed rank {a.slowed} "
-                     f"holds {mine} cells, others {others}")
+        check_slowed(epochs[first + 1:], a.slowed)
     if a.writer is not None:
         w = top.get("writer")
         if w is None or w["rank"] != a.writer or \
