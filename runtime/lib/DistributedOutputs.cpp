@@ -139,6 +139,24 @@ void DistributedSimulation::printReport(FILE *out) {
     r.print(out);
 }
 
+void DistributedSimulation::summarize(RunSummary &s) {
+  const easyml_model_desc &d = desc();
+  s.model = d.name;
+  s.numStates = d.num_states;
+  s.cells = numCells();
+  s.dt = dt();
+  s.variant = variantName();
+  s.device = deviceDescription();
+  s.warnings = firedWarnings(d, counters());
+  s.acrossRanks = true;
+  s.ranks = ranks();
+  DistributedReport r = report();
+  s.epochs = r.totalEpochs;
+  s.reportJson = r.json(2);
+  if (rank_ == 0)
+    s.reportTable = printedBy([&](FILE *f) { r.print(f); });
+}
+
 BiomarkerTable DistributedSimulation::allBiomarkers() {
   int n = static_cast<int>(bio_.values.size());
   std::vector<int> counts(size_), displs(size_);

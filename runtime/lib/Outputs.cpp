@@ -215,3 +215,26 @@ void Simulation::addOutput(double seconds, double bytes) {
 std::string Simulation::reportJson(int indent) { return report().json(indent); }
 
 void Simulation::printReport(FILE *out) { report().print(out); }
+
+void Simulation::summarize(RunSummary &s) {
+  const easyml_model_desc &d = desc();
+  s.model = d.name;
+  s.numStates = d.num_states;
+  s.cells = numCells();
+  s.dt = dt();
+  s.variant = variant().name;
+  s.device = deviceDescription();
+  s.warnings = firedWarnings(d, counters());
+  s.acrossRanks = false;
+  s.ranks = 1;
+  s.threads = threads();
+  s.waves = report().totalWaves;
+  s.tablesSeconds = tablesSeconds();
+  s.initSeconds = initSeconds();
+  s.kernelSeconds = gpuKernelMs() / 1e3;
+  std::vector<std::string> active = activeDevices();
+  s.oneDevice = active.size() == 1;
+  s.cpuOnly = s.oneDevice && active[0] == "cpu";
+  s.reportJson = reportJson(2);
+  s.reportTable = printedBy([&](FILE *f) { printReport(f); });
+}

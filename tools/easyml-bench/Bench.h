@@ -14,6 +14,7 @@
 
 #include "Options.h"
 
+#include "easyml/Runtime/RunSummary.h"
 #include "easyml/Runtime/Simulation.h"
 
 #include <cstdio>
@@ -51,32 +52,14 @@ struct BenchRun {
 
 /// What a run measured, for the summary and the report (complete on rank
 /// 0).
-struct RunFigures {
-  std::vector<int64_t> counters;
-  double compute = 0, output = 0, wall = 0;
-  std::string bioJson, writer, writerJson;
-};
-
-/// The protocol of `run` over `sim` (one process or every rank): 0, or the
-/// exit status after the message (said once, by rank 0).
+/// Runs the protocol of `run` on `sim`; fills the client's part of
+/// `summary`. 0, or the exit status after a message.
 int runProtocol(rt::SimulationInterface &sim, const BenchRun &run,
-                RunFigures &figures);
-/// What both summaries share: the kernels' counted warnings, the report
-/// file (null after a message), its "warnings" member, the time rows
-/// (`before`: rows between load and compute).
-void printWarnings(const easyml_model_desc &d,
-                   const std::vector<int64_t> &counters);
-FILE *openReport(const BenchRun &run);
-void writeWarningsJson(FILE *out, const easyml_model_desc &d,
-                       const std::vector<int64_t> &counters);
-void printTimes(const BenchRun &run, double compute, double output, double wall,
-                const std::vector<std::pair<const char *, double>> &before);
-/// Prints the counted warnings, the summary (unless quiet) and writes
-/// --report-json for a run in one process: 0, or the exit status.
-int reportOneProcess(rt::Simulation &sim, const BenchRun &run,
-                     const RunFigures &figures);
+                rt::RunSummary &summary);
+/// Warnings, the table for people and the reports (rank 0).
+int report(rt::SimulationInterface &sim, const BenchRun &run,
+           rt::RunSummary &summary);
 
-/// True when started by mpirun (and MPI support is compiled in).
 bool underMpirun();
 /// Under mpirun: MPI_Init (once). Returns this rank.
 int mpiStart(int &argc, char **&argv);

@@ -123,59 +123,6 @@ bool distributedOptions(const BenchRun &run, int size, const WriterLink &w,
 
 /// After a run across ranks: the warnings, the summary and --report-json,
 /// on rank 0.
-int reportRanks(rt::DistributedSimulation &sim, const BenchRun &run,
-                const RunFigures &f) {
-  rt::DistributedReport report = sim.report();
-  if (sim.rank() != 0)
-    return 0;
-  const easyml_model_desc &d = sim.desc();
-  printWarnings(d, f.counters);
-  std::fflush(stdout);
-  double cellSteps = static_cast<double>(run.nLast + 1) * run.num;
-  double rate = f.compute > 0 ? cellSteps / f.compute : 0;
-  std::string variant = sim.variantName();
-  double total = f.wall + run.loadSeconds + run.compileSeconds;
-  if (!run.quiet) {
-    std::fprintf(stderr,
-                 "\n%-22s %s\n%-22s %s\n%-22s %ld\n%-22s %ld (dt %g ms, %lld "
-                 "epochs)\n%-22s %d\n",
-                 "model", d.name, "variant", variant.c_str(), "cells", run.num,
-                 "steps", run.nLast + 1, run.dt,
-                 static_cast<long long>(report.totalEpochs), "ranks",
-                 sim.ranks());
-    printTimes(run, f.compute, f.output, f.wall, {});
-    report.print(stderr);
-    if (!f.writer.empty())
-      std::fprintf(stderr, "%s\n", f.writer.c_str());
-  }
-  if (!run.cl->has("report-json"))
-    return 0;
-  FILE *out = openReport(run);
-  if (!out)
-    return 1;
-  std::fprintf(out,
-               "{\n  \"model\": \"%s\",\n  \"num_states\": %lld,\n  "
-               "\"variant\": \"%s\",\n  \"cells\": %ld,\n  \"steps\": "
-               "%ld,\n  \"dt\": %g,\n  \"ranks\": %d,\n  \"seconds\": "
-               "{\"compile\": %.6f, \"load\": %.6f, \"compute\": %.6f, "
-               "\"output\": %.6f, \"total\": %.6f},\n  "
-               "\"cell_steps_per_second\": %.6e,\n  \"devices\": \"%s\",\n",
-               d.name, static_cast<long long>(d.num_states), variant.c_str(),
-               run.num, run.nLast + 1, run.dt, sim.ranks(), run.compileSeconds,
-               run.loadSeconds, f.compute, f.output, total, rate,
-               run.options.devices.str().c_str());
-  writeWarningsJson(out, d, f.counters);
-  if (!f.bioJson.empty())
-    std::fprintf(out, ",\n  \"biomarkers\": %s", f.bioJson.c_str());
-  if (!f.writerJson.empty())
-    std::fprintf(out, ",\n  %s", f.writerJson.c_str());
-  std::fprintf(out, ",\n  \"mpi\": %s\n}\n", report.json(2).c_str());
-  std::fclose(out);
-  return 0;
-}
-
-/// One simulation over the ranks of `comm`; with writer ranks, --save-vm
-/// goes through them.
 int runRanks(const BenchRun &given, MPI_Comm comm, const WriterLink &writer,
              bool &writersUsed) {
   int rank = 0, size = 1;
@@ -193,10 +140,10 @@ int runRanks(const BenchRun &given, MPI_Comm comm, const WriterLink &writer,
     return 1;
   // --lb-shares and --lb-memory are per device, inside each rank.
   rt::DistributedSimulation sim(comm, *run.model, run.num, run.options, dopts);
-  RunFigures figures;
-  int code = runProtocol(sim, run, figures);
+  rt::RunSummary summary;
+  int code = runProtocol(sim, run, summary);
   writersUsed = sim.usedWriters();
-  return code ? code : reportRanks(sim, run, figures);
+  return code ? code : report(sim, run, summary);
 }
 } // namespace
 

@@ -83,25 +83,6 @@ private:
 
 /// --save-vm in one process: a (rows x cols) float64 .npy written row by
 /// row under `path`.part and renamed into place by close().
-class VmMatrix {
-public:
-  ~VmMatrix() { remove(); }
-  bool open(const std::string &path, int64_t rows, int64_t cols,
-            std::string &error);
-  bool isOpen() const { return f_ != nullptr; }
-  bool writeRow(const double *values, std::string &error);
-  /// Renames the file into place (true when none was open).
-  bool close(std::string &error);
-  void remove();
-  double seconds = 0;
-
-private:
-  FILE *f_ = nullptr;
-  std::string path_;
-  int64_t rows_ = 0, cols_ = 0, written_ = 0;
-};
-
-/// The number of output samples at steps first + k*every below `end`.
 int64_t sampleCount(int64_t first, int64_t every, int64_t end);
 
 } // namespace easyml::bench

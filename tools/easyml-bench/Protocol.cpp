@@ -38,7 +38,6 @@ struct Protocol {
   std::shared_ptr<rt::MatrixFile> vmAll;
   int vmSlot = -1;
   double outputSeconds = 0, wall = 0;
-  std::string bioJson;
 
   Protocol(rt::SimulationInterface &sim, const BenchRun &run)
       : sim(sim), run(run), cl(*run.cl), root(sim.rank() == 0) {}
@@ -66,7 +65,7 @@ struct Protocol {
   int setParameters();
   int setUp();
   int openOutputs();
-  int runAndFinish(RunFigures &figures);
+  int runAndFinish(rt::RunSummary &summary);
 };
 
 int Protocol::setParameters() {
@@ -228,7 +227,7 @@ std::string whyStopped(rt::SimulationInterface &sim) {
   return sim.failure().empty() ? "the run stopped" : sim.failure();
 }
 
-int Protocol::runAndFinish(RunFigures &figures) {
+int Protocol::runAndFinish(rt::RunSummary &summary) {
   bool progress = cl.has("progress") ||
                   (!cl.has("no-progress") && root && isatty(2) &&
                    static_cast<double>(run.nLast) * sim.numCells() > 5e7);
@@ -267,7 +266,7 @@ int Protocol::runAndFinish(RunFigures &figures) {
     int64_t rows = 0;
     rt::BiomarkerTable last = sim.lastBeat(rows);
     if (root)
-      bioJson =
+      summary.biomarkersJson =
           rt::summarizeBiomarkers(last, rows, run.quiet ? nullptr : stderr);
   }
   if (root)
@@ -275,22 +274,21 @@ int Protocol::runAndFinish(RunFigures &figures) {
   if (vmAll) {
     outputSeconds += vmAll->seconds();
     sim.addOutput(0, vmAll->bytes());
-    figures.writer = vmAll->summary();
-    figures.writerJson = vmAll->summaryJson();
+    summary.writer = vmAll->summary();
+    summary.writerJson = vmAll->summaryJson();
   }
   sim.addOutput(outputSeconds, 0);
-  figures.counters = sim.counters();
-  figures.compute = sim.computeSeconds();
-  figures.output = sim.slowest(outputSeconds);
-  figures.wall = wall;
-  figures.bioJson = bioJson;
+  summary.computeSeconds = sim.computeSeconds();
+  summary.outputSeconds = sim.slowest(outputSeconds);
+  summary.wallSeconds = wall;
   return 0;
 }
 
 } // namespace
 
 int easyml::bench::runProtocol(rt::SimulationInterface &sim,
-                               const BenchRun &run, RunFigures &figures) {
+                               const BenchRun &run,
+                               rt::RunSummary &summary) {
   Protocol p(sim, run);
   std::string error;
   if (!sim.valid(error))
@@ -306,5 +304,5 @@ int easyml::bench::runProtocol(rt::SimulationInterface &sim,
     return code;
   if (int code = p.setUp())
     return code;
-  return p.runAndFinish(figures);
+  return p.runAndFinish(summary);
 }

@@ -593,8 +593,8 @@ int main(int argc, char **argv) {
     return status;
   }
   rt::Simulation sim(*model, run.num, run.options);
-  RunFigures figures;
-  if (int code = runProtocol(sim, run, figures))
+  rt::RunSummary summary;
+  if (int code = runProtocol(sim, run, summary))
     return code;
-  return reportOneProcess(sim, run, figures);
+  return report(sim, run, summary);
 }

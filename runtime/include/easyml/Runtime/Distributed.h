@@ -183,6 +183,7 @@ public:
   }
   std::string reportJson(int indent = 0) override;
   void printReport(FILE *out) override;
+  void summarize(RunSummary &summary) override;
 
   //===--- Across ranks only ------------------------------------------===//
   MPI_Comm comm() const { return comm_; }

@@ -278,6 +278,7 @@ public:
   void addOutput(double seconds, double bytes) override;
   std::string reportJson(int indent = 0) override;
   void printReport(FILE *out) override;
+  void summarize(RunSummary &summary) override;
 
   //===--- One process only -------------------------------------------===//
   /// Identifiers of the devices that hold cells ("cpu", "cuda:0").

@@ -25,6 +25,7 @@
 #include "easyml/Runtime/ABI.h"
 #include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/Params.h"
+#include "easyml/Runtime/RunSummary.h"
 #include "easyml/Runtime/Timeline.h"
 
 #include <cstdint>
@@ -194,6 +195,9 @@ public:
   virtual std::string reportJson(int indent = 0) = 0;
   /// The same as a table for people, on rank 0.
   virtual void printReport(FILE *out) = 0;
+  /// Fills the simulation's part of `summary` (model, variant, devices,
+  /// warnings, the report; complete on rank 0).
+  virtual void summarize(RunSummary &summary) = 0;
 };
 
 } // namespace rt
