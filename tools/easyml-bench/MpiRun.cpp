@@ -74,15 +74,11 @@ bool mpiAgree(bool ok, std::string &error) {
 }
 
 namespace {
-/// The computing ranks' side of --mpi-writer.
-struct WriterLink {
-  int rank = -1; // the first writer's rank in MPI_COMM_WORLD (-1: none)
-  int count = 0; // writers, the last ranks of MPI_COMM_WORLD
-};
 
 /// The options only the MPI run has; false (said by rank 0) on a bad one.
-bool distributedOptions(const BenchRun &run, int size, const WriterLink &w,
-                        rt::DistributedOptions &dopts, int rank) {
+bool distributedOptions(const BenchRun &run, int size,
+                        const rt::WriterRanks &w, rt::DistributedOptions &dopts,
+                        int rank) {
   const CommandLine &cl = *run.cl;
   auto bad = [&](const std::string &msg) {
     if (rank == 0)
@@ -92,8 +88,8 @@ bool distributedOptions(const BenchRun &run, int size, const WriterLink &w,
   dopts.balance = run.options.balance;
   dopts.probeSteps = run.options.probeSteps;
   dopts.world = MPI_COMM_WORLD;
-  dopts.firstWriter = w.rank;
-  dopts.writers = w.count;
+  dopts.firstWriter = w.first();
+  dopts.writers = w.count();
   if (cl.has("mpi-epoch-steps")) {
     std::vector<std::string> errors;
     dopts.maxEpochSteps = cl.integer("mpi-epoch-steps", errors);
@@ -121,24 +117,18 @@ bool distributedOptions(const BenchRun &run, int size, const WriterLink &w,
   return true;
 }
 
-/// After a run across ranks: the warnings, the summary and --report-json,
-/// on rank 0.
-int runRanks(const BenchRun &given, MPI_Comm comm, const WriterLink &writer,
+/// The protocol on the computing ranks, then the summary (rank 0).
+int runRanks(const BenchRun &given, const rt::WriterRanks &writers,
              bool &writersUsed) {
+  MPI_Comm comm = writers.computing();
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   BenchRun run = given;
-  if (writer.count == 1)
-    run.writers =
-        " computing, rank " + std::to_string(writer.rank) + " writing";
-  else if (writer.count > 1)
-    run.writers = " computing, ranks " + std::to_string(writer.rank) + "-" +
-                  std::to_string(writer.rank + writer.count - 1) + " writing";
+  run.writers = writers.describe();
   rt::DistributedOptions dopts;
-  if (!distributedOptions(run, size, writer, dopts, rank))
+  if (!distributedOptions(run, size, writers, dopts, rank))
     return 1;
-  // --lb-shares and --lb-memory are per device, inside each rank.
   rt::DistributedSimulation sim(comm, *run.model, run.num, run.options, dopts);
   rt::RunSummary summary;
   int code = runProtocol(sim, run, summary);
@@ -148,46 +138,28 @@ int runRanks(const BenchRun &given, MPI_Comm comm, const WriterLink &writer,
 } // namespace
 
 int runDistributed(const BenchRun &run) {
-  WriterLink writer;
-  bool used = false;
-  if (!run.cl->has("mpi-writer"))
-    return runRanks(run, MPI_COMM_WORLD, writer, used);
-  int worldSize = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  int count = 0;
   std::string v = run.cl->get("mpi-writer");
-  char *end = nullptr;
-  long k = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end || k < 1 || k >= worldSize) {
+  if (run.cl->has("mpi-writer")) {
+    char *end = nullptr;
+    long k = std::strtol(v.c_str(), &end, 10);
+    count = v.empty() || *end || k < 1 ? -1 : static_cast<int>(k);
+  }
+  rt::WriterRanks writers(MPI_COMM_WORLD, count);
+  std::string error;
+  if (!writers.valid(error)) {
     if (gRank == 0)
       std::fprintf(stderr,
                    "easyml-bench: error: --mpi-writer=N needs 1 <= N < the "
                    "%d ranks (the last N write), got '%s'\n",
-                   worldSize, v.c_str());
+                   writers.worldSize(), v.c_str());
     return 1;
   }
-  // The last k ranks write; the others compute, over a communicator of
-  // their own (their ranks unchanged).
-  writer.count = static_cast<int>(k);
-  writer.rank = worldSize - writer.count;
-  bool writing = gRank >= writer.rank;
-  MPI_Comm comm;
-  MPI_Comm_split(MPI_COMM_WORLD, writing ? 1 : 0, gRank, &comm);
-  int code = 0;
-  if (writing) {
-    rt::WriterStats stats;
-    std::string error;
-    // A failure is reported by rank 0 (the writers tell it why).
-    code = rt::serveMatrixFile(MPI_COMM_WORLD, comm, writer.rank, stats, error)
-               ? 0
-               : 1;
-  } else {
-    bool used = false;
-    code = runRanks(run, comm, writer, used);
-    // The writers wait for a file: say there is none when none was opened.
-    if (gRank == 0 && !used)
-      rt::releaseMatrixWriter(MPI_COMM_WORLD, writer.rank, writer.count);
-  }
-  MPI_Comm_free(&comm);
+  if (writers.writing())
+    return writers.serve(error) ? 0 : 1;
+  bool used = false;
+  int code = runRanks(run, writers, used);
+  writers.release(used);
   return code;
 }
 

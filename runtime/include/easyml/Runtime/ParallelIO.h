@@ -120,6 +120,42 @@ bool serveMatrixFile(MPI_Comm world, MPI_Comm writers, int computeRanks,
 /// ranks `firstWriter`, ...: lets serveMatrixFile() return.
 void releaseMatrixWriter(MPI_Comm world, int firstWriter, int writers);
 
+/// The last `count` ranks of `world` set aside to write sample matrices
+/// (serveMatrixFile) while the others compute: a split of `world` made
+/// once, collectively.
+class WriterRanks {
+public:
+  /// Collective over `world`. `count` 0: no writer ranks (every rank
+  /// computes, in `world`).
+  WriterRanks(MPI_Comm world, int count);
+  ~WriterRanks();
+  WriterRanks(const WriterRanks &) = delete;
+  WriterRanks &operator=(const WriterRanks &) = delete;
+  /// False (the same on every rank) unless 0 <= count < size(world).
+  bool valid(std::string &error) const;
+  /// Whether this rank writes (and computes nothing).
+  bool writing() const { return count_ > 0 && rank_ >= first_; }
+  /// The computing ranks' communicator (on computing ranks).
+  MPI_Comm computing() const { return comm_; }
+  /// The first writer rank of `world` (-1 without writers) and how many.
+  int first() const { return count_ > 0 ? first_ : -1; }
+  int count() const { return count_; }
+  int worldSize() const { return size_; }
+  /// On writer ranks: serves the computing ranks' sample matrices until
+  /// they are done (close or release()).
+  bool serve(std::string &error);
+  /// On computing ranks, once their simulation is gone: lets the writers
+  /// go when no sample matrix went to them (`used` as
+  /// DistributedSimulation::usedWriters()).
+  void release(bool used);
+  /// " computing, rank 3 writing", or "" without writers.
+  std::string describe() const;
+
+private:
+  MPI_Comm world_, comm_ = MPI_COMM_NULL;
+  int count_, rank_ = 0, size_ = 1, first_ = 0;
+};
+
 /// Collective: writes a table of `names.size()` columns whose rows are
 /// spread over the ranks into `path` in writeTable()'s formats (CSV, or a
 /// structured .npy), the same bytes as one process writing every row. Each
