@@ -154,16 +154,12 @@ py::dict sampleParams(PySimulation &s, const std::string &spec, uint64_t seed,
                       bool grouped) {
   Columns t;
   std::string error;
-  if (!samplePopulation(spec, seed, s.sim->desc(), s.sim->params(),
-                        s.sim->numCells(), t, error, grouped))
+  if (!s.sim->samplePerCellParams(spec, seed, grouped, t, error))
     raise(error);
   py::dict out;
-  for (size_t c = 0; c < t.names.size(); ++c) {
-    if (!s.sim->setPerCellParam(t.names[c], t.values[c].data(), error))
-      raise(error);
+  for (size_t c = 0; c < t.names.size(); ++c)
     out[py::str(t.names[c])] =
         py::array_t<double>(t.values[c].size(), t.values[c].data());
-  }
   return out;
 }
 

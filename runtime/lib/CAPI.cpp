@@ -197,14 +197,9 @@ int easyml_sim_sample_params(easyml_sim *sim, const char *spec,
                              uint64_t seed) {
   Columns table;
   std::string error;
-  if (!samplePopulation(spec ? spec : "", seed, sim->sim->desc(),
-                        sim->sim->params(), sim->sim->numCells(), table,
-                        error))
+  if (!sim->sim->samplePerCellParams(spec ? spec : "", seed, /*grouped=*/true,
+                                     table, error))
     return failWith(error);
-  for (size_t c = 0; c < table.names.size(); ++c)
-    if (!sim->sim->setPerCellParam(table.names[c], table.values[c].data(),
-                                   error))
-      return failWith(error);
   return 0;
 }
 

@@ -81,30 +81,17 @@ int Protocol::setParameters() {
   if (cl.has("param-file") && cl.has("population"))
     return stop("give one of --param-file and --population", 1);
   bool ok = true;
-  const easyml_model_desc &d = sim.desc();
   if (cl.has("param-file")) {
-    std::string path = cl.get("param-file");
-    ok = rt::readParamTable(path, sim.numCells(), perCell, error) &&
-         rt::checkParamNames(perCell, d, path, error);
+    ok = sim.readPerCellParams(cl.get("param-file"), perCell, error);
   } else if (cl.has("population")) {
     std::string order = cl.get("population-order");
     if (order != "grouped" && order != "drawn")
       return stop("--population-order: expected grouped or drawn, got '" +
                       order + "'",
                   1);
-    ok = rt::samplePopulation(cl.get("population"), run.seed, d, sim.params(),
-                              sim.numCells(), perCell, error,
-                              order == "grouped");
+    ok = sim.samplePerCellParams(cl.get("population"), run.seed,
+                                 order == "grouped", perCell, error);
   }
-  for (size_t c = 0; c < perCell.names.size() && ok; ++c)
-    if (!sim.setPerCellParam(perCell.names[c], perCell.values[c].data(),
-                             error)) {
-      error = (cl.has("param-file") ? cl.get("param-file") + ": column " +
-                                          std::to_string(c + 1) + ": "
-                                    : std::string("--population: ")) +
-              error;
-      ok = false;
-    }
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   if (!run.quiet && root && !perCell.names.empty()) {

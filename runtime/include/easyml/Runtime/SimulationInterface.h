@@ -40,6 +40,7 @@ namespace rt {
 
 class Simulation;
 struct BiomarkerOptions;
+struct Columns;
 struct BiomarkerTable;
 
 /// A (rows x cols) float64 .npy matrix (samples x cells) that every rank
@@ -119,6 +120,15 @@ public:
   virtual bool setPerCellParam(const std::string &name, const double *values,
                                std::string &error) = 0;
   virtual std::vector<std::string> unusedParamSettings() const = 0;
+  /// A population: per-cell values of the parameters `spec` names, sampled
+  /// (samplePopulation; `grouped`: similar samples on neighbouring cells)
+  /// and set; `taken` holds them. Every rank draws the same.
+  bool samplePerCellParams(const std::string &spec, uint64_t seed,
+                           bool grouped, Columns &taken, std::string &error);
+  /// Per-cell values read from a table (readParamTable: CSV or structured
+  /// .npy, a column per parameter, a row per cell) and set.
+  bool readPerCellParams(const std::string &path, Columns &taken,
+                         std::string &error);
 
   //===--- The protocol -----------------------------------------------===//
   virtual bool initialize(double dt) = 0;
