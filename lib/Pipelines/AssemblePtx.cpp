@@ -64,7 +64,7 @@ void AssemblePtxPass::runOnOperation() {
   });
   if (binaries.empty())
     return;
-  llvm::Expected<std::string> toolkit = findGpuToolkit("cuda", cudaPath);
+  llvm::Expected<std::string> toolkit = findGpuToolkit(Backend::Cuda, cudaPath);
   if (!toolkit) {
     binaries.front().emitError() << llvm::toString(toolkit.takeError());
     return signalPassFailure();

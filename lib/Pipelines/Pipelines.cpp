@@ -85,7 +85,7 @@ struct GpuModulesToBinaryPass
 };
 } // namespace
 
-static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
+static void checkGpuOptions(Backend backend, StringRef chipsOption,
                             ArrayRef<std::string> chips, StringRef formatOption,
                             StringRef format,
                             std::vector<std::string> &problems);
@@ -94,8 +94,9 @@ std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
   std::vector<std::string> problems;
   std::vector<std::string> cuda(cudaChips.begin(), cudaChips.end());
   std::vector<std::string> rocm(rocmChips.begin(), rocmChips.end());
-  checkGpuOptions("cuda", "cuda-chips", cuda, "format", format, problems);
-  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
+  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "format", format,
+                  problems);
+  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", "", problems);
   return problems;
 }
 
@@ -109,7 +110,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
   std::map<std::string, std::string> toolkits;
   bool ok = true;
   for (gpu::GPUModuleOp gm : gpuModules) {
-    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
+    auto variant = gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
     if (!variant || !variant.isGpu()) {
       gm.emitError("gpu.module '")
           << gm.getName()
@@ -121,8 +122,9 @@ void GpuModulesToBinaryPass::runOnOperation() {
     std::string name = variant.getName().str();
     if (toolkits.count(name))
       continue;
-    llvm::Expected<std::string> path =
-        findGpuToolkit(name, name == "cuda" ? cudaPath : rocmPath);
+    llvm::Expected<std::string> path = findGpuToolkit(
+        variant.getBackend(),
+        variant.getBackend() == Backend::Cuda ? cudaPath : rocmPath);
     if (!path) {
       gm.emitError() << llvm::toString(path.takeError());
       ok = false;
@@ -145,7 +147,8 @@ void GpuModulesToBinaryPass::runOnOperation() {
     nexts.push_back(nextOf[gm]);
   SmallVector<VariantAttr> targets;
   for (gpu::GPUModuleOp gm : gpuModules)
-    targets.push_back(gm->getAttrOfType<VariantAttr>("easyml.variant"));
+    targets.push_back(
+        gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName()));
   auto split = splitGpuModules(module);
   std::vector<std::unique_ptr<GpuPipelineOptions>> options;
   std::vector<std::string> timingNames;
@@ -175,7 +178,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     auto &[variant, own] = entry;
     for (gpu::BinaryOp binary :
          llvm::make_early_inc_range(own->getOps<gpu::BinaryOp>())) {
-      binary->setAttr("easyml.variant", targets[index]);
+      binary->setAttr(VariantAttr::getAttrName(), targets[index]);
       if (Operation *next = nexts[index])
         binary->moveBefore(next);
       else
@@ -476,7 +479,7 @@ easyml::splitGpuModules(ModuleOp module) {
   std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> result;
   for (gpu::GPUModuleOp gm :
        llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
-    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
+    auto variant = gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
     OwningOpRef<ModuleOp> own = ModuleOp::create(gm.getLoc());
     (*own)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
@@ -489,12 +492,12 @@ easyml::splitGpuModules(ModuleOp module) {
 }
 
 /// Bad chips of one vendor and a bad code object format, one message each.
-static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
+static void checkGpuOptions(Backend backend, StringRef chipsOption,
                             ArrayRef<std::string> chips, StringRef formatOption,
                             StringRef format,
                             std::vector<std::string> &problems) {
   for (const std::string &chip : chips)
-    if (llvm::Error e = checkGpuChip(vendor, chip))
+    if (llvm::Error e = checkGpuChip(backend, chip))
       problems.push_back(chipsOption.str() + ": " +
                          llvm::toString(std::move(e)));
   if (!format.empty() && format != "fatbin" && format != "bin" &&
@@ -529,9 +532,9 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
                                 options.cudaChips.end());
   std::vector<std::string> rocm(options.rocmChips.begin(),
                                 options.rocmChips.end());
-  checkGpuOptions("cuda", "cuda-chips", cuda, "gpu-format", options.gpuFormat,
-                  problems);
-  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
+  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "gpu-format",
+                  options.gpuFormat, problems);
+  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", "", problems);
   return problems;
 }
 
@@ -544,7 +547,7 @@ easyml::checkPipelineOptions(const GpuPipelineOptions &options) {
     target = "";
   }
   std::vector<std::string> chips(options.chips.begin(), options.chips.end());
-  checkGpuOptions(target.empty() ? "cuda" : target, "chips",
+  checkGpuOptions(target == "rocm" ? Backend::Rocm : Backend::Cuda, "chips",
                   target.empty() ? std::vector<std::string>() : chips, "format",
                   options.format, problems);
   if (options.optLevel > 3)

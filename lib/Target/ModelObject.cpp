@@ -231,11 +231,12 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                 "the dialect's and the ABI's cell layouts differ");
   std::vector<llvm::Constant *> variants;
   std::vector<int64_t> rowParams = l.paramIndices(options.perCellParams);
-  for (auto &v : options.variants) {
-    bool gpu = isGpuVariant(v);
+  for (VariantKind kind : options.variants) {
+    bool gpu = isGpuVariant(kind);
+    llvm::StringRef v = stringifyVariantKind(kind);
     std::vector<llvm::Constant *> images;
     if (gpu) {
-      auto it = options.gpuImages.find(v);
+      auto it = options.gpuImages.find(kind);
       if (it != options.gpuImages.end())
         for (const GpuImage &image : it->second)
           images.push_back(
@@ -246,10 +247,7 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
     }
     // The descriptor states what the kernels were generated for: the same
     // rule as the #easyml.variant attribute easyml-lower-to-kernels used.
-    VariantKind kind = symbolizeVariantKind(v).value_or(VariantKind::baseline);
-    int64_t device = kind == VariantKind::cuda   ? EASYML_DEVICE_CUDA
-                     : kind == VariantKind::rocm ? EASYML_DEVICE_ROCM
-                                                 : EASYML_DEVICE_CPU;
+    int64_t device = static_cast<int64_t>(backendOf(kind));
     variants.push_back(d.record(
         {d.str(v),
          d.int64(static_cast<int64_t>(VariantAttr::defaultLayout(kind))),
@@ -267,9 +265,9 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
   }
   // Tables are built on the host, by the first CPU variant's function.
   std::string tablesVariant = "baseline";
-  for (auto &v : options.variants)
-    if (!isGpuVariant(v)) {
-      tablesVariant = v;
+  for (VariantKind kind : options.variants)
+    if (!isGpuVariant(kind)) {
+      tablesVariant = stringifyVariantKind(kind).str();
       break;
     }
 
@@ -504,9 +502,10 @@ std::string easyml::emitHeader(const ModelLayout &l,
   // the descriptor's code objects); the first CPU variant builds tables
   // and derived values.
   bool first = true;
-  for (auto &v : options.variants) {
-    if (isGpuVariant(v))
+  for (VariantKind kind : options.variants) {
+    if (isGpuVariant(kind))
       continue;
+    llvm::StringRef v = stringifyVariantKind(kind);
     for (const char *entry : {"init", "compute", "eval", "tables", "derived"}) {
       llvm::StringRef e(entry);
       if ((e == "tables" || e == "derived") && !first)

@@ -271,15 +271,15 @@ std::vector<std::string> variants;
 ObjectOptions objOptions;
 VectorUnit vectorInfo;
 std::unique_ptr<llvm::TargetMachine> target;
-/// Where GPU toolkits were found, by variant.
-std::map<std::string, std::string> toolkits;
+/// Where GPU toolkits were found, by backend.
+std::map<Backend, std::string> toolkits;
 } // namespace
 
-/// Finds the toolkit a GPU variant compiles with, or reports what is
+/// Finds the toolkit a GPU backend compiles with, or reports what is
 /// missing and how to point at it.
-static bool findToolkit(llvm::StringRef variant, std::string &path) {
+static bool findToolkit(Backend backend, std::string &path) {
   llvm::Expected<std::string> found =
-      findGpuToolkit(variant, variant == "cuda" ? cudaPath : rocmPath);
+      findGpuToolkit(backend, backend == Backend::Cuda ? cudaPath : rocmPath);
   if (!found) {
     llvm::errs() << "easyml-compile: error: "
                  << llvm::toString(found.takeError()) << "\n";
@@ -315,18 +315,20 @@ static bool configureTarget() {
   }
   // Chips LLVM does not know would be compiled for a generic processor
   // and fail late, in ptxas or the linker.
-  for (auto [flag, variant, chips] :
-       {std::tuple{"--cuda-chips", "cuda", &cudaChips},
-        std::tuple{"--rocm-chips", "rocm", &rocmChips}})
+  for (auto [flag, backend, chips] :
+       {std::tuple{"--cuda-chips", Backend::Cuda, &cudaChips},
+        std::tuple{"--rocm-chips", Backend::Rocm, &rocmChips}})
     for (const std::string &chip : *chips)
-      if (llvm::Error e = checkGpuChip(variant, chip)) {
+      if (llvm::Error e = checkGpuChip(backend, chip)) {
         llvm::errs() << "easyml-compile: error: " << flag << ": "
                      << llvm::toString(std::move(e)) << "\n";
         optionsOk = false;
       }
   if (!optionsOk)
     return false;
-  objOptions.variants = variants;
+  objOptions.variants.clear();
+  for (const std::string &v : variants)
+    objOptions.variants.push_back(*symbolizeVariantKind(v));
   objOptions.perCellParams.assign(perCellParams.begin(), perCellParams.end());
   objOptions.exportGenericSymbol = emit == Emit::Shared;
   objOptions.cpu = cpu;
@@ -334,8 +336,8 @@ static bool configureTarget() {
   objOptions.compilerId =
       "easyml-compile " EASYML_VERSION " (git " EASYML_GIT_HASH ")";
   if (checkVariants) {
-    for (const std::string &v : variants)
-      if (isGpuVariant(v) && !findToolkit(v, toolkits[v]))
+    for (VariantKind v : objOptions.variants)
+      if (isGpuVariant(v) && !findToolkit(backendOf(v), toolkits[backendOf(v)]))
         return false;
   }
   if (emit < Emit::Prepared && !checkVariants)
@@ -356,9 +358,9 @@ static bool configureTarget() {
   if (vectorWidth)
     vectorInfo.width = vectorWidth;
   objOptions.vectorWidth = vectorInfo.width;
-  for (const std::string &v : variants)
+  for (VariantKind v : objOptions.variants)
     if (isGpuVariant(v) && emit != Emit::Header && emit != Emit::Prepared &&
-        !findToolkit(v, toolkits[v]))
+        !findToolkit(backendOf(v), toolkits[backendOf(v)]))
       return false;
   bool simd = llvm::is_contained(variants, "cpu-simd");
   if (simd && vectorMath == "libmvec" && vectorInfo.isa != "none")
@@ -413,8 +415,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
       std::vector<std::string>(cudaChips.begin(), cudaChips.end());
   options.rocmChips =
       std::vector<std::string>(rocmChips.begin(), rocmChips.end());
-  options.cudaPath = toolkits["cuda"];
-  options.rocmPath = toolkits["rocm"];
+  options.cudaPath = toolkits[Backend::Cuda];
+  options.rocmPath = toolkits[Backend::Rocm];
   options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
   options.cudaSmemSpilling = cudaSmemSpilling.getValue();
   options.cudaMachineSink = cudaMachineSink.getValue();
@@ -460,15 +462,17 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   }
   // The GPU variants' code objects leave the module for the descriptor.
   bool anyGpu = false;
-  for (const std::string &variant : variants)
+  for (VariantKind variant : objOptions.variants)
     if (isGpuVariant(variant))
       objOptions.gpuImages[variant].clear();
   for (mlir::gpu::BinaryOp binary :
        llvm::make_early_inc_range(module->getOps<mlir::gpu::BinaryOp>())) {
     anyGpu = true;
-    auto variantAttr = binary->getAttrOfType<VariantAttr>("easyml.variant");
-    std::string variant = variantAttr ? variantAttr.getName().str() : "";
-    std::vector<GpuImage> &images = objOptions.gpuImages[variant];
+    auto variantAttr =
+        binary->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
+    VariantKind kind = variantAttr.getKind();
+    std::string variant = variantAttr.getName().str();
+    std::vector<GpuImage> &images = objOptions.gpuImages[kind];
     for (mlir::Attribute a : binary.getObjects()) {
       auto object = llvm::cast<mlir::gpu::ObjectAttr>(a);
       std::string chip;
@@ -484,7 +488,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
       if (emit == Emit::GpuAsm)
         while (!data.empty() && data.back() == '\0')
           data.pop_back();
-      GpuImage image{chip, variant == "cuda" ? "fatbin" : "hsaco",
+      GpuImage image{chip,
+                     backendOf(kind) == Backend::Cuda ? "fatbin" : "hsaco",
                      std::move(data)};
       // What the compute kernel uses decides its block size; a code
       // object we cannot read still runs, at the runtime's default.
@@ -648,8 +653,8 @@ static std::string cachePath(int argc, char **argv, llvm::StringRef name,
   }
   add(std::to_string(static_cast<int>(emit.getValue())));
   add(std::to_string(vectorInfo.width));
-  for (auto &[variant, path] : toolkits)
-    add(variant + "=" + path);
+  for (auto &[backend, path] : toolkits)
+    add(std::string(backendName(backend)) + "=" + path);
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
     if (arg == "-o" && i + 1 < argc) {
