@@ -25,8 +25,12 @@ struct AssemblePtxPass : public easyml::impl::AssemblePtxBase<AssemblePtxPass> {
   using Base::Base;
 
   std::string checkOptions() const {
-    if (format != "fatbin" && format != "bin" && format != "isa")
-      return "easyml-assemble-ptx: unknown format '" + format.getValue() +
+    std::optional<std::string> bad = unknownValue(format);
+    if (!bad && format != GpuFormat::Fatbin && format != GpuFormat::Bin &&
+        format != GpuFormat::Isa)
+      bad = stringifyGpuFormat(format).str();
+    if (bad)
+      return "easyml-assemble-ptx: unknown format '" + *bad +
              "' (fatbin, bin or isa)";
     return "";
   }
@@ -49,9 +53,9 @@ void AssemblePtxPass::runOnOperation() {
     return signalPassFailure();
   }
   gpu::CompilationTarget target =
-      format == "fatbin" ? gpu::CompilationTarget::Fatbin
-      : format == "bin"  ? gpu::CompilationTarget::Binary
-                         : gpu::CompilationTarget::Assembly;
+      format == GpuFormat::Fatbin ? gpu::CompilationTarget::Fatbin
+      : format == GpuFormat::Bin  ? gpu::CompilationTarget::Binary
+                                  : gpu::CompilationTarget::Assembly;
   auto isPtx = [](Attribute a) {
     auto object = dyn_cast<gpu::ObjectAttr>(a);
     return object && isa<NVVM::NVVMTargetAttr>(object.getTarget()) &&

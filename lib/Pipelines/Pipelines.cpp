@@ -87,16 +87,17 @@ struct GpuModulesToBinaryPass
 
 static void checkGpuOptions(Backend backend, StringRef chipsOption,
                             ArrayRef<std::string> chips, StringRef formatOption,
-                            StringRef format,
+                            const std::optional<std::string> &unknownFormat,
                             std::vector<std::string> &problems);
 
 std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
   std::vector<std::string> problems;
   std::vector<std::string> cuda(cudaChips.begin(), cudaChips.end());
   std::vector<std::string> rocm(rocmChips.begin(), rocmChips.end());
-  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "format", format,
+  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "format",
+                  unknownValue(format), problems);
+  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", std::nullopt,
                   problems);
-  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", "", problems);
   return problems;
 }
 
@@ -107,7 +108,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     return;
   // Every module's variant and toolkit first: all problems reported before
   // anything is compiled.
-  std::map<std::string, std::string> toolkits;
+  std::map<Backend, std::string> toolkits;
   bool ok = true;
   for (gpu::GPUModuleOp gm : gpuModules) {
     auto variant = gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
@@ -119,18 +120,17 @@ void GpuModulesToBinaryPass::runOnOperation() {
       ok = false;
       continue;
     }
-    std::string name = variant.getName().str();
-    if (toolkits.count(name))
+    Backend backend = variant.getBackend();
+    if (toolkits.count(backend))
       continue;
-    llvm::Expected<std::string> path = findGpuToolkit(
-        variant.getBackend(),
-        variant.getBackend() == Backend::Cuda ? cudaPath : rocmPath);
+    llvm::Expected<std::string> path =
+        findGpuToolkit(backend, backend == Backend::Cuda ? cudaPath : rocmPath);
     if (!path) {
       gm.emitError() << llvm::toString(path.takeError());
       ok = false;
       continue;
     }
-    toolkits[name] = *path;
+    toolkits[backend] = *path;
   }
   if (!ok)
     return signalPassFailure();
@@ -155,18 +155,19 @@ void GpuModulesToBinaryPass::runOnOperation() {
   timingNames.reserve(split.size());
   std::vector<GpuCompileJob> jobs;
   for (auto &[variant, own] : split) {
+    Backend backend = variant.getBackend();
     auto one = std::make_unique<GpuPipelineOptions>();
-    one->target = variant;
-    auto &chips = variant == "cuda" ? cudaChips : rocmChips;
+    one->target = backend;
+    auto &chips = backend == Backend::Cuda ? cudaChips : rocmChips;
     if (!chips.empty())
       one->chips = std::vector<std::string>(chips.begin(), chips.end());
-    one->toolkit = toolkits[variant];
+    one->toolkit = toolkits[backend];
     one->format = format.getValue();
     one->optLevel = optLevel.getValue();
     one->smemSpilling = cudaSmemSpilling.getValue();
     one->machineSink = cudaMachineSink.getValue();
     one->registerCaps = cudaRegisterCaps.getValue();
-    timingNames.push_back("gpu-" + variant);
+    timingNames.push_back("gpu-" + variant.getName().str());
     jobs.push_back({*own, one.get(), timingNames.back()});
     options.push_back(std::move(one));
   }
@@ -291,10 +292,16 @@ void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMOnly());
 }
 
-std::vector<std::string> easyml::defaultGpuChips(StringRef target) {
-  if (target == "rocm")
+std::vector<std::string> easyml::defaultGpuChips(Backend backend) {
+  switch (backend) {
+  case Backend::Cuda:
+    return {"sm_80", "sm_90"};
+  case Backend::Rocm:
     return {"gfx90a", "gfx942"};
-  return {"sm_80", "sm_90"};
+  case Backend::Cpu:
+    break;
+  }
+  llvm_unreachable("GPU chips of the cpu backend");
 }
 
 static std::vector<std::string> chipsOf(const GpuPipelineOptions &options) {
@@ -306,20 +313,20 @@ static std::vector<std::string> chipsOf(const GpuPipelineOptions &options) {
 
 void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
                                       const GpuPipelineOptions &options) {
-  bool rocm = options.target == "rocm";
+  bool rocm = options.target == Backend::Rocm;
   std::vector<std::string> chips = chipsOf(options);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // One thread per cell first: scf-to-cf would run the cell loop in order.
   kernels.addPass(createMapCellsToGpuThreads());
   LowerOpaqueOptions opaque;
-  opaque.target = rocm ? "rocm" : "cuda";
+  opaque.target = options.target;
   kernels.addPass(createLowerOpaque(opaque));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createKeepInvariantsInLoops());
   ConvertMathToDeviceLibraryOptions deviceMath;
-  deviceMath.target = rocm ? "rocm" : "cuda";
+  deviceMath.target = options.target;
   kernels.addPass(createConvertMathToDeviceLibrary(deviceMath));
   if (rocm) {
     kernels.addPass(createLowerGpuOpsToROCDLOpsPass(
@@ -333,7 +340,7 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
 
 void easyml::buildGpuSerializePipeline(OpPassManager &pm,
                                        const GpuPipelineOptions &options) {
-  bool rocm = options.target == "rocm";
+  bool rocm = options.target == Backend::Rocm;
   for (const std::string &chip : chipsOf(options)) {
     if (rocm) {
       GpuROCDLAttachTargetOptions attach;
@@ -350,14 +357,13 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
   SerializeGpuModulesOptions binary;
   binary.toolkit = options.toolkit;
   binary.machineSink = options.machineSink;
-  std::string format = !options.format.empty() ? options.format.getValue()
-                       : rocm                  ? std::string("bin")
-                                               : std::string("fatbin");
+  GpuFormat format = options.format != GpuFormat::Default ? options.format
+                     : rocm                               ? GpuFormat::Bin
+                                                          : GpuFormat::Fatbin;
   // CUDA: PTX from LLVM, assembled by our own step (which can ask ptxas
   // for what LLVM 19 cannot write in PTX).
-  bool ownAssembler =
-      !rocm && (format == "fatbin" || format == "bin" || format == "isa");
-  binary.format = ownAssembler ? std::string("isa") : format;
+  bool ownAssembler = !rocm && format != GpuFormat::Llvm;
+  binary.format = ownAssembler ? GpuFormat::Isa : format;
   pm.addPass(createSerializeGpuModules(binary));
   if (ownAssembler) {
     AssemblePtxOptions assemble;
@@ -474,9 +480,9 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
   return success();
 }
 
-std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>>
+std::vector<std::pair<VariantAttr, OwningOpRef<ModuleOp>>>
 easyml::splitGpuModules(ModuleOp module) {
-  std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> result;
+  std::vector<std::pair<VariantAttr, OwningOpRef<ModuleOp>>> result;
   for (gpu::GPUModuleOp gm :
        llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
     auto variant = gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
@@ -485,8 +491,7 @@ easyml::splitGpuModules(ModuleOp module) {
                     UnitAttr::get(module.getContext()));
     gm->remove();
     own->getBody()->push_back(gm);
-    result.emplace_back(variant ? variant.getName().str() : std::string(),
-                        std::move(own));
+    result.emplace_back(variant, std::move(own));
   }
   return result;
 }
@@ -494,16 +499,15 @@ easyml::splitGpuModules(ModuleOp module) {
 /// Bad chips of one vendor and a bad code object format, one message each.
 static void checkGpuOptions(Backend backend, StringRef chipsOption,
                             ArrayRef<std::string> chips, StringRef formatOption,
-                            StringRef format,
+                            const std::optional<std::string> &unknownFormat,
                             std::vector<std::string> &problems) {
   for (const std::string &chip : chips)
     if (llvm::Error e = checkGpuChip(backend, chip))
       problems.push_back(chipsOption.str() + ": " +
                          llvm::toString(std::move(e)));
-  if (!format.empty() && format != "fatbin" && format != "bin" &&
-      format != "isa" && format != "llvm")
+  if (unknownFormat)
     problems.push_back(formatOption.str() + ": unknown code object format '" +
-                       format.str() + "' (fatbin, bin, isa or llvm)");
+                       *unknownFormat + "' (fatbin, bin, isa or llvm)");
 }
 
 std::vector<std::string>
@@ -516,13 +520,11 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
   if (options.vectorWidth < 1 || options.vectorWidth > 64)
     problems.push_back("vector-width must be between 1 and 64, got " +
                        std::to_string(options.vectorWidth));
-  StringRef isa = options.vectorIsa.getValue();
-  if (isa != "avx512" && isa != "avx2" && isa != "sse2" && isa != "none")
-    problems.push_back("vector-isa: unknown '" + isa.str() +
+  if (const std::optional<std::string> &isa = unknownValue(options.vectorIsa))
+    problems.push_back("vector-isa: unknown '" + *isa +
                        "' (avx512, avx2, sse2 or none)");
-  StringRef math = options.vectorMath.getValue();
-  if (math != "libmvec" && math != "scalar")
-    problems.push_back("vector-math: unknown '" + math.str() +
+  if (const std::optional<std::string> &math = unknownValue(options.vectorMath))
+    problems.push_back("vector-math: unknown '" + *math +
                        "' (libmvec or scalar)");
   llvm::append_range(
       problems, checkIntegratorOptions(options.cvodeRelTol, options.cvodeAbsTol,
@@ -533,23 +535,24 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
   std::vector<std::string> rocm(options.rocmChips.begin(),
                                 options.rocmChips.end());
   checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "gpu-format",
-                  options.gpuFormat, problems);
-  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", "", problems);
+                  unknownValue(options.gpuFormat), problems);
+  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", std::nullopt,
+                  problems);
   return problems;
 }
 
 std::vector<std::string>
 easyml::checkPipelineOptions(const GpuPipelineOptions &options) {
   std::vector<std::string> problems;
-  StringRef target = options.target.getValue();
-  if (target != "cuda" && target != "rocm") {
-    problems.push_back("target: unknown '" + target.str() + "' (cuda or rocm)");
-    target = "";
-  }
-  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
-  checkGpuOptions(target == "rocm" ? Backend::Rocm : Backend::Cuda, "chips",
-                  target.empty() ? std::vector<std::string>() : chips, "format",
-                  options.format, problems);
+  const std::optional<std::string> &target = unknownValue(options.target);
+  if (target)
+    problems.push_back("target: unknown '" + *target + "' (cuda or rocm)");
+  // The chips of an unknown target are not checked.
+  std::vector<std::string> chips;
+  if (!target)
+    chips.assign(options.chips.begin(), options.chips.end());
+  checkGpuOptions(options.target, "chips", chips, "format",
+                  unknownValue(options.format), problems);
   if (options.optLevel > 3)
     problems.push_back("O must be 0 to 3, got " +
                        std::to_string(options.optLevel));

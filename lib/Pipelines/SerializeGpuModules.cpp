@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Conversion/Passes.h"
 #include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Target/DeviceCodegen.h"
 
@@ -24,8 +25,29 @@ struct SerializeGpuModulesPass
     : public easyml::impl::SerializeGpuModulesBase<SerializeGpuModulesPass> {
   using Base::Base;
 
+  std::string checkOptions() const {
+    std::optional<std::string> bad = unknownValue(format);
+    if (!bad && format == GpuFormat::Default)
+      bad = stringifyGpuFormat(format).str();
+    if (bad)
+      return "easyml-serialize-gpu-modules: unknown format '" + *bad +
+             "' (fatbin, bin, isa or llvm)";
+    return "";
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return easyml::initializeCheckedOptions(*this, options, errorHandler);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Built in C++ (not parsed), the options are checked here.
+    if (std::string problem = checkOptions(); !problem.empty()) {
+      module.emitError(problem);
+      return signalPassFailure();
+    }
     // LLVM's defaults serve AMDGPU; the settings are for NVPTX.
     bool nvvm = false, any = false;
     for (gpu::GPUModuleOp gm : module.getOps<gpu::GPUModuleOp>()) {
@@ -37,7 +59,7 @@ struct SerializeGpuModulesPass
       return;
     GpuModuleToBinaryPassOptions binary;
     binary.toolkitPath = toolkit;
-    binary.compilationTarget = format;
+    binary.compilationTarget = stringifyGpuFormat(format).str();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createGpuModuleToBinaryPass(binary));
     DeviceCodegenSettings settings;

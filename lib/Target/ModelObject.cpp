@@ -65,14 +65,14 @@ VectorUnit easyml::describeVectorUnit(const llvm::TargetMachine &tm) {
   if (!tm.getTargetTriple().isX86() || !sti)
     return unit;
   if (sti->checkFeatures("+avx512f"))
-    unit = {8, "avx512"};
+    unit = {8, VectorIsa::Avx512};
   else if (sti->checkFeatures("+avx2"))
-    unit = {4, "avx2"};
+    unit = {4, VectorIsa::Avx2};
   else
-    unit = {2, "sse2"};
+    unit = {2, VectorIsa::Sse2};
   // libmvec is glibc's.
   if (!tm.getTargetTriple().isGNUEnvironment())
-    unit.isa = "none";
+    unit.isa = VectorIsa::None;
   return unit;
 }
 

@@ -114,12 +114,13 @@ cl::opt<unsigned>
                 cl::desc("Cells per vector in cpu-simd (default: from the "
                          "target CPU: 8 with AVX-512, 4 with AVX2, else 2)"),
                 cl::init(0), cl::cat(category));
-cl::opt<std::string>
+cl::opt<VectorMath>
     vectorMath("vector-math",
                cl::desc("Vector math in cpu-simd: libmvec (glibc's vector "
                         "functions, default where the target has them) or "
                         "scalar (libm per lane, bit-identical to baseline)"),
-               cl::init("libmvec"), cl::cat(category));
+               cl::init(VectorMath::Libmvec), vectorMathValues(),
+               cl::cat(category));
 cl::list<std::string>
     cudaChips("cuda-chips",
               cl::desc("NVIDIA chips of the cuda variant, comma-separated "
@@ -300,9 +301,9 @@ static bool configureTarget() {
                    << "' (available: baseline, cpu-simd, cuda, rocm)\n";
       return false;
     }
-  if (vectorMath != "libmvec" && vectorMath != "scalar") {
-    llvm::errs() << "easyml-compile: error: unknown --vector-math '"
-                 << vectorMath << "' (available: libmvec, scalar)\n";
+  if (const std::optional<std::string> &bad = unknownValue(vectorMath)) {
+    llvm::errs() << "easyml-compile: error: unknown --vector-math '" << *bad
+                 << "' (available: libmvec, scalar)\n";
     return false;
   }
   // The integrator's options, every bad one reported, by the pass's own
@@ -363,7 +364,8 @@ static bool configureTarget() {
         !findToolkit(backendOf(v), toolkits[backendOf(v)]))
       return false;
   bool simd = llvm::is_contained(variants, "cpu-simd");
-  if (simd && vectorMath == "libmvec" && vectorInfo.isa != "none")
+  if (simd && vectorMath == VectorMath::Libmvec &&
+      vectorInfo.isa != VectorIsa::None)
     objOptions.libraries.push_back("mvec");
   return true;
 }
@@ -417,7 +419,8 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
       std::vector<std::string>(rocmChips.begin(), rocmChips.end());
   options.cudaPath = toolkits[Backend::Cuda];
   options.rocmPath = toolkits[Backend::Rocm];
-  options.gpuFormat = emit == Emit::GpuAsm ? "isa" : "";
+  options.gpuFormat =
+      emit == Emit::GpuAsm ? GpuFormat::Isa : GpuFormat::Default;
   options.cudaSmemSpilling = cudaSmemSpilling.getValue();
   options.cudaMachineSink = cudaMachineSink.getValue();
   options.cudaRegisterCaps = cudaRegisterCaps.getValue();

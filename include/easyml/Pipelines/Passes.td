@@ -36,10 +36,11 @@ def GpuModulesToBinary
            "CUDA toolkit (default: found as easyml-compile finds it)">,
     Option<"rocmPath", "rocm-path", "std::string", /*default=*/"",
            "ROCm root (default: found as easyml-compile finds it)">,
-    Option<"format", "format", "std::string", /*default=*/"",
+    Option<"format", "format", "::easyml::GpuFormat",
+           /*default=*/"::easyml::GpuFormat::Default",
            "code objects: fatbin (cuda: cubin + PTX), bin (cubin / hsaco), "
            "isa (PTX / GCN assembly) or llvm (default: fatbin for cuda, bin "
-           "for rocm)">,
+           "for rocm)", "::easyml::gpuFormatValues()">,
     Option<"optLevel", "O", "unsigned", /*default=*/"3",
            "device code optimisation level">,
     Option<"cudaSmemSpilling", "cuda-smem-spilling", "bool",
@@ -83,9 +84,15 @@ def SerializeGpuModules
   let options = [
     Option<"toolkit", "toolkit", "std::string", /*default=*/"",
            "toolkit path (gpu-module-to-binary's toolkit)">,
-    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
-           "gpu-module-to-binary's format: offload, assembly (isa), bin or "
-           "fatbin">,
+    Option<"format", "format", "::easyml::GpuFormat",
+           /*default=*/"::easyml::GpuFormat::Fatbin",
+           "gpu-module-to-binary's format: fatbin, bin, isa (assembly) or "
+           "llvm (offload)",
+           [{::llvm::cl::values(
+             clEnumValN(::easyml::GpuFormat::Fatbin, "fatbin", "fatbin"),
+             clEnumValN(::easyml::GpuFormat::Bin, "bin", "binary"),
+             clEnumValN(::easyml::GpuFormat::Isa, "isa", "assembly"),
+             clEnumValN(::easyml::GpuFormat::Llvm, "llvm", "offload"))}]>,
     Option<"machineSink", "machine-sink", "bool", /*default=*/"false",
            "keep LLVM's MachineSink on for NVVM targets">,
   ];
@@ -121,8 +128,13 @@ def AssemblePtx : Pass<"easyml-assemble-ptx", "mlir::ModuleOp"> {
   let options = [
     Option<"cudaPath", "cuda-path", "std::string", /*default=*/"",
            "CUDA toolkit (default: found as easyml-compile finds it)">,
-    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
-           "fatbin (cubin + PTX), bin (cubin) or isa (PTX)">,
+    Option<"format", "format", "::easyml::GpuFormat",
+           /*default=*/"::easyml::GpuFormat::Fatbin",
+           "fatbin (cubin + PTX), bin (cubin) or isa (PTX)",
+           [{::llvm::cl::values(
+             clEnumValN(::easyml::GpuFormat::Fatbin, "fatbin", "cubin + PTX"),
+             clEnumValN(::easyml::GpuFormat::Bin, "bin", "cubin"),
+             clEnumValN(::easyml::GpuFormat::Isa, "isa", "PTX"))}]>,
     Option<"optLevel", "O", "unsigned", /*default=*/"3", "ptxas -O level">,
     Option<"smemSpilling", "smem-spilling", "bool", /*default=*/"true",
            "spill registers to shared memory where ptxas can">,

@@ -12,6 +12,10 @@
 #ifndef EASYML_PIPELINES_PIPELINES_H
 #define EASYML_PIPELINES_PIPELINES_H
 
+#include "easyml/Conversion/MathToVectorLibrary/VectorMath.h"
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
+#include "easyml/Target/GpuCompileOptions.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/Pass.h"
@@ -42,14 +46,14 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> vectorWidth{*this, "vector-width",
                               llvm::cl::desc("cells per vector of cpu-simd"),
                               llvm::cl::init(8)};
-  Option<std::string> vectorIsa{
+  Option<VectorIsa> vectorIsa{
       *this, "vector-isa",
       llvm::cl::desc("libmvec flavour: avx512, avx2, sse2 or none"),
-      llvm::cl::init("avx512")};
-  Option<std::string> vectorMath{
+      llvm::cl::init(VectorIsa::Avx512), vectorIsaValues()};
+  Option<VectorMath> vectorMath{
       *this, "vector-math",
       llvm::cl::desc("vector math: libmvec or scalar (per-lane libm)"),
-      llvm::cl::init("libmvec")};
+      llvm::cl::init(VectorMath::Libmvec), vectorMathValues()};
   Option<bool> tables{*this, "tables",
                       llvm::cl::desc("tabulate .lookup() expressions "
                                      "(false: evaluate them directly)"),
@@ -101,10 +105,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "rocm-path",
       llvm::cl::desc("ROCm root (default: $ROCM_PATH, /opt/rocm, else "
                      "Debian's rocm-device-libs)")};
-  Option<std::string> gpuFormat{
+  Option<GpuFormat> gpuFormat{
       *this, "gpu-format",
       llvm::cl::desc("GPU code objects: fatbin, bin, isa or llvm (default: "
-                     "fatbin for cuda, bin for rocm)")};
+                     "fatbin for cuda, bin for rocm)"),
+      llvm::cl::init(GpuFormat::Default), gpuFormatValues()};
   Option<bool> cudaSmemSpilling{
       *this, "cuda-smem-spilling",
       llvm::cl::desc("let ptxas spill registers to shared memory rather "
@@ -145,10 +150,10 @@ void buildCompileStage(mlir::OpPassManager &pm, CompileStage stage,
 /// GPU code objects from the `gpu.module`s of one vendor's kernels.
 struct GpuPipelineOptions
     : public mlir::PassPipelineOptions<GpuPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cuda (NVVM, PTX, cubin) or rocm "
-                                            "(ROCDL, hsaco)"),
-                             llvm::cl::init("cuda")};
+  Option<Backend> target{*this, "target",
+                         llvm::cl::desc("cuda (NVVM, PTX, cubin) or rocm "
+                                        "(ROCDL, hsaco)"),
+                         llvm::cl::init(Backend::Cuda), gpuBackendValues()};
   ListOption<std::string> chips{
       *this, "chips",
       llvm::cl::desc("chips to build for (default: sm_80,sm_90 for cuda; "
@@ -157,11 +162,12 @@ struct GpuPipelineOptions
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice) or ROCm "
                      "root (amdgcn/bitcode, llvm/bin/ld.lld)")};
-  Option<std::string> format{
+  Option<GpuFormat> format{
       *this, "format",
       llvm::cl::desc("code object format: fatbin (cuda: cubin + PTX), bin "
                      "(cuda: cubin; rocm: hsaco), isa (PTX / GCN assembly) "
-                     "or llvm (default: fatbin for cuda, bin for rocm)")};
+                     "or llvm (default: fatbin for cuda, bin for rocm)"),
+      llvm::cl::init(GpuFormat::Default), gpuFormatValues()};
   Option<unsigned> optLevel{*this, "O",
                             llvm::cl::desc("device code optimisation level"),
                             llvm::cl::init(3)};
@@ -190,8 +196,8 @@ std::vector<std::string> checkPipelineOptions(const PipelineOptions &options);
 std::vector<std::string>
 checkPipelineOptions(const GpuPipelineOptions &options);
 
-/// The chips a GPU target builds for unless told otherwise.
-std::vector<std::string> defaultGpuChips(llvm::StringRef target);
+/// The chips a GPU backend builds for unless told otherwise.
+std::vector<std::string> defaultGpuChips(Backend backend);
 
 /// Kernels in `gpu.module`s (easyml-lower-to-kernels with a GPU variant) to
 /// `gpu.binary` ops holding one code object per chip: scf to cf, gpu/arith/
@@ -250,7 +256,7 @@ void buildCompilePipeline(mlir::OpPassManager &pm,
 /// easyml-lower-to-kernels) into a module of its own, so the CPU and each
 /// GPU vendor's pipelines can run separately. Returns (variant, module)
 /// pairs in order.
-std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
+std::vector<std::pair<VariantAttr, mlir::OwningOpRef<mlir::ModuleOp>>>
 splitGpuModules(mlir::ModuleOp module);
 
 /// Registers `easyml-prepare`, `easyml-lower-to-llvm`,

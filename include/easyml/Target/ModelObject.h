@@ -14,6 +14,7 @@
 #define EASYML_TARGET_MODELOBJECT_H
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+#include "easyml/Conversion/MathToVectorLibrary/VectorMath.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -65,8 +66,8 @@ struct ObjectOptions {
 struct VectorUnit {
   /// Doubles per native vector register (8 AVX-512, 4 AVX2, 2 otherwise).
   int64_t width = 2;
-  /// The libmvec flavour the target can call: avx512, avx2, sse2 or none.
-  std::string isa = "none";
+  /// The libmvec flavour the target can call.
+  VectorIsa isa = VectorIsa::None;
 };
 
 /// Describes the vector unit of `tm`'s CPU and features.
