@@ -34,7 +34,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <atomic>
-#include <map>
+#include <set>
 #include <thread>
 
 using namespace mlir;
@@ -68,6 +68,8 @@ struct GpuModulesToBinaryPass
     : public easyml::impl::GpuModulesToBinaryBase<GpuModulesToBinaryPass> {
   using Base::Base;
   TimingScope *timing = nullptr;
+  /// The pass's options, as the GPU pipelines take them.
+  GpuCompileOptions getGpuCompileOptions() const;
   std::vector<std::string> optionProblems() const;
   /// Bad chips or a bad format are reported when the pipeline is parsed.
   LogicalResult initializeOptions(
@@ -85,19 +87,33 @@ struct GpuModulesToBinaryPass
 };
 } // namespace
 
-static void checkGpuOptions(Backend backend, StringRef chipsOption,
-                            ArrayRef<std::string> chips, StringRef formatOption,
-                            const std::optional<std::string> &unknownFormat,
-                            std::vector<std::string> &problems);
+/// The problem with a format option given `value`, none of the formats.
+static std::string unknownFormat(StringRef option, StringRef value) {
+  return option.str() + ": unknown code object format '" + value.str() +
+         "' (fatbin, bin, isa or llvm)";
+}
+
+GpuCompileOptions GpuModulesToBinaryPass::getGpuCompileOptions() const {
+  GpuCompileOptions gpu;
+  gpu.cuda.chips.assign(cudaChips.begin(), cudaChips.end());
+  gpu.cuda.toolkit = cudaPath;
+  gpu.rocm.chips.assign(rocmChips.begin(), rocmChips.end());
+  gpu.rocm.toolkit = rocmPath;
+  gpu.format = format;
+  gpu.optLevel = optLevel;
+  gpu.smemSpilling = cudaSmemSpilling;
+  gpu.registerCaps = cudaRegisterCaps;
+  gpu.machineSink = cudaMachineSink;
+  return gpu;
+}
 
 std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
+  GpuCompileOptions gpu = getGpuCompileOptions();
   std::vector<std::string> problems;
-  std::vector<std::string> cuda(cudaChips.begin(), cudaChips.end());
-  std::vector<std::string> rocm(rocmChips.begin(), rocmChips.end());
-  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "format",
-                  unknownValue(format), problems);
-  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", std::nullopt,
-                  problems);
+  checkGpuChips(gpu, Backend::Cuda, "cuda-chips", problems);
+  if (const std::optional<std::string> &bad = unknownValue(format))
+    problems.push_back(unknownFormat("format", *bad));
+  checkGpuChips(gpu, Backend::Rocm, "rocm-chips", problems);
   return problems;
 }
 
@@ -108,7 +124,8 @@ void GpuModulesToBinaryPass::runOnOperation() {
     return;
   // Every module's variant and toolkit first: all problems reported before
   // anything is compiled.
-  std::map<Backend, std::string> toolkits;
+  GpuCompileOptions gpu = getGpuCompileOptions();
+  std::set<Backend> found;
   bool ok = true;
   for (gpu::GPUModuleOp gm : gpuModules) {
     auto variant = gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName());
@@ -121,16 +138,16 @@ void GpuModulesToBinaryPass::runOnOperation() {
       continue;
     }
     Backend backend = variant.getBackend();
-    if (toolkits.count(backend))
+    if (!found.insert(backend).second)
       continue;
-    llvm::Expected<std::string> path =
-        findGpuToolkit(backend, backend == Backend::Cuda ? cudaPath : rocmPath);
+    std::string &toolkit = gpu.of(backend).toolkit;
+    llvm::Expected<std::string> path = findGpuToolkit(backend, toolkit);
     if (!path) {
       gm.emitError() << llvm::toString(path.takeError());
       ok = false;
       continue;
     }
-    toolkits[backend] = *path;
+    toolkit = *path;
   }
   if (!ok)
     return signalPassFailure();
@@ -145,31 +162,13 @@ void GpuModulesToBinaryPass::runOnOperation() {
   SmallVector<Operation *> nexts;
   for (gpu::GPUModuleOp gm : gpuModules)
     nexts.push_back(nextOf[gm]);
-  SmallVector<VariantAttr> targets;
-  for (gpu::GPUModuleOp gm : gpuModules)
-    targets.push_back(
-        gm->getAttrOfType<VariantAttr>(VariantAttr::getAttrName()));
   auto split = splitGpuModules(module);
-  std::vector<std::unique_ptr<GpuPipelineOptions>> options;
   std::vector<std::string> timingNames;
   timingNames.reserve(split.size());
   std::vector<GpuCompileJob> jobs;
   for (auto &[variant, own] : split) {
-    Backend backend = variant.getBackend();
-    auto one = std::make_unique<GpuPipelineOptions>();
-    one->target = backend;
-    auto &chips = backend == Backend::Cuda ? cudaChips : rocmChips;
-    if (!chips.empty())
-      one->chips = std::vector<std::string>(chips.begin(), chips.end());
-    one->toolkit = toolkits[backend];
-    one->format = format.getValue();
-    one->optLevel = optLevel.getValue();
-    one->smemSpilling = cudaSmemSpilling.getValue();
-    one->machineSink = cudaMachineSink.getValue();
-    one->registerCaps = cudaRegisterCaps.getValue();
     timingNames.push_back("gpu-" + variant.getName().str());
-    jobs.push_back({*own, one.get(), timingNames.back()});
-    options.push_back(std::move(one));
+    jobs.push_back({*own, variant.getBackend(), &gpu, timingNames.back()});
   }
   TimingScope none;
   if (failed(compileGpuModules(jobs, timing ? *timing : none)))
@@ -179,7 +178,7 @@ void GpuModulesToBinaryPass::runOnOperation() {
     auto &[variant, own] = entry;
     for (gpu::BinaryOp binary :
          llvm::make_early_inc_range(own->getOps<gpu::BinaryOp>())) {
-      binary->setAttr(VariantAttr::getAttrName(), targets[index]);
+      binary->setAttr(VariantAttr::getAttrName(), variant);
       if (Operation *next = nexts[index])
         binary->moveBefore(next);
       else
@@ -189,8 +188,18 @@ void GpuModulesToBinaryPass::runOnOperation() {
 }
 
 std::unique_ptr<Pass>
-easyml::createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
+easyml::createGpuModulesToBinary(const GpuCompileOptions &gpu,
                                  TimingScope *timing) {
+  GpuModulesToBinaryOptions options;
+  options.cudaChips = gpu.cuda.chips;
+  options.cudaPath = gpu.cuda.toolkit;
+  options.rocmChips = gpu.rocm.chips;
+  options.rocmPath = gpu.rocm.toolkit;
+  options.format = gpu.format;
+  options.optLevel = gpu.optLevel;
+  options.cudaSmemSpilling = gpu.smemSpilling;
+  options.cudaRegisterCaps = gpu.registerCaps;
+  options.cudaMachineSink = gpu.machineSink;
   auto pass = std::make_unique<GpuModulesToBinaryPass>(options);
   pass->timing = timing;
   return pass;
@@ -242,20 +251,8 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
           return kind && isGpuVariant(*kind);
         }))
       return;
-    std::vector<std::string> cudaChips(options.cudaChips.begin(),
-                                       options.cudaChips.end());
-    std::vector<std::string> rocmChips(options.rocmChips.begin(),
-                                       options.rocmChips.end());
-    GpuModulesToBinaryOptions gpu;
-    gpu.cudaChips = cudaChips;
-    gpu.rocmChips = rocmChips;
-    gpu.cudaPath = options.cudaPath.getValue();
-    gpu.rocmPath = options.rocmPath.getValue();
-    gpu.format = options.gpuFormat.getValue();
-    gpu.cudaSmemSpilling = options.cudaSmemSpilling.getValue();
-    gpu.cudaMachineSink = options.cudaMachineSink.getValue();
-    gpu.cudaRegisterCaps = options.cudaRegisterCaps.getValue();
-    pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
+    pm.addPass(
+        createGpuModulesToBinary(options.getGpuCompileOptions(), gpuTiming));
     return;
   }
   case CompileStage::Lower:
@@ -292,41 +289,59 @@ void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMOnly());
 }
 
-std::vector<std::string> easyml::defaultGpuChips(Backend backend) {
-  switch (backend) {
-  case Backend::Cuda:
-    return {"sm_80", "sm_90"};
-  case Backend::Rocm:
-    return {"gfx90a", "gfx942"};
-  case Backend::Cpu:
-    break;
-  }
-  llvm_unreachable("GPU chips of the cpu backend");
+GpuCompileOptions PipelineOptions::getGpuCompileOptions() const {
+  GpuCompileOptions gpu;
+  gpu.cuda.chips.assign(cudaChips.begin(), cudaChips.end());
+  gpu.cuda.toolkit = cudaPath;
+  gpu.rocm.chips.assign(rocmChips.begin(), rocmChips.end());
+  gpu.rocm.toolkit = rocmPath;
+  gpu.format = gpuFormat;
+  gpu.smemSpilling = cudaSmemSpilling;
+  gpu.registerCaps = cudaRegisterCaps;
+  gpu.machineSink = cudaMachineSink;
+  return gpu;
 }
 
-static std::vector<std::string> chipsOf(const GpuPipelineOptions &options) {
-  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
-  if (chips.empty())
-    chips = defaultGpuChips(options.target);
-  return chips;
+void PipelineOptions::setGpuCompileOptions(const GpuCompileOptions &gpu) {
+  cudaChips = gpu.cuda.chips;
+  cudaPath = gpu.cuda.toolkit;
+  rocmChips = gpu.rocm.chips;
+  rocmPath = gpu.rocm.toolkit;
+  gpuFormat = gpu.format;
+  cudaSmemSpilling = gpu.smemSpilling;
+  cudaRegisterCaps = gpu.registerCaps;
+  cudaMachineSink = gpu.machineSink;
 }
 
-void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
-                                      const GpuPipelineOptions &options) {
-  bool rocm = options.target == Backend::Rocm;
-  std::vector<std::string> chips = chipsOf(options);
+GpuCompileOptions GpuPipelineOptions::getGpuCompileOptions() const {
+  GpuCompileOptions gpu;
+  GpuCompileOptions::BackendOptions &own = gpu.of(target);
+  own.chips.assign(chips.begin(), chips.end());
+  own.toolkit = toolkit;
+  gpu.format = format;
+  gpu.optLevel = optLevel;
+  gpu.smemSpilling = smemSpilling;
+  gpu.registerCaps = registerCaps;
+  gpu.machineSink = machineSink;
+  return gpu;
+}
+
+void easyml::buildGpuLoweringPipeline(OpPassManager &pm, Backend backend,
+                                      const GpuCompileOptions &options) {
+  bool rocm = backend == Backend::Rocm;
+  std::vector<std::string> chips = options.chipsFor(backend);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // One thread per cell first: scf-to-cf would run the cell loop in order.
   kernels.addPass(createMapCellsToGpuThreads());
   LowerOpaqueOptions opaque;
-  opaque.target = options.target;
+  opaque.target = backend;
   kernels.addPass(createLowerOpaque(opaque));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createKeepInvariantsInLoops());
   ConvertMathToDeviceLibraryOptions deviceMath;
-  deviceMath.target = options.target;
+  deviceMath.target = backend;
   kernels.addPass(createConvertMathToDeviceLibrary(deviceMath));
   if (rocm) {
     kernels.addPass(createLowerGpuOpsToROCDLOpsPass(
@@ -338,10 +353,11 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void easyml::buildGpuSerializePipeline(OpPassManager &pm,
-                                       const GpuPipelineOptions &options) {
-  bool rocm = options.target == Backend::Rocm;
-  for (const std::string &chip : chipsOf(options)) {
+void easyml::buildGpuSerializePipeline(OpPassManager &pm, Backend backend,
+                                       ArrayRef<std::string> chips,
+                                       const GpuCompileOptions &options) {
+  bool rocm = backend == Backend::Rocm;
+  for (const std::string &chip : chips) {
     if (rocm) {
       GpuROCDLAttachTargetOptions attach;
       attach.chip = chip;
@@ -355,11 +371,9 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
     }
   }
   SerializeGpuModulesOptions binary;
-  binary.toolkit = options.toolkit;
+  binary.toolkit = options.of(backend).toolkit;
   binary.machineSink = options.machineSink;
-  GpuFormat format = options.format != GpuFormat::Default ? options.format
-                     : rocm                               ? GpuFormat::Bin
-                                                          : GpuFormat::Fatbin;
+  GpuFormat format = options.formatFor(backend);
   // CUDA: PTX from LLVM, assembled by our own step (which can ask ptxas
   // for what LLVM 19 cannot write in PTX).
   bool ownAssembler = !rocm && format != GpuFormat::Llvm;
@@ -367,19 +381,21 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
   pm.addPass(createSerializeGpuModules(binary));
   if (ownAssembler) {
     AssemblePtxOptions assemble;
-    assemble.cudaPath = options.toolkit.getValue();
+    assemble.cudaPath = options.of(backend).toolkit;
     assemble.format = format;
-    assemble.optLevel = options.optLevel.getValue();
-    assemble.smemSpilling = options.smemSpilling.getValue();
-    assemble.registerCaps = options.registerCaps.getValue();
+    assemble.optLevel = options.optLevel;
+    assemble.smemSpilling = options.smemSpilling;
+    assemble.registerCaps = options.registerCaps;
     pm.addPass(createAssemblePtx(assemble));
   }
 }
 
 void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
                                       const GpuPipelineOptions &options) {
-  buildGpuLoweringPipeline(pm, options);
-  buildGpuSerializePipeline(pm, options);
+  GpuCompileOptions gpu = options.getGpuCompileOptions();
+  buildGpuLoweringPipeline(pm, options.target, gpu);
+  buildGpuSerializePipeline(pm, options.target, gpu.chipsFor(options.target),
+                            gpu);
 }
 
 LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
@@ -400,10 +416,10 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
     PassManager pm(context);
     auto scope = timing.nest((m.timingName + "-lower").str());
     pm.enableTiming(scope);
-    buildGpuLoweringPipeline(pm, *m.options);
+    buildGpuLoweringPipeline(pm, m.backend, *m.options);
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(m.module)))
       return failure();
-    for (const std::string &chip : chipsOf(*m.options))
+    for (const std::string &chip : m.options->chipsFor(m.backend))
       jobs.push_back(
           {index, chip, m.module.clone(), (m.timingName + "-" + chip).str()});
   }
@@ -415,21 +431,13 @@ LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
   auto work = [&] {
     for (size_t i; (i = nextJob++) < jobs.size() && !failedJob;) {
       diagnostics.setOrderIDForThread(i);
-      const GpuPipelineOptions &options = *modules[jobs[i].module].options;
+      const GpuCompileJob &module = modules[jobs[i].module];
       // Nested from this thread: the scope times the job, not its wait.
       TimingScope scope = timing.nest(jobs[i].timingName);
       PassManager pm(context);
       pm.enableTiming(scope);
-      GpuPipelineOptions one;
-      one.target = options.target.getValue();
-      one.chips = std::vector<std::string>{jobs[i].chip};
-      one.toolkit = options.toolkit.getValue();
-      one.format = options.format.getValue();
-      one.optLevel = options.optLevel.getValue();
-      one.smemSpilling = options.smemSpilling.getValue();
-      one.machineSink = options.machineSink.getValue();
-      one.registerCaps = options.registerCaps.getValue();
-      buildGpuSerializePipeline(pm, one);
+      buildGpuSerializePipeline(pm, module.backend, {jobs[i].chip},
+                                *module.options);
       if (failed(pm.run(*jobs[i].copy)))
         failedJob = true;
       scope.stop();
@@ -496,20 +504,6 @@ easyml::splitGpuModules(ModuleOp module) {
   return result;
 }
 
-/// Bad chips of one vendor and a bad code object format, one message each.
-static void checkGpuOptions(Backend backend, StringRef chipsOption,
-                            ArrayRef<std::string> chips, StringRef formatOption,
-                            const std::optional<std::string> &unknownFormat,
-                            std::vector<std::string> &problems) {
-  for (const std::string &chip : chips)
-    if (llvm::Error e = checkGpuChip(backend, chip))
-      problems.push_back(chipsOption.str() + ": " +
-                         llvm::toString(std::move(e)));
-  if (unknownFormat)
-    problems.push_back(formatOption.str() + ": unknown code object format '" +
-                       *unknownFormat + "' (fatbin, bin, isa or llvm)");
-}
-
 std::vector<std::string>
 easyml::checkPipelineOptions(const PipelineOptions &options) {
   std::vector<std::string> problems;
@@ -530,29 +524,25 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
       problems, checkIntegratorOptions(options.cvodeRelTol, options.cvodeAbsTol,
                                        options.cvodeMaxSubsteps,
                                        options.cvodeJacobianAge));
-  std::vector<std::string> cuda(options.cudaChips.begin(),
-                                options.cudaChips.end());
-  std::vector<std::string> rocm(options.rocmChips.begin(),
-                                options.rocmChips.end());
-  checkGpuOptions(Backend::Cuda, "cuda-chips", cuda, "gpu-format",
-                  unknownValue(options.gpuFormat), problems);
-  checkGpuOptions(Backend::Rocm, "rocm-chips", rocm, "", std::nullopt,
-                  problems);
+  GpuCompileOptions gpu = options.getGpuCompileOptions();
+  checkGpuChips(gpu, Backend::Cuda, "cuda-chips", problems);
+  if (const std::optional<std::string> &bad = unknownValue(options.gpuFormat))
+    problems.push_back(unknownFormat("gpu-format", *bad));
+  checkGpuChips(gpu, Backend::Rocm, "rocm-chips", problems);
   return problems;
 }
 
 std::vector<std::string>
 easyml::checkPipelineOptions(const GpuPipelineOptions &options) {
   std::vector<std::string> problems;
-  const std::optional<std::string> &target = unknownValue(options.target);
-  if (target)
-    problems.push_back("target: unknown '" + *target + "' (cuda or rocm)");
   // The chips of an unknown target are not checked.
-  std::vector<std::string> chips;
-  if (!target)
-    chips.assign(options.chips.begin(), options.chips.end());
-  checkGpuOptions(options.target, "chips", chips, "format",
-                  unknownValue(options.format), problems);
+  if (const std::optional<std::string> &bad = unknownValue(options.target))
+    problems.push_back("target: unknown '" + *bad + "' (cuda or rocm)");
+  else
+    checkGpuChips(options.getGpuCompileOptions(), options.target, "chips",
+                  problems);
+  if (const std::optional<std::string> &bad = unknownValue(options.format))
+    problems.push_back(unknownFormat("format", *bad));
   if (options.optLevel > 3)
     problems.push_back("O must be 0 to 3, got " +
                        std::to_string(options.optLevel));

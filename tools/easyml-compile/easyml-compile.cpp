@@ -276,6 +276,20 @@ std::unique_ptr<llvm::TargetMachine> target;
 std::map<Backend, std::string> toolkits;
 } // namespace
 
+/// The GPU flags, as the GPU stage takes them.
+static GpuCompileOptions gpuFlags() {
+  GpuCompileOptions gpu;
+  gpu.cuda = {std::vector<std::string>(cudaChips.begin(), cudaChips.end()),
+              cudaPath};
+  gpu.rocm = {std::vector<std::string>(rocmChips.begin(), rocmChips.end()),
+              rocmPath};
+  gpu.format = emit == Emit::GpuAsm ? GpuFormat::Isa : GpuFormat::Default;
+  gpu.smemSpilling = cudaSmemSpilling;
+  gpu.registerCaps = cudaRegisterCaps;
+  gpu.machineSink = cudaMachineSink;
+  return gpu;
+}
+
 /// Finds the toolkit a GPU backend compiles with, or reports what is
 /// missing and how to point at it.
 static bool findToolkit(Backend backend, std::string &path) {
@@ -316,15 +330,14 @@ static bool configureTarget() {
   }
   // Chips LLVM does not know would be compiled for a generic processor
   // and fail late, in ptxas or the linker.
-  for (auto [flag, backend, chips] :
-       {std::tuple{"--cuda-chips", Backend::Cuda, &cudaChips},
-        std::tuple{"--rocm-chips", Backend::Rocm, &rocmChips}})
-    for (const std::string &chip : *chips)
-      if (llvm::Error e = checkGpuChip(backend, chip)) {
-        llvm::errs() << "easyml-compile: error: " << flag << ": "
-                     << llvm::toString(std::move(e)) << "\n";
-        optionsOk = false;
-      }
+  std::vector<std::string> chipProblems;
+  GpuCompileOptions gpu = gpuFlags();
+  checkGpuChips(gpu, Backend::Cuda, "--cuda-chips", chipProblems);
+  checkGpuChips(gpu, Backend::Rocm, "--rocm-chips", chipProblems);
+  for (const std::string &problem : chipProblems) {
+    llvm::errs() << "easyml-compile: error: " << problem << "\n";
+    optionsOk = false;
+  }
   if (!optionsOk)
     return false;
   objOptions.variants.clear();
@@ -413,17 +426,10 @@ static bool generate(mlir::MLIRContext &context, const Model &model,
   options.cvodeJacobianAge = cvodeJacobianAge.getValue();
   options.perCellParams = objOptions.perCellParams;
   options.emulateGpuKernels = emulateGpuKernels.getValue();
-  options.cudaChips =
-      std::vector<std::string>(cudaChips.begin(), cudaChips.end());
-  options.rocmChips =
-      std::vector<std::string>(rocmChips.begin(), rocmChips.end());
-  options.cudaPath = toolkits[Backend::Cuda];
-  options.rocmPath = toolkits[Backend::Rocm];
-  options.gpuFormat =
-      emit == Emit::GpuAsm ? GpuFormat::Isa : GpuFormat::Default;
-  options.cudaSmemSpilling = cudaSmemSpilling.getValue();
-  options.cudaMachineSink = cudaMachineSink.getValue();
-  options.cudaRegisterCaps = cudaRegisterCaps.getValue();
+  GpuCompileOptions gpu = gpuFlags();
+  gpu.cuda.toolkit = toolkits[Backend::Cuda];
+  gpu.rocm.toolkit = toolkits[Backend::Rocm];
+  options.setGpuCompileOptions(gpu);
   auto runStage = [&](std::optional<CompileStage> stage, llvm::StringRef name) {
     mlir::PassManager pm(&context);
     auto scope = timing.nest(name);

@@ -31,11 +31,12 @@ namespace easyml {
 #define GEN_PASS_REGISTRATION
 #include "easyml/Pipelines/Passes.h.inc"
 
-/// easyml-gpu-modules-to-binary with the serialisation of each chip timed
-/// under `timing` (scopes "gpu-<variant>-<chip>"), as easyml-compile
-/// reports it; `timing` must outlive the pass.
+/// easyml-gpu-modules-to-binary compiling as `gpu` says, with the
+/// serialisation of each chip timed under `timing` (scopes
+/// "gpu-<variant>-<chip>"), as easyml-compile reports it; `timing` must
+/// outlive the pass.
 std::unique_ptr<mlir::Pass>
-createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
+createGpuModulesToBinary(const GpuCompileOptions &gpu,
                          mlir::TimingScope *timing);
 
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
@@ -125,6 +126,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("keep LLVM's MachineSink on in the NVPTX back end "
                      "(easyml-serialize-gpu-modules)"),
       llvm::cl::init(false)};
+
+  /// The GPU options, as the GPU stage takes them.
+  GpuCompileOptions getGpuCompileOptions() const;
+  /// Sets every GPU option from `gpu` (its optLevel aside: the pipeline
+  /// compiles device code at 3).
+  void setGpuCompileOptions(const GpuCompileOptions &gpu);
 };
 
 /// The stages of easyml-compile-pipeline, in order. easyml-compile runs
@@ -186,6 +193,9 @@ struct GpuPipelineOptions
       llvm::cl::desc("cuda: keep LLVM's MachineSink on in the NVPTX back "
                      "end (easyml-serialize-gpu-modules)"),
       llvm::cl::init(false)};
+
+  /// How `target` is compiled: the chips and toolkit given are its own.
+  GpuCompileOptions getGpuCompileOptions() const;
 };
 
 /// Every problem with a pipeline's options, one message each naming the
@@ -196,9 +206,6 @@ std::vector<std::string> checkPipelineOptions(const PipelineOptions &options);
 std::vector<std::string>
 checkPipelineOptions(const GpuPipelineOptions &options);
 
-/// The chips a GPU backend builds for unless told otherwise.
-std::vector<std::string> defaultGpuChips(Backend backend);
-
 /// Kernels in `gpu.module`s (easyml-lower-to-kernels with a GPU variant) to
 /// `gpu.binary` ops holding one code object per chip: scf to cf, gpu/arith/
 /// math to NVVM (libdevice) or ROCDL (ROCm device libraries), target
@@ -208,18 +215,21 @@ void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
                               const GpuPipelineOptions &options);
 
 /// The first half of buildGpuToBinaryPipeline: kernels lowered to NVVM or
-/// ROCDL, no target attached yet.
-void buildGpuLoweringPipeline(mlir::OpPassManager &pm,
-                              const GpuPipelineOptions &options);
+/// ROCDL for `backend`, no target attached yet.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm, Backend backend,
+                              const GpuCompileOptions &options);
 
-/// The second half: a target per chip attached, code objects serialised.
-void buildGpuSerializePipeline(mlir::OpPassManager &pm,
-                               const GpuPipelineOptions &options);
+/// The second half: a target per chip of `chips` attached, code objects
+/// serialised.
+void buildGpuSerializePipeline(mlir::OpPassManager &pm, Backend backend,
+                               llvm::ArrayRef<std::string> chips,
+                               const GpuCompileOptions &options);
 
-/// A module of gpu.modules of one vendor and how to compile it.
+/// A module of gpu.modules of one backend and how to compile it.
 struct GpuCompileJob {
   mlir::ModuleOp module;
-  const GpuPipelineOptions *options;
+  Backend backend;
+  const GpuCompileOptions *options;
   llvm::StringRef timingName; // "gpu-cuda": scopes "gpu-cuda-<chip>"
 };
 

@@ -4,9 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The choices of how the GPU variants' kernels become code objects that
-// several layers share: easyml-compile, the compile pipeline's options and
-// the passes of the GPU stage.
+// One description of how the GPU variants' kernels become code objects: the
+// chips and toolkit of each backend, the code object format and the device
+// back ends' settings. easyml-compile fills it from its flags; the compile
+// pipeline's options and the GPU stage's pass (whose options are text, for
+// easyml-opt) convert to and from it, each in one place; the GPU pipelines
+// are built from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,9 @@
 #include "easyml/Support/EnumOption.h"
 
 #include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
 
 namespace easyml {
 
@@ -47,6 +53,47 @@ inline llvm::cl::ValuesClass gpuFormatValues() {
       clEnumValN(GpuFormat::Isa, "isa", "PTX / GCN assembly"),
       clEnumValN(GpuFormat::Llvm, "llvm", "LLVM IR"));
 }
+
+/// How the GPU variants are compiled.
+struct GpuCompileOptions {
+  /// What one backend is built for and with.
+  struct BackendOptions {
+    /// Chips, in the order their code objects are embedded; empty: the
+    /// backend's defaults (defaultGpuChips).
+    std::vector<std::string> chips;
+    /// The toolkit root; empty: looked for (findGpuToolkit).
+    std::string toolkit;
+  };
+  BackendOptions cuda, rocm;
+  GpuFormat format = GpuFormat::Default;
+  /// Device code optimisation level (0-3).
+  unsigned optLevel = 3;
+  /// cuda: let ptxas spill registers to shared memory rather than local
+  /// memory (easyml-assemble-ptx; CUDA 12.8 and later).
+  bool smemSpilling = true;
+  /// cuda: cap the registers of kernels that spill nothing where that
+  /// raises their occupancy without spilling (easyml-assemble-ptx).
+  bool registerCaps = true;
+  /// cuda: keep LLVM's MachineSink on in the NVPTX back end
+  /// (easyml-serialize-gpu-modules).
+  bool machineSink = false;
+
+  const BackendOptions &of(Backend backend) const;
+  BackendOptions &of(Backend backend);
+  /// The chips `backend` is built for: those asked for, else its defaults.
+  std::vector<std::string> chipsFor(Backend backend) const;
+  /// The format of `backend`'s code objects (Default resolved).
+  GpuFormat formatFor(Backend backend) const;
+};
+
+/// The chips a GPU backend builds for unless told otherwise.
+std::vector<std::string> defaultGpuChips(Backend backend);
+
+/// Appends a message per chip asked of `backend` that it does not have
+/// (checkGpuChip), naming the option they were given with: "cuda-chips:
+/// unknown cuda chip 'sm_1x' ...".
+void checkGpuChips(const GpuCompileOptions &options, Backend backend,
+                   llvm::StringRef option, std::vector<std::string> &problems);
 
 } // namespace easyml
 
