@@ -28,6 +28,12 @@ llvm::StringRef easyml::stringifyGpuFormat(GpuFormat format) {
   llvm_unreachable("unknown GPU code object format");
 }
 
+std::string easyml::unknownGpuFormat(llvm::StringRef option,
+                                     llvm::StringRef value) {
+  return option.str() + ": unknown code object format '" + value.str() +
+         "' (fatbin, bin, isa or llvm)";
+}
+
 const GpuCompileOptions::BackendOptions &
 GpuCompileOptions::of(Backend backend) const {
   switch (backend) {

@@ -42,6 +42,10 @@ enum class GpuFormat {
 /// The format's spelling in options, gpu-module-to-binary's included.
 llvm::StringRef stringifyGpuFormat(GpuFormat format);
 
+/// The problem with the format option `option` given `value`, none of the
+/// formats: "format: unknown code object format 'elf' (...)".
+std::string unknownGpuFormat(llvm::StringRef option, llvm::StringRef value);
+
 /// The spellings of the options choosing the code objects of every GPU
 /// variant (default included).
 inline llvm::cl::ValuesClass gpuFormatValues() {

@@ -5,16 +5,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Conversion/Passes.h"
-#include "easyml/Pipelines/Pipelines.h"
 #include "easyml/Target/DeviceCodegen.h"
+#include "easyml/Target/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace easyml {
 #define GEN_PASS_DEF_SERIALIZEGPUMODULES
-#include "easyml/Pipelines/Passes.h.inc"
+#include "easyml/Target/Passes.h.inc"
 } // namespace easyml
 
 using namespace mlir;

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Conversion/Passes.h"
-#include "easyml/Pipelines/Pipelines.h"
+#include "easyml/Target/Passes.h"
 #include "easyml/Target/PtxAssembler.h"
 #include "easyml/Target/Toolkit.h"
 
@@ -14,7 +14,7 @@
 
 namespace easyml {
 #define GEN_PASS_DEF_ASSEMBLEPTX
-#include "easyml/Pipelines/Passes.h.inc"
+#include "easyml/Target/Passes.h.inc"
 } // namespace easyml
 
 using namespace mlir;
