@@ -20,6 +20,22 @@ namespace easyml {
 using namespace mlir;
 using namespace easyml;
 
+/// The objects the pass leaves for `format` (checked: fatbin, bin or isa).
+static gpu::CompilationTarget compilationTarget(GpuFormat format) {
+  switch (format) {
+  case GpuFormat::Fatbin:
+    return gpu::CompilationTarget::Fatbin;
+  case GpuFormat::Bin:
+    return gpu::CompilationTarget::Binary;
+  case GpuFormat::Isa:
+    return gpu::CompilationTarget::Assembly;
+  case GpuFormat::Default:
+  case GpuFormat::Llvm:
+    break;
+  }
+  llvm_unreachable("easyml-assemble-ptx writes fatbin, bin or isa");
+}
+
 namespace {
 struct AssemblePtxPass : public easyml::impl::AssemblePtxBase<AssemblePtxPass> {
   using Base::Base;
@@ -52,10 +68,7 @@ void AssemblePtxPass::runOnOperation() {
     module.emitError(problem);
     return signalPassFailure();
   }
-  gpu::CompilationTarget target =
-      format == GpuFormat::Fatbin ? gpu::CompilationTarget::Fatbin
-      : format == GpuFormat::Bin  ? gpu::CompilationTarget::Binary
-                                  : gpu::CompilationTarget::Assembly;
+  gpu::CompilationTarget target = compilationTarget(format);
   auto isPtx = [](Attribute a) {
     auto object = dyn_cast<gpu::ObjectAttr>(a);
     return object && isa<NVVM::NVVMTargetAttr>(object.getTarget()) &&
