@@ -18,7 +18,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench"]
 ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md",
-            "EasyMLPipelinePasses.md", "EasyMLInterfaces.md"]
+            "EasyMLPipelinePasses.md", "EasyMLTargetPasses.md",
+            "EasyMLInterfaces.md"]
 
 TOOLS_HEADER = """# Tools and their options
 
@@ -57,7 +58,9 @@ def help_text(build, tool):
         keep, inside = [], False
         for line in lines:
             indent = len(line) - len(line.lstrip())
-            if line.lstrip().startswith("-") and indent <= 6:
+            if line.lstrip().startswith("="):
+                pass  # a value of an enum option, printed less indented
+            elif line.lstrip().startswith("-") and indent <= 6:
                 inside = line.lstrip().startswith("--easyml-")
             elif indent <= 6:
                 inside = False

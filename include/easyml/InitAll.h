@@ -17,6 +17,7 @@
 #include "easyml/Dialect/EasyML/Interfaces/DifferentiableOpInterface.h"
 #include "easyml/Dialect/EasyML/Transforms/Passes.h"
 #include "easyml/Pipelines/Pipelines.h"
+#include "easyml/Target/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -70,6 +71,7 @@ inline void registerAllPasses() {
   mlir::registerInlinerPass();
   easyml::registerEasyMLPasses();
   easyml::registerEasyMLConversionPasses();
+  easyml::registerEasyMLTargetPasses();
   easyml::registerPipelinePasses();
   easyml::registerPipelines();
 }

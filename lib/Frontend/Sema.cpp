@@ -593,6 +593,14 @@ private:
 
   void classify();
   void detectStates();
+  // The parts of detectStates, in order.
+  void detectDerivatives();
+  void detectStoredStates();
+  void detectGates();
+  void completeState(State &s);
+  void orderStatesByFirstMention();
+  /// Whether `name` is a variable with a definition.
+  bool isDefined(const std::string &name);
   void checkUndefined();
   bool orderDefinitions(std::vector<std::string> &topo);
   void foldValues(const std::vector<std::string> &topo);
@@ -629,7 +637,21 @@ static std::optional<std::string> derivativeTarget(StringRef name) {
 }
 
 void Sema::detectStates() {
-  // Explicit derivatives.
+  detectDerivatives();
+  detectStoredStates();
+  detectGates();
+  for (State &s : model.states)
+    completeState(s);
+  orderStatesByFirstMention();
+}
+
+bool Sema::isDefined(const std::string &name) {
+  const Variable *v = find(name);
+  return v && v->def;
+}
+
+/// Explicit derivatives: `diff_X` or `d_X_dt` makes X a state.
+void Sema::detectDerivatives() {
   for (unsigned i = 0; i < model.vars.size(); ++i) {
     Variable &d = model.vars[i];
     if (!d.def)
@@ -670,8 +692,10 @@ void Sema::detectStates() {
     derivativeOf[dRef.name] = x.name;
     model.states.push_back(s);
   }
+}
 
-  // `.store()` variables and self-referencing definitions.
+/// `.store()` variables and self-referencing definitions.
+void Sema::detectStoredStates() {
   for (unsigned i = 0; i < model.vars.size(); ++i) {
     Variable &x = model.vars[i];
     if (!x.def || x.role == VarRole::Derivative || model.lookupState(x.name))
@@ -707,26 +731,24 @@ void Sema::detectStates() {
       model.states.push_back(s);
     }
   }
+}
 
-  // Gates: a name used but not defined, with a complete rate pair.
-  auto defined = [&](const std::string &n) {
-    const Variable *v = find(n);
-    return v && v->def;
-  };
+/// Gates: a name used but not defined, with a complete rate pair.
+void Sema::detectGates() {
   unsigned n = model.vars.size();
   for (unsigned i = 0; i < n; ++i) {
     const Variable &x = model.vars[i];
     if (x.def || x.external || x.param || !x.used)
       continue;
     bool isDiff = model.lookupState(x.name) != nullptr;
-    std::string alpha = defined("alpha_" + x.name) ? "alpha_" + x.name
-                        : defined("a_" + x.name)   ? "a_" + x.name
+    std::string alpha = isDefined("alpha_" + x.name) ? "alpha_" + x.name
+                        : isDefined("a_" + x.name)   ? "a_" + x.name
+                                                     : "";
+    std::string beta = isDefined("beta_" + x.name) ? "beta_" + x.name
+                       : isDefined("b_" + x.name)  ? "b_" + x.name
                                                    : "";
-    std::string beta = defined("beta_" + x.name) ? "beta_" + x.name
-                       : defined("b_" + x.name)  ? "b_" + x.name
-                                                 : "";
-    std::string tau = defined("tau_" + x.name) ? "tau_" + x.name : "";
-    std::string inf = defined(x.name + "_inf") ? x.name + "_inf" : "";
+    std::string tau = isDefined("tau_" + x.name) ? "tau_" + x.name : "";
+    std::string inf = isDefined(x.name + "_inf") ? x.name + "_inf" : "";
     bool ab = !alpha.empty() && !beta.empty();
     bool it = !tau.empty() && !inf.empty();
     if (!ab && !it)
@@ -748,7 +770,7 @@ void Sema::detectStates() {
       ab = false; // go on as openCARP does, with tau/inf
     }
     if (!alpha.empty() &&
-        (defined("alpha_" + x.name) && defined("a_" + x.name))) {
+        (isDefined("alpha_" + x.name) && isDefined("a_" + x.name))) {
       diags.error(find("a_" + x.name)->defLoc,
                   "gate '" + x.name + "' has two opening rates, 'alpha_" +
                       x.name + "' and 'a_" + x.name + "'");
@@ -765,52 +787,53 @@ void Sema::detectStates() {
     s.inf = it ? inf : "";
     model.states.push_back(s);
   }
+}
 
-  // Initial values, markups of states.
-  for (State &s : model.states) {
-    Variable &x = var(s.name, s.loc);
-    x.role = VarRole::State;
-    std::string initName = s.name + "_init";
-    if (defined(initName)) {
-      s.init = initName;
-    } else if (s.kind == StateForm::Diff || s.kind == StateForm::Store) {
-      SMLoc at = s.kind == StateForm::Diff ? find(s.rate)->defLoc : s.loc;
-      diags.error(at, "state '" + s.name + "' has no initial value: define '" +
-                          initName + "'");
+/// A state's initial value (or its gate's steady state) and markups.
+void Sema::completeState(State &s) {
+  Variable &x = var(s.name, s.loc);
+  x.role = VarRole::State;
+  std::string initName = s.name + "_init";
+  if (isDefined(initName)) {
+    s.init = initName;
+  } else if (s.kind == StateForm::Diff || s.kind == StateForm::Store) {
+    SMLoc at = s.kind == StateForm::Diff ? find(s.rate)->defLoc : s.loc;
+    diags.error(at, "state '" + s.name + "' has no initial value: define '" +
+                        initName + "'");
+  } else {
+    ExprRef ss;
+    if (s.kind == StateForm::InfTau) {
+      ss = Expr::makeVar(s.loc, s.inf);
     } else {
-      ExprRef ss;
-      if (s.kind == StateForm::InfTau) {
-        ss = Expr::makeVar(s.loc, s.inf);
-      } else {
-        ExprRef a = Expr::makeVar(s.loc, s.alpha);
-        ss = Expr::makeBinary(
-            s.loc, BinaryOp::Div, a,
-            Expr::makeBinary(s.loc, BinaryOp::Add, a,
-                             Expr::makeVar(s.loc, s.beta)));
-      }
-      model.steadyStates[s.name] = ss;
+      ExprRef a = Expr::makeVar(s.loc, s.alpha);
+      ss = Expr::makeBinary(s.loc, BinaryOp::Div, a,
+                            Expr::makeBinary(s.loc, BinaryOp::Add, a,
+                                             Expr::makeVar(s.loc, s.beta)));
     }
-    if (x.method) {
-      s.method = *x.method;
-      s.methodExplicit = true;
-      s.group = x.methodGroup;
-      if (s.kind == StateForm::Store) {
-        diags.warning(x.methodLoc, "'.method' on '" + s.name + "', whose "
-                                   "next value is given explicitly, is "
-                                   "ignored");
-        s.method = IntegrationMethod::None;
-        s.group = -1;
-      }
-    }
-    s.units = x.units;
-    s.trace = x.trace;
-    if (x.external)
-      diags.error(x.loc, "state '" + s.name + "' cannot also be external");
-    if (x.param)
-      diags.error(x.loc, "state '" + s.name + "' cannot also be a "
-                         "parameter");
+    model.steadyStates[s.name] = ss;
   }
-  // Order states by their first mention.
+  if (x.method) {
+    s.method = *x.method;
+    s.methodExplicit = true;
+    s.group = x.methodGroup;
+    if (s.kind == StateForm::Store) {
+      diags.warning(x.methodLoc,
+                    "'.method' on '" + s.name +
+                        "', whose next value is given explicitly, is ignored");
+      s.method = IntegrationMethod::None;
+      s.group = -1;
+    }
+  }
+  s.units = x.units;
+  s.trace = x.trace;
+  if (x.external)
+    diags.error(x.loc, "state '" + s.name + "' cannot also be external");
+  if (x.param)
+    diags.error(x.loc, "state '" + s.name + "' cannot also be a parameter");
+}
+
+/// States in the order of their first mention.
+void Sema::orderStatesByFirstMention() {
   auto rank = [&](const State &s) {
     unsigned r = find(s.name)->order;
     for (const std::string &n : {s.name + "_init", s.rate})

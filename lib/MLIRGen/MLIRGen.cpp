@@ -84,6 +84,16 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
+  // The parts of run: the model's declarations, its init and compute
+  // regions.
+  void emitDeclarations();
+  void emitInit(Location l);
+  void emitCompute(Location l);
+  Value valueOf(const std::string &n, const llvm::StringMap<Value> &values);
+  void emitUpdate(const State &s, const llvm::StringMap<Value> &values,
+                  llvm::DenseMap<const Expr *, Value> &memo,
+                  const std::function<Value(const Expr *)> &resolve);
+
   Location loc(llvm::SMLoc l) { return toLocation(ctx, sm, l); }
   Location nameLoc(StringRef name, llvm::SMLoc l) {
     return NameLoc::get(StringAttr::get(&ctx, name), loc(l));
@@ -383,8 +393,16 @@ OwningOpRef<ModuleOp> Generator::run() {
   Block *body = new Block();
   modelOp.getBody().push_back(body);
   b.setInsertionPointToEnd(body);
+  emitDeclarations();
+  emitInit(loc(start));
+  emitCompute(loc(start));
+  if (hadError || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
 
-  // Declarations.
+/// The model's externals, parameters, flags, states and tables.
+void Generator::emitDeclarations() {
   for (const External &e : model.externals) {
     const Variable *v = model.lookup(e.name);
     b.create<ExternalOp>(
@@ -435,101 +453,109 @@ OwningOpRef<ModuleOp> Generator::run() {
                       b.getF64FloatAttr(t.lo), b.getF64FloatAttr(t.hi),
                       b.getF64FloatAttr(t.step),
                       /*names=*/ArrayAttr());
+}
 
-  // Initial values.
-  {
-    auto init = b.create<InitOp>(loc(start));
-    init.getBody().push_back(new Block());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&init.getBody().front());
-    gets.clear();
-    llvm::StringMap<Value> values;
-    llvm::DenseMap<const Expr *, Value> memo;
-    auto resolve = [&](const Expr *e) { return emitVar(e, values, true); };
-    for (const std::string &n : model.initOrder) {
-      ExprRef def = model.initDefinition(n);
-      if (!def)
-        continue;
-      Value v = emit(def.get(), memo, resolve);
-      values[n] = toF64(v, loc(def->loc));
-    }
-    for (const State &s : model.states)
-      if (Value v = values.lookup(s.name))
-        b.create<InitValueOp>(nameLoc(s.name, s.loc),
-                              FlatSymbolRefAttr::get(&ctx, s.name), v);
-    for (const External &e : model.externals)
-      if (!e.init.empty())
-        if (Value v = values.lookup(e.name))
-          b.create<InitValueOp>(nameLoc(e.name, model.lookup(e.init)->defLoc),
-                                FlatSymbolRefAttr::get(&ctx, e.name), v);
+/// easyml.init: the initial values of the states and of the externals
+/// that have one, from parameters and flags.
+void Generator::emitInit(Location l) {
+  auto init = b.create<InitOp>(l);
+  init.getBody().push_back(new Block());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&init.getBody().front());
+  gets.clear();
+  llvm::StringMap<Value> values;
+  llvm::DenseMap<const Expr *, Value> memo;
+  auto resolve = [&](const Expr *e) { return emitVar(e, values, true); };
+  for (const std::string &n : model.initOrder) {
+    ExprRef def = model.initDefinition(n);
+    if (!def)
+      continue;
+    Value v = emit(def.get(), memo, resolve);
+    values[n] = toF64(v, loc(def->loc));
   }
+  for (const State &s : model.states)
+    if (Value v = values.lookup(s.name))
+      b.create<InitValueOp>(nameLoc(s.name, s.loc),
+                            FlatSymbolRefAttr::get(&ctx, s.name), v);
+  for (const External &e : model.externals)
+    if (!e.init.empty())
+      if (Value v = values.lookup(e.name))
+        b.create<InitValueOp>(nameLoc(e.name, model.lookup(e.init)->defLoc),
+                              FlatSymbolRefAttr::get(&ctx, e.name), v);
+}
 
-  // One step.
-  {
-    auto compute = b.create<ComputeOp>(loc(start));
-    compute.getBody().push_back(new Block());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&compute.getBody().front());
-    gets.clear();
-    llvm::StringMap<Value> values;
-    llvm::DenseMap<const Expr *, Value> memo;
-    auto resolve = [&](const Expr *e) { return emitVar(e, values, false); };
-    for (const std::string &n : model.computeOrder) {
-      const Variable *v = model.lookup(n);
-      Value val = emit(v->def.get(), memo, resolve);
-      if (Operation *def = val.getDefiningOp();
-          def && !isa<GetOp>(def) && isa<FileLineColLoc>(def->getLoc()))
-        def->setLoc(nameLoc(n, v->defLoc));
-      values[n] = toF64(val, loc(v->defLoc));
-    }
-    auto valueOf = [&](const std::string &n) -> Value {
-      if (Value v = values.lookup(n))
-        return v;
-      const Variable *var = model.lookup(n);
-      if (var && var->value)
-        return constant(*var->value, nameLoc(n, var->defLoc));
-      if (var &&
-          (var->role == VarRole::Parameter || var->role == VarRole::Flag))
-        return b.create<GetOp>(nameLoc(n, var->loc), b.getF64Type(),
-                               FlatSymbolRefAttr::get(&ctx, n));
-      emitError(UnknownLoc::get(&ctx))
-          << "internal error: no value for '" << n << "'";
-      hadError = true;
-      return constant(0, UnknownLoc::get(&ctx));
-    };
-    for (const External &e : model.externals)
-      if (e.access != AccessKind::Read)
-        b.create<OutputOp>(nameLoc(e.name, model.lookup(e.name)->defLoc),
-                           FlatSymbolRefAttr::get(&ctx, e.name),
-                           valueOf(e.name));
-    for (const State &s : model.states) {
-      Location l = nameLoc(s.name, s.loc);
-      auto sym = FlatSymbolRefAttr::get(&ctx, s.name);
-      switch (s.kind) {
-      case StateForm::Diff:
-        b.create<DiffOp>(l, sym, valueOf(s.rate));
-        break;
-      case StateForm::InfTau:
-        b.create<GateInfTauOp>(l, sym, valueOf(s.inf), valueOf(s.tau));
-        break;
-      case StateForm::AlphaBeta:
-        b.create<GateAlphaBetaOp>(l, sym, valueOf(s.alpha), valueOf(s.beta));
-        break;
-      case StateForm::Store: {
-        Value next = emit(model.lookup(s.name)->def.get(), memo, resolve);
-        b.create<NextOp>(l, sym, toF64(next, l));
-        break;
-      }
-      }
-    }
-    for (const std::string &t : model.tracedValues)
-      b.create<TraceOp>(nameLoc(t, model.lookup(t)->defLoc), b.getStringAttr(t),
-                        toF64(valueOf(t), loc({})));
+/// easyml.compute: one step of one cell.
+void Generator::emitCompute(Location l) {
+  auto compute = b.create<ComputeOp>(l);
+  compute.getBody().push_back(new Block());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&compute.getBody().front());
+  gets.clear();
+  llvm::StringMap<Value> values;
+  llvm::DenseMap<const Expr *, Value> memo;
+  auto resolve = [&](const Expr *e) { return emitVar(e, values, false); };
+  for (const std::string &n : model.computeOrder) {
+    const Variable *v = model.lookup(n);
+    Value val = emit(v->def.get(), memo, resolve);
+    if (Operation *def = val.getDefiningOp();
+        def && !isa<GetOp>(def) && isa<FileLineColLoc>(def->getLoc()))
+      def->setLoc(nameLoc(n, v->defLoc));
+    values[n] = toF64(val, loc(v->defLoc));
   }
+  for (const External &e : model.externals)
+    if (e.access != AccessKind::Read)
+      b.create<OutputOp>(nameLoc(e.name, model.lookup(e.name)->defLoc),
+                         FlatSymbolRefAttr::get(&ctx, e.name),
+                         valueOf(e.name, values));
+  for (const State &s : model.states)
+    emitUpdate(s, values, memo, resolve);
+  for (const std::string &t : model.tracedValues)
+    b.create<TraceOp>(nameLoc(t, model.lookup(t)->defLoc), b.getStringAttr(t),
+                      toF64(valueOf(t, values), loc({})));
+}
 
-  if (hadError || failed(verify(*module)))
-    return nullptr;
-  return module;
+/// The value of `n` in the step: computed, a constant, or a parameter's or
+/// flag's read.
+Value Generator::valueOf(const std::string &n,
+                         const llvm::StringMap<Value> &values) {
+  if (Value v = values.lookup(n))
+    return v;
+  const Variable *var = model.lookup(n);
+  if (var && var->value)
+    return constant(*var->value, nameLoc(n, var->defLoc));
+  if (var && (var->role == VarRole::Parameter || var->role == VarRole::Flag))
+    return b.create<GetOp>(nameLoc(n, var->loc), b.getF64Type(),
+                           FlatSymbolRefAttr::get(&ctx, n));
+  emitError(UnknownLoc::get(&ctx))
+      << "internal error: no value for '" << n << "'";
+  hadError = true;
+  return constant(0, UnknownLoc::get(&ctx));
+}
+
+/// The update of state `s` from the step's values.
+void Generator::emitUpdate(const State &s, const llvm::StringMap<Value> &values,
+                           llvm::DenseMap<const Expr *, Value> &memo,
+                           const std::function<Value(const Expr *)> &resolve) {
+  Location l = nameLoc(s.name, s.loc);
+  auto sym = FlatSymbolRefAttr::get(&ctx, s.name);
+  switch (s.kind) {
+  case StateForm::Diff:
+    b.create<DiffOp>(l, sym, valueOf(s.rate, values));
+    break;
+  case StateForm::InfTau:
+    b.create<GateInfTauOp>(l, sym, valueOf(s.inf, values),
+                           valueOf(s.tau, values));
+    break;
+  case StateForm::AlphaBeta:
+    b.create<GateAlphaBetaOp>(l, sym, valueOf(s.alpha, values),
+                              valueOf(s.beta, values));
+    break;
+  case StateForm::Store: {
+    Value next = emit(model.lookup(s.name)->def.get(), memo, resolve);
+    b.create<NextOp>(l, sym, toF64(next, l));
+    break;
+  }
+  }
 }
 
 OwningOpRef<ModuleOp> easyml::mlirGen(MLIRContext &context, const Model &model,

@@ -9,8 +9,7 @@
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 #include "easyml/Dialect/EasyML/Transforms/Passes.h"
-#include "easyml/Target/ModelObject.h"
-#include "easyml/Target/Toolkit.h"
+#include "easyml/Target/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -31,166 +30,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Threading.h"
-
-#include <atomic>
-#include <map>
-#include <thread>
 
 using namespace mlir;
 using namespace easyml;
-
-namespace easyml {
-#define GEN_PASS_DEF_CHECKLLVMONLY
-#define GEN_PASS_DEF_GPUMODULESTOBINARY
-#include "easyml/Pipelines/Passes.h.inc"
-} // namespace easyml
-
-namespace {
-struct CheckLLVMOnlyPass
-    : public easyml::impl::CheckLLVMOnlyBase<CheckLLVMOnlyPass> {
-  void runOnOperation() override {
-    getOperation().walk([&](Operation *op) {
-      if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
-        return WalkResult::advance();
-      // GPU code objects: embedded by the back end, not translated.
-      if (isa<gpu::BinaryOp>(op))
-        return WalkResult::skip();
-      op->emitError("operation '")
-          << op->getName() << "' was not lowered to the LLVM dialect";
-      signalPassFailure();
-      return WalkResult::interrupt();
-    });
-  }
-};
-
-struct GpuModulesToBinaryPass
-    : public easyml::impl::GpuModulesToBinaryBase<GpuModulesToBinaryPass> {
-  using Base::Base;
-  TimingScope *timing = nullptr;
-  std::vector<std::string> optionProblems() const;
-  /// Bad chips or a bad format are reported when the pipeline is parsed.
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    std::vector<std::string> problems = optionProblems();
-    if (problems.empty())
-      return success();
-    return errorHandler("bad options of easyml-gpu-modules-to-binary:\n  " +
-                        llvm::join(problems, "\n  "));
-  }
-  void runOnOperation() override;
-};
-} // namespace
-
-static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
-                            ArrayRef<std::string> chips, StringRef formatOption,
-                            StringRef format,
-                            std::vector<std::string> &problems);
-
-std::vector<std::string> GpuModulesToBinaryPass::optionProblems() const {
-  std::vector<std::string> problems;
-  std::vector<std::string> cuda(cudaChips.begin(), cudaChips.end());
-  std::vector<std::string> rocm(rocmChips.begin(), rocmChips.end());
-  checkGpuOptions("cuda", "cuda-chips", cuda, "format", format, problems);
-  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
-  return problems;
-}
-
-void GpuModulesToBinaryPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
-  if (gpuModules.empty())
-    return;
-  // Every module's variant and toolkit first: all problems reported before
-  // anything is compiled.
-  std::map<std::string, std::string> toolkits;
-  bool ok = true;
-  for (gpu::GPUModuleOp gm : gpuModules) {
-    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
-    if (!variant || !variant.isGpu()) {
-      gm.emitError("gpu.module '")
-          << gm.getName()
-          << "' has no GPU variant (easyml.variant = #easyml.variant<cuda, "
-             "...> or <rocm, ...>)";
-      ok = false;
-      continue;
-    }
-    std::string name = variant.getName().str();
-    if (toolkits.count(name))
-      continue;
-    llvm::Expected<std::string> path =
-        findGpuToolkit(name, name == "cuda" ? cudaPath : rocmPath);
-    if (!path) {
-      gm.emitError() << llvm::toString(path.takeError());
-      ok = false;
-      continue;
-    }
-    toolkits[name] = *path;
-  }
-  if (!ok)
-    return signalPassFailure();
-  // Where each binary goes: where its module was.
-  DenseMap<Operation *, Operation *> nextOf;
-  for (gpu::GPUModuleOp gm : gpuModules) {
-    Operation *next = gm->getNextNode();
-    while (next && isa<gpu::GPUModuleOp>(next))
-      next = next->getNextNode();
-    nextOf[gm] = next;
-  }
-  SmallVector<Operation *> nexts;
-  for (gpu::GPUModuleOp gm : gpuModules)
-    nexts.push_back(nextOf[gm]);
-  SmallVector<VariantAttr> targets;
-  for (gpu::GPUModuleOp gm : gpuModules)
-    targets.push_back(gm->getAttrOfType<VariantAttr>("easyml.variant"));
-  auto split = splitGpuModules(module);
-  std::vector<std::unique_ptr<GpuPipelineOptions>> options;
-  std::vector<std::string> timingNames;
-  timingNames.reserve(split.size());
-  std::vector<GpuCompileJob> jobs;
-  for (auto &[variant, own] : split) {
-    auto one = std::make_unique<GpuPipelineOptions>();
-    one->target = variant;
-    auto &chips = variant == "cuda" ? cudaChips : rocmChips;
-    if (!chips.empty())
-      one->chips = std::vector<std::string>(chips.begin(), chips.end());
-    one->toolkit = toolkits[variant];
-    one->format = format.getValue();
-    one->optLevel = optLevel.getValue();
-    one->smemSpilling = cudaSmemSpilling.getValue();
-    one->machineSink = cudaMachineSink.getValue();
-    one->registerCaps = cudaRegisterCaps.getValue();
-    timingNames.push_back("gpu-" + variant);
-    jobs.push_back({*own, one.get(), timingNames.back()});
-    options.push_back(std::move(one));
-  }
-  TimingScope none;
-  if (failed(compileGpuModules(jobs, timing ? *timing : none)))
-    return signalPassFailure();
-  Block *body = module.getBody();
-  for (auto [index, entry] : llvm::enumerate(split)) {
-    auto &[variant, own] = entry;
-    for (gpu::BinaryOp binary :
-         llvm::make_early_inc_range(own->getOps<gpu::BinaryOp>())) {
-      binary->setAttr("easyml.variant", targets[index]);
-      if (Operation *next = nexts[index])
-        binary->moveBefore(next);
-      else
-        binary->moveBefore(body, body->end());
-    }
-  }
-}
-
-std::unique_ptr<Pass>
-easyml::createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
-                                 TimingScope *timing) {
-  auto pass = std::make_unique<GpuModulesToBinaryPass>(options);
-  pass->timing = timing;
-  return pass;
-}
 
 void easyml::buildPreparePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
@@ -238,20 +80,8 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
           return kind && isGpuVariant(*kind);
         }))
       return;
-    std::vector<std::string> cudaChips(options.cudaChips.begin(),
-                                       options.cudaChips.end());
-    std::vector<std::string> rocmChips(options.rocmChips.begin(),
-                                       options.rocmChips.end());
-    GpuModulesToBinaryOptions gpu;
-    gpu.cudaChips = cudaChips;
-    gpu.rocmChips = rocmChips;
-    gpu.cudaPath = options.cudaPath.getValue();
-    gpu.rocmPath = options.rocmPath.getValue();
-    gpu.format = options.gpuFormat.getValue();
-    gpu.cudaSmemSpilling = options.cudaSmemSpilling.getValue();
-    gpu.cudaMachineSink = options.cudaMachineSink.getValue();
-    gpu.cudaRegisterCaps = options.cudaRegisterCaps.getValue();
-    pm.addPass(createGpuModulesToBinary(gpu, gpuTiming));
+    pm.addPass(
+        createGpuModulesToBinary(options.getGpuCompileOptions(), gpuTiming));
     return;
   }
   case CompileStage::Lower:
@@ -288,35 +118,59 @@ void easyml::buildKernelsToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCheckLLVMOnly());
 }
 
-std::vector<std::string> easyml::defaultGpuChips(StringRef target) {
-  if (target == "rocm")
-    return {"gfx90a", "gfx942"};
-  return {"sm_80", "sm_90"};
+GpuCompileOptions PipelineOptions::getGpuCompileOptions() const {
+  GpuCompileOptions gpu;
+  gpu.cuda.chips.assign(cudaChips.begin(), cudaChips.end());
+  gpu.cuda.toolkit = cudaPath;
+  gpu.rocm.chips.assign(rocmChips.begin(), rocmChips.end());
+  gpu.rocm.toolkit = rocmPath;
+  gpu.format = gpuFormat;
+  gpu.smemSpilling = cudaSmemSpilling;
+  gpu.registerCaps = cudaRegisterCaps;
+  gpu.machineSink = cudaMachineSink;
+  return gpu;
 }
 
-static std::vector<std::string> chipsOf(const GpuPipelineOptions &options) {
-  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
-  if (chips.empty())
-    chips = defaultGpuChips(options.target);
-  return chips;
+void PipelineOptions::setGpuCompileOptions(const GpuCompileOptions &gpu) {
+  cudaChips = gpu.cuda.chips;
+  cudaPath = gpu.cuda.toolkit;
+  rocmChips = gpu.rocm.chips;
+  rocmPath = gpu.rocm.toolkit;
+  gpuFormat = gpu.format;
+  cudaSmemSpilling = gpu.smemSpilling;
+  cudaRegisterCaps = gpu.registerCaps;
+  cudaMachineSink = gpu.machineSink;
 }
 
-void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
-                                      const GpuPipelineOptions &options) {
-  bool rocm = options.target == "rocm";
-  std::vector<std::string> chips = chipsOf(options);
+GpuCompileOptions GpuPipelineOptions::getGpuCompileOptions() const {
+  GpuCompileOptions gpu;
+  GpuCompileOptions::BackendOptions &own = gpu.of(target);
+  own.chips.assign(chips.begin(), chips.end());
+  own.toolkit = toolkit;
+  gpu.format = format;
+  gpu.optLevel = optLevel;
+  gpu.smemSpilling = smemSpilling;
+  gpu.registerCaps = registerCaps;
+  gpu.machineSink = machineSink;
+  return gpu;
+}
+
+void easyml::buildGpuLoweringPipeline(OpPassManager &pm, Backend backend,
+                                      const GpuCompileOptions &options) {
+  bool rocm = backend == Backend::Rocm;
+  std::vector<std::string> chips = options.chipsFor(backend);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // One thread per cell first: scf-to-cf would run the cell loop in order.
   kernels.addPass(createMapCellsToGpuThreads());
   LowerOpaqueOptions opaque;
-  opaque.target = rocm ? "rocm" : "cuda";
+  opaque.target = backend;
   kernels.addPass(createLowerOpaque(opaque));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createKeepInvariantsInLoops());
   ConvertMathToDeviceLibraryOptions deviceMath;
-  deviceMath.target = rocm ? "rocm" : "cuda";
+  deviceMath.target = backend;
   kernels.addPass(createConvertMathToDeviceLibrary(deviceMath));
   if (rocm) {
     kernels.addPass(createLowerGpuOpsToROCDLOpsPass(
@@ -328,10 +182,11 @@ void easyml::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void easyml::buildGpuSerializePipeline(OpPassManager &pm,
-                                       const GpuPipelineOptions &options) {
-  bool rocm = options.target == "rocm";
-  for (const std::string &chip : chipsOf(options)) {
+void easyml::buildGpuSerializePipeline(OpPassManager &pm, Backend backend,
+                                       ArrayRef<std::string> chips,
+                                       const GpuCompileOptions &options) {
+  bool rocm = backend == Backend::Rocm;
+  for (const std::string &chip : chips) {
     if (rocm) {
       GpuROCDLAttachTargetOptions attach;
       attach.chip = chip;
@@ -345,162 +200,31 @@ void easyml::buildGpuSerializePipeline(OpPassManager &pm,
     }
   }
   SerializeGpuModulesOptions binary;
-  binary.toolkit = options.toolkit;
+  binary.toolkit = options.of(backend).toolkit;
   binary.machineSink = options.machineSink;
-  std::string format = !options.format.empty() ? options.format.getValue()
-                       : rocm                  ? std::string("bin")
-                                               : std::string("fatbin");
+  GpuFormat format = options.formatFor(backend);
   // CUDA: PTX from LLVM, assembled by our own step (which can ask ptxas
   // for what LLVM 19 cannot write in PTX).
-  bool ownAssembler =
-      !rocm && (format == "fatbin" || format == "bin" || format == "isa");
-  binary.format = ownAssembler ? std::string("isa") : format;
+  bool ownAssembler = !rocm && format != GpuFormat::Llvm;
+  binary.format = ownAssembler ? GpuFormat::Isa : format;
   pm.addPass(createSerializeGpuModules(binary));
   if (ownAssembler) {
     AssemblePtxOptions assemble;
-    assemble.cudaPath = options.toolkit.getValue();
+    assemble.cudaPath = options.of(backend).toolkit;
     assemble.format = format;
-    assemble.optLevel = options.optLevel.getValue();
-    assemble.smemSpilling = options.smemSpilling.getValue();
-    assemble.registerCaps = options.registerCaps.getValue();
+    assemble.optLevel = options.optLevel;
+    assemble.smemSpilling = options.smemSpilling;
+    assemble.registerCaps = options.registerCaps;
     pm.addPass(createAssemblePtx(assemble));
   }
 }
 
 void easyml::buildGpuToBinaryPipeline(OpPassManager &pm,
                                       const GpuPipelineOptions &options) {
-  buildGpuLoweringPipeline(pm, options);
-  buildGpuSerializePipeline(pm, options);
-}
-
-LogicalResult easyml::compileGpuModules(ArrayRef<GpuCompileJob> modules,
-                                        TimingScope &timing) {
-  if (modules.empty())
-    return success();
-  MLIRContext *context = GpuCompileJob(modules.front()).module.getContext();
-  // One copy of the lowered kernels per chip, serialised side by side.
-  struct Job {
-    size_t module;
-    std::string chip;
-    OwningOpRef<ModuleOp> copy;
-    std::string timingName;
-  };
-  std::vector<Job> jobs;
-  for (auto [index, job] : llvm::enumerate(modules)) {
-    GpuCompileJob m = job;
-    PassManager pm(context);
-    auto scope = timing.nest((m.timingName + "-lower").str());
-    pm.enableTiming(scope);
-    buildGpuLoweringPipeline(pm, *m.options);
-    if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(m.module)))
-      return failure();
-    for (const std::string &chip : chipsOf(*m.options))
-      jobs.push_back(
-          {index, chip, m.module.clone(), (m.timingName + "-" + chip).str()});
-  }
-  // One thread per job, at most the machine's cores at once. (Not the
-  // context's thread pool: its tasks ran one after the other here.)
-  ParallelDiagnosticHandler diagnostics(context);
-  std::atomic<size_t> nextJob{0};
-  std::atomic<bool> failedJob{false};
-  auto work = [&] {
-    for (size_t i; (i = nextJob++) < jobs.size() && !failedJob;) {
-      diagnostics.setOrderIDForThread(i);
-      const GpuPipelineOptions &options = *modules[jobs[i].module].options;
-      // Nested from this thread: the scope times the job, not its wait.
-      TimingScope scope = timing.nest(jobs[i].timingName);
-      PassManager pm(context);
-      pm.enableTiming(scope);
-      GpuPipelineOptions one;
-      one.target = options.target.getValue();
-      one.chips = std::vector<std::string>{jobs[i].chip};
-      one.toolkit = options.toolkit.getValue();
-      one.format = options.format.getValue();
-      one.optLevel = options.optLevel.getValue();
-      one.smemSpilling = options.smemSpilling.getValue();
-      one.machineSink = options.machineSink.getValue();
-      one.registerCaps = options.registerCaps.getValue();
-      buildGpuSerializePipeline(pm, one);
-      if (failed(pm.run(*jobs[i].copy)))
-        failedJob = true;
-      scope.stop();
-      diagnostics.eraseOrderIDForThread();
-    }
-  };
-  unsigned threads =
-      context->isMultithreadingEnabled()
-          ? std::min<unsigned>(
-                jobs.size(),
-                std::max(1u,
-                         llvm::hardware_concurrency().compute_thread_count()))
-          : 1;
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool)
-    t.join();
-  // A chip that failed has reported why; its module has no binaries.
-  if (failedJob)
-    return failure();
-  // Per module, the first chip's binaries, holding every chip's object in
-  // order, replace the gpu.modules.
-  for (auto [index, job] : llvm::enumerate(modules)) {
-    GpuCompileJob m = job;
-    SmallVector<Job *> mine;
-    for (Job &job : jobs)
-      if (job.module == index)
-        mine.push_back(&job);
-    Block *body = m.module.getBody();
-    for (Operation &op : llvm::make_early_inc_range(*body))
-      op.erase();
-    for (gpu::BinaryOp binary : llvm::make_early_inc_range(
-             mine.front()->copy->getOps<gpu::BinaryOp>())) {
-      SmallVector<Attribute> objects;
-      for (Job *job : mine) {
-        auto other = dyn_cast_or_null<gpu::BinaryOp>(
-            SymbolTable::lookupSymbolIn(*job->copy, binary.getSymName()));
-        if (!other)
-          return binary.emitError("no code object for ") << job->chip;
-        llvm::append_range(objects, other.getObjects());
-      }
-      binary.setObjectsAttr(ArrayAttr::get(context, objects));
-      binary->moveBefore(body, body->end());
-    }
-  }
-  return success();
-}
-
-std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>>
-easyml::splitGpuModules(ModuleOp module) {
-  std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> result;
-  for (gpu::GPUModuleOp gm :
-       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
-    auto variant = gm->getAttrOfType<VariantAttr>("easyml.variant");
-    OwningOpRef<ModuleOp> own = ModuleOp::create(gm.getLoc());
-    (*own)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
-    gm->remove();
-    own->getBody()->push_back(gm);
-    result.emplace_back(variant ? variant.getName().str() : std::string(),
-                        std::move(own));
-  }
-  return result;
-}
-
-/// Bad chips of one vendor and a bad code object format, one message each.
-static void checkGpuOptions(StringRef vendor, StringRef chipsOption,
-                            ArrayRef<std::string> chips, StringRef formatOption,
-                            StringRef format,
-                            std::vector<std::string> &problems) {
-  for (const std::string &chip : chips)
-    if (llvm::Error e = checkGpuChip(vendor, chip))
-      problems.push_back(chipsOption.str() + ": " +
-                         llvm::toString(std::move(e)));
-  if (!format.empty() && format != "fatbin" && format != "bin" &&
-      format != "isa" && format != "llvm")
-    problems.push_back(formatOption.str() + ": unknown code object format '" +
-                       format.str() + "' (fatbin, bin, isa or llvm)");
+  GpuCompileOptions gpu = options.getGpuCompileOptions();
+  buildGpuLoweringPipeline(pm, options.target, gpu);
+  buildGpuSerializePipeline(pm, options.target, gpu.chipsFor(options.target),
+                            gpu);
 }
 
 std::vector<std::string>
@@ -513,40 +237,35 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
   if (options.vectorWidth < 1 || options.vectorWidth > 64)
     problems.push_back("vector-width must be between 1 and 64, got " +
                        std::to_string(options.vectorWidth));
-  StringRef isa = options.vectorIsa.getValue();
-  if (isa != "avx512" && isa != "avx2" && isa != "sse2" && isa != "none")
-    problems.push_back("vector-isa: unknown '" + isa.str() +
+  if (const std::optional<std::string> &isa = unknownValue(options.vectorIsa))
+    problems.push_back("vector-isa: unknown '" + *isa +
                        "' (avx512, avx2, sse2 or none)");
-  StringRef math = options.vectorMath.getValue();
-  if (math != "libmvec" && math != "scalar")
-    problems.push_back("vector-math: unknown '" + math.str() +
+  if (const std::optional<std::string> &math = unknownValue(options.vectorMath))
+    problems.push_back("vector-math: unknown '" + *math +
                        "' (libmvec or scalar)");
   llvm::append_range(
       problems, checkIntegratorOptions(options.cvodeRelTol, options.cvodeAbsTol,
                                        options.cvodeMaxSubsteps,
                                        options.cvodeJacobianAge));
-  std::vector<std::string> cuda(options.cudaChips.begin(),
-                                options.cudaChips.end());
-  std::vector<std::string> rocm(options.rocmChips.begin(),
-                                options.rocmChips.end());
-  checkGpuOptions("cuda", "cuda-chips", cuda, "gpu-format", options.gpuFormat,
-                  problems);
-  checkGpuOptions("rocm", "rocm-chips", rocm, "", "", problems);
+  GpuCompileOptions gpu = options.getGpuCompileOptions();
+  checkGpuChips(gpu, Backend::Cuda, "cuda-chips", problems);
+  if (const std::optional<std::string> &bad = unknownValue(options.gpuFormat))
+    problems.push_back(unknownGpuFormat("gpu-format", *bad));
+  checkGpuChips(gpu, Backend::Rocm, "rocm-chips", problems);
   return problems;
 }
 
 std::vector<std::string>
 easyml::checkPipelineOptions(const GpuPipelineOptions &options) {
   std::vector<std::string> problems;
-  StringRef target = options.target.getValue();
-  if (target != "cuda" && target != "rocm") {
-    problems.push_back("target: unknown '" + target.str() + "' (cuda or rocm)");
-    target = "";
-  }
-  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
-  checkGpuOptions(target.empty() ? "cuda" : target, "chips",
-                  target.empty() ? std::vector<std::string>() : chips, "format",
-                  options.format, problems);
+  // The chips of an unknown target are not checked.
+  if (const std::optional<std::string> &bad = unknownValue(options.target))
+    problems.push_back("target: unknown '" + *bad + "' (cuda or rocm)");
+  else
+    checkGpuChips(options.getGpuCompileOptions(), options.target, "chips",
+                  problems);
+  if (const std::optional<std::string> &bad = unknownValue(options.format))
+    problems.push_back(unknownGpuFormat("format", *bad));
   if (options.optLevel > 3)
     problems.push_back("O must be 0 to 3, got " +
                        std::to_string(options.optLevel));

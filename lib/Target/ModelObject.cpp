@@ -65,14 +65,14 @@ VectorUnit easyml::describeVectorUnit(const llvm::TargetMachine &tm) {
   if (!tm.getTargetTriple().isX86() || !sti)
     return unit;
   if (sti->checkFeatures("+avx512f"))
-    unit = {8, "avx512"};
+    unit = {8, VectorIsa::Avx512};
   else if (sti->checkFeatures("+avx2"))
-    unit = {4, "avx2"};
+    unit = {4, VectorIsa::Avx2};
   else
-    unit = {2, "sse2"};
+    unit = {2, VectorIsa::Sse2};
   // libmvec is glibc's.
   if (!tm.getTargetTriple().isGNUEnvironment())
-    unit.isa = "none";
+    unit.isa = VectorIsa::None;
   return unit;
 }
 
@@ -172,12 +172,28 @@ public:
 };
 } // namespace
 
-static void addDescriptor(llvm::Module &m, const ModelLayout &l,
-                          const ObjectOptions &options) {
-  DescriptorBuilder d(m);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+namespace {
+/// The descriptor's per-variable columns, gathered from the layout (plain
+/// data: no IR is made here).
+struct DescriptorColumns {
   std::vector<std::string> stateNames, methods, units;
   std::vector<double> lbs, ubs;
+  std::vector<int64_t> nodal;
+  std::vector<std::string> paramNames, paramUnits;
+  std::vector<double> paramDefaults;
+  std::vector<std::string> flagNames, flagCases;
+  std::vector<double> flagDefaults;
+  std::vector<std::string> extNames, simNames;
+  std::vector<int64_t> access;
+  std::vector<int64_t> derivedIndices, readOffsets{0}, reads, paramRead;
+  std::vector<std::string> derivedFormulas;
+
+  explicit DescriptorColumns(const ModelLayout &l);
+};
+} // namespace
+
+DescriptorColumns::DescriptorColumns(const ModelLayout &l) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (auto &s : l.states) {
     stateNames.push_back(s.name);
     methods.push_back(s.method);
@@ -185,9 +201,6 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
     lbs.push_back(s.lb ? *s.lb : nan);
     ubs.push_back(s.ub ? *s.ub : nan);
   }
-  std::vector<int64_t> nodal;
-  std::vector<std::string> paramNames, paramUnits;
-  std::vector<double> paramDefaults;
   for (auto [i, p] : llvm::enumerate(l.params)) {
     paramNames.push_back(p.name);
     paramUnits.push_back(p.units);
@@ -195,27 +208,34 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
     if (p.nodal)
       nodal.push_back(i);
   }
-  std::vector<std::string> flagNames, flagCases;
-  std::vector<double> flagDefaults;
-  std::vector<llvm::Constant *> flagValues;
   for (auto &f : l.flags) {
     flagNames.push_back(f.name);
     flagDefaults.push_back(f.value);
     flagCases.push_back(llvm::join(f.cases, "|"));
-    flagValues.push_back(d.doubles(f.caseValues, ".easyml.flagvalues"));
   }
   static_assert(static_cast<int>(Access::read) == EASYML_ACCESS_READ &&
                     static_cast<int>(Access::write) == EASYML_ACCESS_WRITE &&
                     static_cast<int>(Access::readwrite) ==
                         EASYML_ACCESS_READWRITE,
                 "the dialect's and the ABI's access kinds differ");
-  std::vector<std::string> extNames, simNames;
-  std::vector<int64_t> access;
   for (auto &e : l.externals) {
     extNames.push_back(e.name);
     simNames.push_back(e.simName);
     access.push_back(static_cast<int64_t>(e.access));
   }
+  for (const ModelLayout::DerivedParam &p : l.derivedParams) {
+    derivedIndices.push_back(p.index);
+    derivedFormulas.push_back(p.formula);
+    reads.insert(reads.end(), p.reads.begin(), p.reads.end());
+    readOffsets.push_back(static_cast<int64_t>(reads.size()));
+  }
+  for (bool r : l.paramRead)
+    paramRead.push_back(r);
+}
+
+/// The lookup tables' records (easyml_table_desc).
+static std::vector<llvm::Constant *> tableRecords(DescriptorBuilder &d,
+                                                  const ModelLayout &l) {
   std::vector<llvm::Constant *> tables;
   for (auto &t : l.tables)
     tables.push_back(
@@ -226,123 +246,123 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
                   d.strings_(t.columnNames, ".easyml.columns"),
                   d.int64(t.paramsRead.size()),
                   d.int64s(t.paramsRead, ".easyml.table_params")}));
-  static_assert(static_cast<int>(CellLayout::aos) == EASYML_LAYOUT_AOS &&
-                    static_cast<int>(CellLayout::soa) == EASYML_LAYOUT_SOA,
-                "the dialect's and the ABI's cell layouts differ");
-  std::vector<llvm::Constant *> variants;
-  std::vector<int64_t> rowParams = l.paramIndices(options.perCellParams);
-  for (auto &v : options.variants) {
-    bool gpu = isGpuVariant(v);
-    std::vector<llvm::Constant *> images;
-    if (gpu) {
-      auto it = options.gpuImages.find(v);
-      if (it != options.gpuImages.end())
-        for (const GpuImage &image : it->second)
-          images.push_back(
-              d.record({d.str(image.chip), d.str(image.format),
-                        d.bytes(image.data, ".easyml.image"),
-                        d.int64(image.data.size()), d.int64(image.blockSize),
-                        d.int64(image.registers), d.int64(image.spillBytes)}));
-    }
-    // The descriptor states what the kernels were generated for: the same
-    // rule as the #easyml.variant attribute easyml-lower-to-kernels used.
-    VariantKind kind = symbolizeVariantKind(v).value_or(VariantKind::baseline);
-    int64_t device = kind == VariantKind::cuda   ? EASYML_DEVICE_CUDA
-                     : kind == VariantKind::rocm ? EASYML_DEVICE_ROCM
-                                                 : EASYML_DEVICE_CPU;
-    variants.push_back(d.record(
-        {d.str(v),
-         d.int64(static_cast<int64_t>(VariantAttr::defaultLayout(kind))),
-         d.int64(VariantAttr::defaultWidth(kind, options.vectorWidth)),
-         gpu ? d.null() : d.function(l.symbol(v, "init")),
-         gpu ? d.null() : d.function(l.symbol(v, "compute")),
-         gpu ? d.null() : d.function(l.symbol(v, "eval")), d.int64(device),
-         d.int64(images.size()), d.records(images, ".easyml.images"),
-         gpu ? d.str(l.symbol(v, "init")) : d.null(),
-         gpu ? d.str(l.symbol(v, "compute")) : d.null(),
-         gpu ? d.str(l.symbol(v, "eval")) : d.null(),
-         d.int64(gpu ? l.gpuParamsByValue() : 0),
-         d.int64(gpu ? static_cast<int64_t>(rowParams.size()) : -1),
-         gpu ? d.int64s(rowParams, ".easyml.row_params") : d.null()}));
+  return tables;
+}
+
+/// One variant's record (easyml_variant): what its kernels were generated
+/// for (the same rule as the #easyml.variant attribute
+/// easyml-lower-to-kernels used), its CPU entry points or GPU code objects
+/// and kernel names, and how GPU kernels take their parameters.
+static llvm::Constant *variantRecord(DescriptorBuilder &d, const ModelLayout &l,
+                                     const ObjectOptions &options,
+                                     VariantKind kind,
+                                     const std::vector<int64_t> &rowParams) {
+  bool gpu = isGpuVariant(kind);
+  llvm::StringRef v = stringifyVariantKind(kind);
+  std::vector<llvm::Constant *> images;
+  if (gpu) {
+    auto it = options.gpuImages.find(kind);
+    if (it != options.gpuImages.end())
+      for (const GpuImage &image : it->second)
+        images.push_back(
+            d.record({d.str(image.chip), d.str(image.format),
+                      d.bytes(image.data, ".easyml.image"),
+                      d.int64(image.data.size()), d.int64(image.blockSize),
+                      d.int64(image.registers), d.int64(image.spillBytes)}));
   }
+  int64_t device = static_cast<int64_t>(backendOf(kind));
+  return d.record(
+      {d.str(v),
+       d.int64(static_cast<int64_t>(VariantAttr::defaultLayout(kind))),
+       d.int64(VariantAttr::defaultWidth(kind, options.vectorWidth)),
+       gpu ? d.null() : d.function(l.symbol(v, "init")),
+       gpu ? d.null() : d.function(l.symbol(v, "compute")),
+       gpu ? d.null() : d.function(l.symbol(v, "eval")), d.int64(device),
+       d.int64(images.size()), d.records(images, ".easyml.images"),
+       gpu ? d.str(l.symbol(v, "init")) : d.null(),
+       gpu ? d.str(l.symbol(v, "compute")) : d.null(),
+       gpu ? d.str(l.symbol(v, "eval")) : d.null(),
+       d.int64(gpu ? l.gpuParamsByValue() : 0),
+       d.int64(gpu ? static_cast<int64_t>(rowParams.size()) : -1),
+       gpu ? d.int64s(rowParams, ".easyml.row_params") : d.null()});
+}
+
+/// The model's record (easyml_model_desc), in the field order of ABI.h.
+static llvm::Constant *modelRecord(DescriptorBuilder &d, const ModelLayout &l,
+                                   const ObjectOptions &options,
+                                   const DescriptorColumns &c,
+                                   llvm::ArrayRef<llvm::Constant *> flagValues,
+                                   llvm::ArrayRef<llvm::Constant *> tables,
+                                   llvm::ArrayRef<llvm::Constant *> variants) {
   // Tables are built on the host, by the first CPU variant's function.
   std::string tablesVariant = "baseline";
-  for (auto &v : options.variants)
-    if (!isGpuVariant(v)) {
-      tablesVariant = v;
+  for (VariantKind kind : options.variants)
+    if (!isGpuVariant(kind)) {
+      tablesVariant = stringifyVariantKind(kind).str();
       break;
     }
+  return d.record(
+      {d.int64(EASYML_ABI_VERSION),
+       d.str(l.name),
+       d.str(l.source),
+       d.str(options.compilerId),
+       d.int64(l.states.size()),
+       d.strings_(c.stateNames, ".easyml.states"),
+       d.strings_(c.methods, ".easyml.methods"),
+       d.strings_(c.units, ".easyml.units"),
+       d.doubles(c.lbs, ".easyml.lb"),
+       d.doubles(c.ubs, ".easyml.ub"),
+       d.int64(c.nodal.size()),
+       d.int64s(c.nodal, ".easyml.nodal"),
+       d.int64(l.svSize),
+       d.int64(l.hidden.size()),
+       d.strings_(l.hidden, ".easyml.hidden"),
+       d.int64(l.svRows),
+       d.int64(l.params.size()),
+       d.strings_(c.paramNames, ".easyml.params"),
+       d.doubles(c.paramDefaults, ".easyml.defaults"),
+       d.strings_(c.paramUnits, ".easyml.param_units"),
+       d.int64(l.flags.size()),
+       d.strings_(c.flagNames, ".easyml.flags"),
+       d.doubles(c.flagDefaults, ".easyml.flag_defaults"),
+       d.strings_(c.flagCases, ".easyml.flag_cases"),
+       d.array(d.ptr, flagValues, ".easyml.flag_values"),
+       d.int64(l.externals.size()),
+       d.strings_(c.extNames, ".easyml.ext"),
+       d.strings_(c.simNames, ".easyml.ext_sim"),
+       d.int64s(c.access, ".easyml.ext_access"),
+       d.int64(l.vmIndex),
+       d.int64(l.iionIndex),
+       d.int64(l.tables.size()),
+       d.records(tables, ".easyml.tables"),
+       d.int64(l.tableSize),
+       d.int64(l.traces.size()),
+       d.strings_(l.traces, ".easyml.traces"),
+       d.int64(l.numRecordable()),
+       d.int64(EASYML_FEATURE_PARAM_ROWS | EASYML_FEATURE_RECORD |
+               EASYML_FEATURE_BIOMARKERS),
+       d.int64(l.counters.size()),
+       d.strings_(l.counters, ".easyml.counters"),
+       d.function(l.symbol(tablesVariant, "tables")),
+       d.int64(variants.size()),
+       d.records(variants, ".easyml.variants"),
+       d.int64(l.numDerived),
+       l.numDerived ? d.function(l.symbol(tablesVariant, "derived")) : d.null(),
+       d.int64(l.derivedParams.size()),
+       d.int64s(c.derivedIndices, ".easyml.derived_params"),
+       d.strings_(c.derivedFormulas, ".easyml.derived_formulas"),
+       d.int64s(c.readOffsets, ".easyml.derived_read_offsets"),
+       d.int64s(c.reads, ".easyml.derived_reads"),
+       d.int64s(c.paramRead, ".easyml.param_read"),
+       l.derivedParams.empty() ? d.null()
+                               : d.function(l.deriveParamsSymbol())});
+}
 
-  std::vector<int64_t> derivedIndices, readOffsets{0}, reads, paramRead;
-  std::vector<std::string> derivedFormulas;
-  for (const ModelLayout::DerivedParam &p : l.derivedParams) {
-    derivedIndices.push_back(p.index);
-    derivedFormulas.push_back(p.formula);
-    reads.insert(reads.end(), p.reads.begin(), p.reads.end());
-    readOffsets.push_back(static_cast<int64_t>(reads.size()));
-  }
-  for (bool r : l.paramRead)
-    paramRead.push_back(r);
-
-  llvm::Constant *desc =
-      d.record({d.int64(EASYML_ABI_VERSION),
-                d.str(l.name),
-                d.str(l.source),
-                d.str(options.compilerId),
-                d.int64(l.states.size()),
-                d.strings_(stateNames, ".easyml.states"),
-                d.strings_(methods, ".easyml.methods"),
-                d.strings_(units, ".easyml.units"),
-                d.doubles(lbs, ".easyml.lb"),
-                d.doubles(ubs, ".easyml.ub"),
-                d.int64(nodal.size()),
-                d.int64s(nodal, ".easyml.nodal"),
-                d.int64(l.svSize),
-                d.int64(l.hidden.size()),
-                d.strings_(l.hidden, ".easyml.hidden"),
-                d.int64(l.svRows),
-                d.int64(l.params.size()),
-                d.strings_(paramNames, ".easyml.params"),
-                d.doubles(paramDefaults, ".easyml.defaults"),
-                d.strings_(paramUnits, ".easyml.param_units"),
-                d.int64(l.flags.size()),
-                d.strings_(flagNames, ".easyml.flags"),
-                d.doubles(flagDefaults, ".easyml.flag_defaults"),
-                d.strings_(flagCases, ".easyml.flag_cases"),
-                d.array(d.ptr, flagValues, ".easyml.flag_values"),
-                d.int64(l.externals.size()),
-                d.strings_(extNames, ".easyml.ext"),
-                d.strings_(simNames, ".easyml.ext_sim"),
-                d.int64s(access, ".easyml.ext_access"),
-                d.int64(l.vmIndex),
-                d.int64(l.iionIndex),
-                d.int64(l.tables.size()),
-                d.records(tables, ".easyml.tables"),
-                d.int64(l.tableSize),
-                d.int64(l.traces.size()),
-                d.strings_(l.traces, ".easyml.traces"),
-                d.int64(l.numRecordable()),
-                d.int64(EASYML_FEATURE_PARAM_ROWS | EASYML_FEATURE_RECORD |
-                        EASYML_FEATURE_BIOMARKERS),
-                d.int64(l.counters.size()),
-                d.strings_(l.counters, ".easyml.counters"),
-                d.function(l.symbol(tablesVariant, "tables")),
-                d.int64(variants.size()),
-                d.records(variants, ".easyml.variants"),
-                d.int64(l.numDerived),
-                l.numDerived ? d.function(l.symbol(tablesVariant, "derived"))
-                             : d.null(),
-                d.int64(l.derivedParams.size()),
-                d.int64s(derivedIndices, ".easyml.derived_params"),
-                d.strings_(derivedFormulas, ".easyml.derived_formulas"),
-                d.int64s(readOffsets, ".easyml.derived_read_offsets"),
-                d.int64s(reads, ".easyml.derived_reads"),
-                d.int64s(paramRead, ".easyml.param_read"),
-                l.derivedParams.empty()
-                    ? d.null()
-                    : d.function(l.deriveParamsSymbol())});
-  // The records must have the C structs' sizes (ABI.h): a field added on
-  // one side only is caught here rather than by a crashing runtime.
+/// The records must have the C structs' sizes (ABI.h): a field added on
+/// one side only is caught here rather than by a crashing runtime.
+static void checkRecordSizes(const llvm::Module &m, llvm::Constant *desc,
+                             llvm::ArrayRef<llvm::Constant *> tables,
+                             llvm::ArrayRef<llvm::Constant *> variants) {
   const llvm::DataLayout &dl = m.getDataLayout();
   auto checkSize = [&](llvm::Constant *c, size_t size, const char *what) {
     if (c && dl.getTypeAllocSize(c->getType()) != size)
@@ -354,6 +374,29 @@ static void addDescriptor(llvm::Module &m, const ModelLayout &l,
     checkSize(t, sizeof(easyml_table_desc), "easyml_table_desc");
   for (llvm::Constant *v : variants)
     checkSize(v, sizeof(easyml_variant), "easyml_variant");
+}
+
+static void addDescriptor(llvm::Module &m, const ModelLayout &l,
+                          const ObjectOptions &options) {
+  DescriptorBuilder d(m);
+  DescriptorColumns columns(l);
+  // The descriptor's constants are made in the order its fields need them
+  // (each array a private global): flag values, tables, variants, then
+  // the model's own.
+  std::vector<llvm::Constant *> flagValues;
+  for (auto &f : l.flags)
+    flagValues.push_back(d.doubles(f.caseValues, ".easyml.flagvalues"));
+  std::vector<llvm::Constant *> tables = tableRecords(d, l);
+  static_assert(static_cast<int>(CellLayout::aos) == EASYML_LAYOUT_AOS &&
+                    static_cast<int>(CellLayout::soa) == EASYML_LAYOUT_SOA,
+                "the dialect's and the ABI's cell layouts differ");
+  std::vector<llvm::Constant *> variants;
+  std::vector<int64_t> rowParams = l.paramIndices(options.perCellParams);
+  for (VariantKind kind : options.variants)
+    variants.push_back(variantRecord(d, l, options, kind, rowParams));
+  llvm::Constant *desc =
+      modelRecord(d, l, options, columns, flagValues, tables, variants);
+  checkRecordSizes(m, desc, tables, variants);
   auto *g = new llvm::GlobalVariable(m, desc->getType(), true,
                                      llvm::GlobalValue::ExternalLinkage, desc,
                                      "easyml_model_" + l.name);
@@ -504,9 +547,10 @@ std::string easyml::emitHeader(const ModelLayout &l,
   // the descriptor's code objects); the first CPU variant builds tables
   // and derived values.
   bool first = true;
-  for (auto &v : options.variants) {
-    if (isGpuVariant(v))
+  for (VariantKind kind : options.variants) {
+    if (isGpuVariant(kind))
       continue;
+    llvm::StringRef v = stringifyVariantKind(kind);
     for (const char *entry : {"init", "compute", "eval", "tables", "derived"}) {
       llvm::StringRef e(entry);
       if ((e == "tables" || e == "derived") && !first)

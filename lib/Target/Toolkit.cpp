@@ -119,25 +119,35 @@ static llvm::Expected<std::string> findRocm(llvm::StringRef explicitPath) {
   return std::string(shim.dir);
 }
 
+/// The toolkit of `backend`, looked for.
+static llvm::Expected<std::string> findToolkit(Backend backend,
+                                               llvm::StringRef explicitPath) {
+  switch (backend) {
+  case Backend::Cuda:
+    return findCuda(explicitPath);
+  case Backend::Rocm:
+    return findRocm(explicitPath);
+  case Backend::Cpu:
+    return failure("the cpu backend has no GPU toolkit");
+  }
+  llvm_unreachable("unknown backend");
+}
+
 llvm::Expected<std::string>
-easyml::findGpuToolkit(llvm::StringRef variant, llvm::StringRef explicitPath) {
+easyml::findGpuToolkit(Backend backend, llvm::StringRef explicitPath) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>, std::string> found;
+  static std::map<std::pair<Backend, std::string>, std::string> found;
   std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_pair(variant.str(), explicitPath.str());
+  auto key = std::make_pair(backend, explicitPath.str());
   if (auto it = found.find(key); it != found.end())
     return it->second;
-  llvm::Expected<std::string> path =
-      variant == "cuda"   ? findCuda(explicitPath)
-      : variant == "rocm" ? findRocm(explicitPath)
-                          : failure("'" + variant + "' is not a GPU variant");
+  llvm::Expected<std::string> path = findToolkit(backend, explicitPath);
   if (path)
     found[key] = *path;
   return path;
 }
 
-llvm::Error easyml::checkGpuChip(llvm::StringRef variant,
-                                 llvm::StringRef name) {
+llvm::Error easyml::checkGpuChip(Backend backend, llvm::StringRef name) {
   llvm::StringRef chip = name;
   static std::once_flag initialized;
   std::call_once(initialized, [] {
@@ -146,10 +156,9 @@ llvm::Error easyml::checkGpuChip(llvm::StringRef variant,
     LLVMInitializeAMDGPUTargetInfo();
     LLVMInitializeAMDGPUTargetMC();
   });
-  bool cuda = variant == "cuda";
-  if (!cuda && variant != "rocm")
-    return llvm::createStringError("unknown GPU variant '" + variant +
-                                   "' (cuda or rocm)");
+  if (backend == Backend::Cpu)
+    return llvm::createStringError("the cpu backend has no GPU chips");
+  bool cuda = backend == Backend::Cuda;
   llvm::StringRef triple = cuda ? "nvptx64-nvidia-cuda" : "amdgcn-amd-amdhsa";
   std::string error;
   const llvm::Target *target =
@@ -183,8 +192,8 @@ llvm::Error easyml::checkGpuChip(llvm::StringRef variant,
     if (!known.starts_with("generic") && name.edit_distance(known) == 1)
       close.push_back("'" + known.str() + "'");
   }
-  std::string message =
-      "unknown " + variant.str() + " chip '" + name.str() + "'";
+  std::string message = "unknown " + std::string(backendName(backend)) +
+                        " chip '" + name.str() + "'";
   if (!close.empty())
     message += " (did you mean " + llvm::join(close, " or ") + "?)";
   if (cuda)

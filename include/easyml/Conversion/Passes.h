@@ -7,6 +7,9 @@
 #ifndef EASYML_CONVERSION_PASSES_H
 #define EASYML_CONVERSION_PASSES_H
 
+#include "easyml/Conversion/MathToVectorLibrary/VectorMath.h"
+#include "easyml/Support/EnumOption.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -112,11 +112,13 @@ def ConvertMathToVectorLibrary
     Scalar `math` operations are left alone for `convert-math-to-libm`.
   }];
   let options = [
-    Option<"library", "library", "std::string", "\"libmvec\"",
-           "vector math library: libmvec or scalar (per-lane libm calls)">,
-    Option<"isa", "isa", "std::string", "\"avx512\"",
+    Option<"library", "library", "::easyml::VectorMath",
+           "::easyml::VectorMath::Libmvec",
+           "vector math library: libmvec or scalar (per-lane libm calls)",
+           "::easyml::vectorMathValues()">,
+    Option<"isa", "isa", "::easyml::VectorIsa", "::easyml::VectorIsa::Avx512",
            "instruction set of the libmvec variants: avx512, avx2, sse2 or "
-           "none">,
+           "none", "::easyml::vectorIsaValues()">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::vector::VectorDialect",
@@ -137,8 +139,9 @@ def ConvertMathToDeviceLibrary
     links.
   }];
   let options = [
-    Option<"target", "target", "std::string", [{"cuda"}],
-           "cuda (libdevice) or rocm (ROCm device libraries)">,
+    Option<"target", "target", "::easyml::Backend", "::easyml::Backend::Cuda",
+           "cuda (libdevice) or rocm (ROCm device libraries)",
+           "::easyml::gpuBackendValues()">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
@@ -183,8 +186,12 @@ def LowerOpaque : Pass<"easyml-lower-opaque"> {
     (the emulation copies of GPU kernels hold some).
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"host\"",
-           "whose registers the statement names: host, cuda or rocm">,
+    Option<"target", "target", "::easyml::Backend", "::easyml::Backend::Cpu",
+           "whose registers the statement names: host, cuda or rocm",
+           [{::llvm::cl::values(
+             clEnumValN(::easyml::Backend::Cpu, "host", "the host CPU"),
+             clEnumValN(::easyml::Backend::Cuda, "cuda", "NVPTX"),
+             clEnumValN(::easyml::Backend::Rocm, "rocm", "AMDGPU"))}]>,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

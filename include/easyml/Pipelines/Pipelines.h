@@ -12,6 +12,10 @@
 #ifndef EASYML_PIPELINES_PIPELINES_H
 #define EASYML_PIPELINES_PIPELINES_H
 
+#include "easyml/Conversion/MathToVectorLibrary/VectorMath.h"
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
+#include "easyml/Target/GpuCompileOptions.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/Pass.h"
@@ -27,11 +31,12 @@ namespace easyml {
 #define GEN_PASS_REGISTRATION
 #include "easyml/Pipelines/Passes.h.inc"
 
-/// easyml-gpu-modules-to-binary with the serialisation of each chip timed
-/// under `timing` (scopes "gpu-<variant>-<chip>"), as easyml-compile
-/// reports it; `timing` must outlive the pass.
+/// easyml-gpu-modules-to-binary compiling as `gpu` says, with the
+/// serialisation of each chip timed under `timing` (scopes
+/// "gpu-<variant>-<chip>"), as easyml-compile reports it; `timing` must
+/// outlive the pass.
 std::unique_ptr<mlir::Pass>
-createGpuModulesToBinary(const GpuModulesToBinaryOptions &options,
+createGpuModulesToBinary(const GpuCompileOptions &gpu,
                          mlir::TimingScope *timing);
 
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
@@ -42,14 +47,14 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> vectorWidth{*this, "vector-width",
                               llvm::cl::desc("cells per vector of cpu-simd"),
                               llvm::cl::init(8)};
-  Option<std::string> vectorIsa{
+  Option<VectorIsa> vectorIsa{
       *this, "vector-isa",
       llvm::cl::desc("libmvec flavour: avx512, avx2, sse2 or none"),
-      llvm::cl::init("avx512")};
-  Option<std::string> vectorMath{
+      llvm::cl::init(VectorIsa::Avx512), vectorIsaValues()};
+  Option<VectorMath> vectorMath{
       *this, "vector-math",
       llvm::cl::desc("vector math: libmvec or scalar (per-lane libm)"),
-      llvm::cl::init("libmvec")};
+      llvm::cl::init(VectorMath::Libmvec), vectorMathValues()};
   Option<bool> tables{*this, "tables",
                       llvm::cl::desc("tabulate .lookup() expressions "
                                      "(false: evaluate them directly)"),
@@ -101,10 +106,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "rocm-path",
       llvm::cl::desc("ROCm root (default: $ROCM_PATH, /opt/rocm, else "
                      "Debian's rocm-device-libs)")};
-  Option<std::string> gpuFormat{
+  Option<GpuFormat> gpuFormat{
       *this, "gpu-format",
       llvm::cl::desc("GPU code objects: fatbin, bin, isa or llvm (default: "
-                     "fatbin for cuda, bin for rocm)")};
+                     "fatbin for cuda, bin for rocm)"),
+      llvm::cl::init(GpuFormat::Default), gpuFormatValues()};
   Option<bool> cudaSmemSpilling{
       *this, "cuda-smem-spilling",
       llvm::cl::desc("let ptxas spill registers to shared memory rather "
@@ -120,6 +126,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("keep LLVM's MachineSink on in the NVPTX back end "
                      "(easyml-serialize-gpu-modules)"),
       llvm::cl::init(false)};
+
+  /// The GPU options, as the GPU stage takes them.
+  GpuCompileOptions getGpuCompileOptions() const;
+  /// Sets every GPU option from `gpu` (its optLevel aside: the pipeline
+  /// compiles device code at 3).
+  void setGpuCompileOptions(const GpuCompileOptions &gpu);
 };
 
 /// The stages of easyml-compile-pipeline, in order. easyml-compile runs
@@ -145,10 +157,10 @@ void buildCompileStage(mlir::OpPassManager &pm, CompileStage stage,
 /// GPU code objects from the `gpu.module`s of one vendor's kernels.
 struct GpuPipelineOptions
     : public mlir::PassPipelineOptions<GpuPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cuda (NVVM, PTX, cubin) or rocm "
-                                            "(ROCDL, hsaco)"),
-                             llvm::cl::init("cuda")};
+  Option<Backend> target{*this, "target",
+                         llvm::cl::desc("cuda (NVVM, PTX, cubin) or rocm "
+                                        "(ROCDL, hsaco)"),
+                         llvm::cl::init(Backend::Cuda), gpuBackendValues()};
   ListOption<std::string> chips{
       *this, "chips",
       llvm::cl::desc("chips to build for (default: sm_80,sm_90 for cuda; "
@@ -157,11 +169,12 @@ struct GpuPipelineOptions
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit (ptxas, fatbinary, libdevice) or ROCm "
                      "root (amdgcn/bitcode, llvm/bin/ld.lld)")};
-  Option<std::string> format{
+  Option<GpuFormat> format{
       *this, "format",
       llvm::cl::desc("code object format: fatbin (cuda: cubin + PTX), bin "
                      "(cuda: cubin; rocm: hsaco), isa (PTX / GCN assembly) "
-                     "or llvm (default: fatbin for cuda, bin for rocm)")};
+                     "or llvm (default: fatbin for cuda, bin for rocm)"),
+      llvm::cl::init(GpuFormat::Default), gpuFormatValues()};
   Option<unsigned> optLevel{*this, "O",
                             llvm::cl::desc("device code optimisation level"),
                             llvm::cl::init(3)};
@@ -180,6 +193,9 @@ struct GpuPipelineOptions
       llvm::cl::desc("cuda: keep LLVM's MachineSink on in the NVPTX back "
                      "end (easyml-serialize-gpu-modules)"),
       llvm::cl::init(false)};
+
+  /// How `target` is compiled: the chips and toolkit given are its own.
+  GpuCompileOptions getGpuCompileOptions() const;
 };
 
 /// Every problem with a pipeline's options, one message each naming the
@@ -190,9 +206,6 @@ std::vector<std::string> checkPipelineOptions(const PipelineOptions &options);
 std::vector<std::string>
 checkPipelineOptions(const GpuPipelineOptions &options);
 
-/// The chips a GPU target builds for unless told otherwise.
-std::vector<std::string> defaultGpuChips(llvm::StringRef target);
-
 /// Kernels in `gpu.module`s (easyml-lower-to-kernels with a GPU variant) to
 /// `gpu.binary` ops holding one code object per chip: scf to cf, gpu/arith/
 /// math to NVVM (libdevice) or ROCDL (ROCm device libraries), target
@@ -202,18 +215,21 @@ void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
                               const GpuPipelineOptions &options);
 
 /// The first half of buildGpuToBinaryPipeline: kernels lowered to NVVM or
-/// ROCDL, no target attached yet.
-void buildGpuLoweringPipeline(mlir::OpPassManager &pm,
-                              const GpuPipelineOptions &options);
+/// ROCDL for `backend`, no target attached yet.
+void buildGpuLoweringPipeline(mlir::OpPassManager &pm, Backend backend,
+                              const GpuCompileOptions &options);
 
-/// The second half: a target per chip attached, code objects serialised.
-void buildGpuSerializePipeline(mlir::OpPassManager &pm,
-                               const GpuPipelineOptions &options);
+/// The second half: a target per chip of `chips` attached, code objects
+/// serialised.
+void buildGpuSerializePipeline(mlir::OpPassManager &pm, Backend backend,
+                               llvm::ArrayRef<std::string> chips,
+                               const GpuCompileOptions &options);
 
-/// A module of gpu.modules of one vendor and how to compile it.
+/// A module of gpu.modules of one backend and how to compile it.
 struct GpuCompileJob {
   mlir::ModuleOp module;
-  const GpuPipelineOptions *options;
+  Backend backend;
+  const GpuCompileOptions *options;
   llvm::StringRef timingName; // "gpu-cuda": scopes "gpu-cuda-<chip>"
 };
 
@@ -250,7 +266,7 @@ void buildCompilePipeline(mlir::OpPassManager &pm,
 /// easyml-lower-to-kernels) into a module of its own, so the CPU and each
 /// GPU vendor's pipelines can run separately. Returns (variant, module)
 /// pairs in order.
-std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
+std::vector<std::pair<VariantAttr, mlir::OwningOpRef<mlir::ModuleOp>>>
 splitGpuModules(mlir::ModuleOp module);
 
 /// Registers `easyml-prepare`, `easyml-lower-to-llvm`,

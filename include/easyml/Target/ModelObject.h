@@ -14,6 +14,7 @@
 #define EASYML_TARGET_MODELOBJECT_H
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
+#include "easyml/Conversion/MathToVectorLibrary/VectorMath.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,16 +39,9 @@ struct GpuImage {
   int64_t blockSize = 0, registers = 0, spillBytes = 0;
 };
 
-/// Whether the variant named `variant` runs on a GPU (its kernels are
-/// embedded code objects).
-inline bool isGpuVariant(llvm::StringRef variant) {
-  std::optional<VariantKind> kind = symbolizeVariantKind(variant);
-  return kind && isGpuVariant(*kind);
-}
-
 struct ObjectOptions {
   /// Variants present in the module, in descriptor order.
-  std::vector<std::string> variants{"baseline"};
+  std::vector<VariantKind> variants{VariantKind::baseline};
   /// Also export the descriptor as `easyml_model` (shared libraries).
   bool exportGenericSymbol = false;
   /// Target CPU; empty: the host's.
@@ -61,8 +55,9 @@ struct ObjectOptions {
   /// Libraries the code calls besides libm ("mvec"), linked into shared
   /// libraries.
   std::vector<std::string> libraries;
-  /// Code objects of each GPU variant, by variant name.
-  std::map<std::string, std::vector<GpuImage>> gpuImages;
+  /// Code objects of each GPU variant (their kernels are embedded code
+  /// objects, not functions of the module).
+  std::map<VariantKind, std::vector<GpuImage>> gpuImages;
   /// Parameters the GPU variants read per cell (--per-cell-params; "all").
   std::vector<std::string> perCellParams;
 };
@@ -71,8 +66,8 @@ struct ObjectOptions {
 struct VectorUnit {
   /// Doubles per native vector register (8 AVX-512, 4 AVX2, 2 otherwise).
   int64_t width = 2;
-  /// The libmvec flavour the target can call: avx512, avx2, sse2 or none.
-  std::string isa = "none";
+  /// The libmvec flavour the target can call.
+  VectorIsa isa = VectorIsa::None;
 };
 
 /// Describes the vector unit of `tm`'s CPU and features.

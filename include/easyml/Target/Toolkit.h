@@ -14,6 +14,8 @@
 #ifndef EASYML_TARGET_TOOLKIT_H
 #define EASYML_TARGET_TOOLKIT_H
 
+#include "easyml/Runtime/Backend.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -21,17 +23,17 @@
 
 namespace easyml {
 
-/// The toolkit root of GPU variant `variant` ("cuda" or "rocm"). With a
+/// The toolkit root of GPU backend `backend` (cuda or rocm). With a
 /// non-empty `explicitPath` only that path is considered; otherwise
 /// $CUDA_PATH, $CUDA_HOME, /usr/local/cuda (cuda) or $ROCM_PATH, /opt/rocm
 /// and, failing those, Debian's rocm-device-libs with ld.lld-19 linked into
 /// a temporary root removed at exit (rocm). The error says what is missing
 /// and how to point at it. Thread-safe; results are remembered.
-llvm::Expected<std::string> findGpuToolkit(llvm::StringRef variant,
+llvm::Expected<std::string> findGpuToolkit(Backend backend,
                                            llvm::StringRef explicitPath = "");
 
-/// Succeeds when `name` names a chip of GPU variant `variant`: one LLVM's
-/// back end knows ("cuda": NVPTX, "rocm": AMDGPU), or for cuda any
+/// Succeeds when `name` names a chip of GPU backend `backend`: one LLVM's
+/// back end knows (cuda: NVPTX, rocm: AMDGPU), or for cuda any
 /// `sm_<number>[a|f]` (PTX for the generic processor, which ptxas takes or
 /// rejects: LLVM 19 does not know sm_100, CUDA 13 does). Otherwise the
 /// error names the chip, the known ones one edit away, and how to list them
@@ -40,7 +42,7 @@ llvm::Expected<std::string> findGpuToolkit(llvm::StringRef variant,
 /// first call, which must not run while another thread initialises LLVM
 /// targets: the tools call it while checking their options, before any
 /// compilation thread starts.
-llvm::Error checkGpuChip(llvm::StringRef variant, llvm::StringRef name);
+llvm::Error checkGpuChip(Backend backend, llvm::StringRef name);
 
 } // namespace easyml
 

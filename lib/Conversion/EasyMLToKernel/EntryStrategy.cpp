@@ -35,7 +35,7 @@ public:
         loc, symbol,
         b.getFunctionType({LLVM::LLVMPointerType::get(b.getContext())}, {}));
     // What easyml-vectorize-cells reads the vector width from.
-    fn->setAttr("easyml.variant", target);
+    fn->setAttr(VariantAttr::getAttrName(), target);
     Block *entry = fn.addEntryBlock();
     return {entry, entry->getArgument(0), Value()};
   }
@@ -78,7 +78,7 @@ public:
                     b.getUnitAttr());
     b.setInsertionPointToEnd(module.getBody());
     gpuModule = b.create<gpu::GPUModuleOp>(loc, moduleSymbol);
-    gpuModule->setAttr("easyml.variant", target);
+    gpuModule->setAttr(VariantAttr::getAttrName(), target);
   }
 
   EntryFunction createFunction(OpBuilder &b, Location loc,

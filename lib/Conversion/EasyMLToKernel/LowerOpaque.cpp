@@ -16,6 +16,21 @@ namespace easyml {
 } // namespace easyml
 
 using namespace mlir;
+using namespace easyml;
+
+/// A register of the value's size on `target`, the result tied to the
+/// operand.
+static StringRef tiedRegisterConstraints(Backend target) {
+  switch (target) {
+  case Backend::Cpu:
+    return "=r,0";
+  case Backend::Cuda:
+    return "=l,0";
+  case Backend::Rocm:
+    return "=v,0";
+  }
+  llvm_unreachable("unknown backend");
+}
 
 namespace {
 struct LowerOpaquePass
@@ -23,9 +38,8 @@ struct LowerOpaquePass
   using LowerOpaqueBase::LowerOpaqueBase;
 
   std::string checkOptions() const {
-    if (target != "host" && target != "cuda" && target != "rocm")
-      return "unknown target '" + target.getValue() +
-             "' (expected host, cuda or rocm)";
+    if (const std::optional<std::string> &bad = unknownValue(target))
+      return "unknown target '" + *bad + "' (expected host, cuda or rocm)";
     return "";
   }
 
@@ -36,10 +50,7 @@ struct LowerOpaquePass
   }
 
   void runOnOperation() override {
-    // A register of the value's size, the result tied to the operand.
-    StringRef constraints = target == "cuda"   ? "=l,0"
-                            : target == "rocm" ? "=v,0"
-                                               : "=r,0";
+    StringRef constraints = tiedRegisterConstraints(target);
     getOperation()->walk([&](easyml::OpaqueOp op) {
       OpBuilder b(op);
       auto asmOp = b.create<LLVM::InlineAsmOp>(

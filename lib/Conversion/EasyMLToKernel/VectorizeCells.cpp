@@ -715,9 +715,9 @@ struct VectorizeCellsPass
       if (!loop->hasAttr(easyml::kCellLoopAttr))
         return;
       auto fn = loop->getParentOfType<FunctionOpInterface>();
-      auto variant =
-          fn ? fn->getAttrOfType<easyml::VariantAttr>("easyml.variant")
-             : easyml::VariantAttr();
+      auto variant = fn ? fn->getAttrOfType<easyml::VariantAttr>(
+                              easyml::VariantAttr::getAttrName())
+                        : easyml::VariantAttr();
       if (variant && !variant.isGpu() && variant.getWidth() > 1)
         loops.push_back({loop, variant.getWidth()});
     });

@@ -15,8 +15,22 @@ namespace easyml {
 } // namespace easyml
 
 using namespace mlir;
+using namespace easyml;
 
 namespace {
+/// The name of the f64 function `fn` in the device library of `target`.
+static std::string deviceFunction(Backend target, StringRef fn) {
+  switch (target) {
+  case Backend::Cuda:
+    return ("__nv_" + fn).str();
+  case Backend::Rocm:
+    return ("__ocml_" + fn + "_f64").str();
+  case Backend::Cpu:
+    break;
+  }
+  llvm_unreachable("device math for the host");
+}
+
 struct ConvertMathToDeviceLibraryPass
     : public easyml::impl::ConvertMathToDeviceLibraryBase<
           ConvertMathToDeviceLibraryPass> {
@@ -24,8 +38,11 @@ struct ConvertMathToDeviceLibraryPass
 
   /// Checks the options; returns the problem, or an empty string.
   std::string checkOptions() const {
-    if (target != "cuda" && target != "rocm")
-      return "unknown target '" + target + "' (expected cuda or rocm)";
+    std::optional<std::string> bad = unknownValue(target);
+    if (!bad && target == Backend::Cpu)
+      bad = backendName(Backend::Cpu);
+    if (bad)
+      return "unknown target '" + *bad + "' (expected cuda or rocm)";
     return "";
   }
 
@@ -54,8 +71,7 @@ struct ConvertMathToDeviceLibraryPass
     for (Operation *op : work) {
       // math.acos -> acos -> __nv_acos / __ocml_acos_f64
       std::string fn = op->getName().stripDialect().str();
-      std::string name =
-          target == "cuda" ? "__nv_" + fn : "__ocml_" + fn + "_f64";
+      std::string name = deviceFunction(target, fn);
       auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!decl) {
         OpBuilder::InsertionGuard guard(b);

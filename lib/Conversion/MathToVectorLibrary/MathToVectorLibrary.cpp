@@ -73,6 +73,25 @@ Operation *toIntrinsic(OpBuilder &b, Operation *op) {
       .Default([](Operation *) { return nullptr; });
 }
 
+/// The native width (0: no libmvec call) and the vector function ABI's
+/// letter of the libmvec variants `library` and `isa` give.
+static std::pair<int64_t, char> libmvecVariants(VectorMath library,
+                                                VectorIsa isa) {
+  if (library == VectorMath::Scalar)
+    return {0, 0};
+  switch (isa) {
+  case VectorIsa::Avx512:
+    return {8, 'e'};
+  case VectorIsa::Avx2:
+    return {4, 'd'};
+  case VectorIsa::Sse2:
+    return {2, 'b'};
+  case VectorIsa::None:
+    return {0, 0};
+  }
+  llvm_unreachable("unknown vector instruction set");
+}
+
 struct ConvertMathToVectorLibraryPass
     : public easyml::impl::ConvertMathToVectorLibraryBase<
           ConvertMathToVectorLibraryPass> {
@@ -80,10 +99,10 @@ struct ConvertMathToVectorLibraryPass
 
   /// Checks the options; returns the problem, or an empty string.
   std::string checkOptions() const {
-    if (isa != "avx512" && isa != "avx2" && isa != "sse2" && isa != "none")
-      return "unknown isa '" + isa + "' (expected avx512, avx2, sse2 or none)";
-    if (library != "libmvec" && library != "scalar")
-      return "unknown vector math library '" + library +
+    if (const std::optional<std::string> &bad = unknownValue(isa))
+      return "unknown isa '" + *bad + "' (expected avx512, avx2, sse2 or none)";
+    if (const std::optional<std::string> &bad = unknownValue(library))
+      return "unknown vector math library '" + *bad +
              "' (expected libmvec or scalar)";
     return "";
   }
@@ -101,16 +120,7 @@ struct ConvertMathToVectorLibraryPass
       module.emitError(problem);
       return signalPassFailure();
     }
-    int64_t native = 0;
-    char isaLetter = 0;
-    if (isa == "avx512")
-      native = 8, isaLetter = 'e';
-    else if (isa == "avx2")
-      native = 4, isaLetter = 'd';
-    else if (isa == "sse2")
-      native = 2, isaLetter = 'b';
-    if (library == "scalar")
-      native = 0;
+    auto [native, isaLetter] = libmvecVariants(library, isa);
 
     SmallVector<Operation *> work;
     module.walk([&](Operation *op) {

@@ -62,6 +62,24 @@ private:
   LogicalResult expandLinearImplicit(ArrayRef<StateInfo *> states,
                                      Method method);
   LogicalResult expandAdaptive(ArrayRef<StateInfo *> states, int group);
+  // The parts of expandAdaptive: the loop-carried values, then per
+  // sub-step its size, the factorised iteration matrix (new or kept), the
+  // ROS2 stages and the step-size control.
+  struct AdaptiveGroup;
+  struct SubStep;
+  AdaptiveGroup startAdaptive(ArrayRef<StateInfo *> group, int groupNumber);
+  void declareFactorReuse(AdaptiveGroup &g, int groupNumber);
+  void buildSubStepCondition(AdaptiveGroup &g, OpBuilder &bb, Location l,
+                             ValueRange args);
+  void buildSubStep(AdaptiveGroup &g, Location l, ValueRange args);
+  void chooseSubStepSize(AdaptiveGroup &g, SubStep &s);
+  Value makeGammaH(SubStep &s);
+  void factorise(AdaptiveGroup &g, SubStep &s, ArrayRef<Value> rates);
+  void reuseOrFactorise(AdaptiveGroup &g, SubStep &s, ValueRange args);
+  void storeFactors(AdaptiveGroup &g, SubStep &s);
+  std::pair<SmallVector<Value>, Value> ros2(AdaptiveGroup &g, SubStep &s);
+  SmallVector<Value> controlStepSize(AdaptiveGroup &g, SubStep &s,
+                                     ArrayRef<Value> xn, Value err);
   /// "cvode.<what>[.<group>]", unique in the model.
   std::string hiddenName(StringRef what, int group);
   /// Declares a hidden value (0 at the start; `unit` may be empty) and
@@ -469,309 +487,404 @@ unsigned Expander::countFactors(ArrayRef<StateInfo *> group) {
   return count;
 }
 
-LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
-                                       int groupNumber) {
-  unsigned n = group.size();
-  Type f64 = b.getF64Type(), i1 = b.getI1Type(), i64 = b.getI64Type();
-  // The step size this group last proposed, per cell: a hidden value, so a
-  // time step starts where the last one ended instead of at dt (0 at the
-  // start: dt). Proposals are capped at dt, which is all a step can use.
-  std::string hName = hiddenName("h", groupNumber);
-  Value hStored = declareHidden(hName, "ms");
-  Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
-                                           hStored, z.cst(0.0));
-  Value h0 = b.create<arith::SelectOp>(
-      loc, positive, b.create<arith::MinNumFOp>(loc, hStored, dt), dt);
-  SmallVector<Value> init{z.cst(0.0), h0};
-  SmallVector<Type> types{f64, f64};
-  for (StateInfo *s : group) {
-    init.push_back(s->old);
-    types.push_back(f64);
-  }
-  init.push_back(b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0)));
-  types.push_back(i64);
-  const unsigned countIndex = 2 + n;
-
-  // Reuse of the factorised iteration matrix: each cell keeps the factors
-  // of I - gamma*h*J, the gamma*h they were made for and their age in time
-  // steps. A sub-step reuses them while its gamma*h is within 30% of theirs
-  // (ROS2 keeps its order with any matrix: a W-method), the sub-step
-  // before it passed its error test and they are at most
-  // cvode-jacobian-age steps old; otherwise it evaluates J and factorises
-  // anew. The factors are in-place hidden values: stored by the branch
-  // that makes them and loaded where the solves use them, so nothing holds
-  // them between sub-steps or steps.
-  bool reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting;
-  if (opts.cvodeJacobianAge > 0 && opts.cvodePivoting)
-    emitWarning(group.front()->decl.getLoc(),
-                "easyml-expand-integrators: cvode-jacobian-age is ignored "
-                "with cvode-pivoting (pivoted factors are not kept)");
-  unsigned numFactors = 0, reuseIndex = types.size();
+/// What the parts of one cvode group's expansion share: the values its
+/// sub-step loop carries and how it reuses the factors of its iteration
+/// matrix.
+struct Expander::AdaptiveGroup {
+  ArrayRef<StateInfo *> states;
+  unsigned n = 0;
+  /// The hidden value holding the step size the group last proposed.
+  std::string hName;
+  /// The loop's initial values and types: the time into the step, the
+  /// step size, the states, the sub-step count, then (with reuse) the
+  /// gamma*h of the kept factors and their age.
+  SmallVector<Value> init;
+  SmallVector<Type> types;
+  unsigned countIndex = 0, reuseIndex = 0;
+  /// Whether the factorised iteration matrix is kept between sub-steps.
+  bool reuse = false;
+  unsigned numFactors = 0;
   SmallVector<std::string> factorNames;
   std::string ghName, ageName;
-  if (reuse) {
-    numFactors = countFactors(group);
-    reuse = numFactors > 0;
-  }
-  if (reuse) {
-    std::string prefix = hiddenName("lu", groupNumber);
-    for (unsigned k = 0; k < numFactors; ++k) {
-      factorNames.push_back(prefix + "." + std::to_string(k));
-      declareHidden(factorNames.back(), "", /*inPlace=*/true);
-    }
-    ghName = hiddenName("gh", groupNumber);
-    init.push_back(declareHidden(ghName, "ms"));
-    types.push_back(f64);
-    ageName = hiddenName("age", groupNumber);
-    // One more time step since the factors were made.
-    init.push_back(z.value(z.add(declareHidden(ageName, ""), z.cst(1.0))));
-    types.push_back(f64);
-  }
-  Value maxSub = b.create<arith::ConstantOp>(
-      loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
-  Value maxAge = z.cst(static_cast<double>(opts.cvodeJacobianAge));
-  Value minRemaining = z.mul(dt, z.cst(1e-12));
-  Value minStep = z.mul(dt, z.cst(1e-9));
+  Value maxSub, maxAge, minRemaining, minStep;
   LogicalResult status = success();
+  /// What the group's factorisation costs (easyml.stiff_cost).
   DictionaryAttr cost;
+};
 
+/// The values one sub-step's parts share.
+struct Expander::SubStep {
+  Location loc;
+  Value tau, h, count;
+  SmallVector<Value> x;
+  Value one;
+  /// The sub-step's length and start time.
+  Value hh, t0;
+  /// gamma*h, made when first needed.
+  Value gammaH;
+  /// The rates at the start of the sub-step.
+  SmallVector<Value> f;
+  std::optional<UnrolledLU> lu;
+  /// Whether the factorisation's pivots are usable (null: not tested).
+  Value pivotOk;
+  /// With reuse: the gamma*h of the factors used, their next age.
+  Value ghUsed, ageNext;
+};
+
+LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
+                                       int groupNumber) {
+  AdaptiveGroup g = startAdaptive(group, groupNumber);
   auto whileOp = b.create<scf::WhileOp>(
-      loc, types, init,
+      loc, g.types, g.init,
       [&](OpBuilder &bb, Location l, ValueRange args) {
-        Value remaining = bb.create<arith::SubFOp>(l, dt, args[0]);
-        Value more = bb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT,
-                                              remaining, minRemaining);
-        Value budget = bb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
-                                                args[countIndex], maxSub);
-        Value cond = bb.create<arith::AndIOp>(l, more, budget);
-        bb.create<scf::ConditionOp>(l, cond, args);
+        buildSubStepCondition(g, bb, l, args);
       },
       [&](OpBuilder &bb, Location l, ValueRange args) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToEnd(bb.getInsertionBlock());
-        Value tau = args[0], h = args[1], count = args[countIndex];
-        SmallVector<Value> x(args.begin() + 2, args.begin() + 2 + n);
-        Value remaining = b.create<arith::SubFOp>(l, dt, tau);
-        Value one = b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1));
-        // The last sub-step of the budget covers the rest of the interval
-        // (accepted whatever its error), so the step always reaches t + dt.
-        Value lastTry = b.create<arith::CmpIOp>(
-            l, arith::CmpIPredicate::sge,
-            b.create<arith::AddIOp>(l, count, one), maxSub);
-        Value hh;
-        if (!reuse) {
-          hh = b.create<arith::SelectOp>(
-              l, lastTry, remaining,
-              b.create<arith::MinNumFOp>(l, h, remaining));
-        } else {
-          // The rest of the interval in equal sub-steps of at most h, so
-          // no sub-step is a sliver cut short to end the interval and
-          // gamma*h stays the same from one sub-step (and time step) to
-          // the next while the proposal does: what lets the factors be
-          // reused.
-          Value pieces = b.create<math::CeilOp>(
-              l, z.sub(z.div(remaining, h), z.cst(1e-9)));
-          pieces = b.create<arith::MaxNumFOp>(l, pieces, z.cst(1.0));
-          hh = b.create<arith::SelectOp>(l, lastTry, remaining,
-                                         z.div(remaining, pieces));
-        }
-        Value t0 = z.add(time, tau);
-        auto makeGammaH = [&] { return z.value(z.mul(z.cst(kRos2Gamma), hh)); };
-        Value gammaH;
-        SmallVector<Value> f;
-
-        // The Jacobian, its factorisation and the pivot test, built at the
-        // builder's insertion point.
-        std::optional<UnrolledLU> lu;
-        Value pivotOk;
-        auto factorise = [&](ArrayRef<Value> rates) {
-          auto j = jacobian(rates, x);
-          if (failed(j)) {
-            status = failure();
-            j = DenseMatrix(n, SmallVector<Value>(n));
-          }
-          if (!gammaH)
-            gammaH = makeGammaH();
-          lu.emplace(b, l, iterationMatrix(*j, gammaH), opts.cvodePivoting);
-          // Checked now, so the pivots are not kept through the stages
-          // (the solves use their reciprocals).
-          if (!opts.cvodePivoting)
-            pivotOk =
-                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE,
-                                        lu->smallestPivot(), z.cst(kMinPivot));
-          int64_t jnz = 0;
-          for (const auto &row : *j)
-            for (Value v : row)
-              jnz += v && !isConstant(v, 0.0);
-          int64_t lunz = lu->nonZeros();
-          cost = b.getDictionaryAttr(
-              {b.getNamedAttr("states", b.getI64IntegerAttr(n)),
-               b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
-               b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
-               b.getNamedAttr("live_across_stage2",
-                              b.getI64IntegerAttr(lunz + 2 * n))});
-        };
-        Value reused, ghUsed, ageNext;
-        if (!reuse) {
-          f = ratesAt(group, x, t0);
-          factorise(f);
-        } else {
-          gammaH = makeGammaH();
-          Value ghKept = args[reuseIndex];
-          Value age = args[reuseIndex + 1];
-          // |gamma*h / kept - 1| <= 0.3; false where nothing is kept (0:
-          // at the start, and after a sub-step failed its error test).
-          Value change = b.create<math::AbsFOp>(
-              l, z.sub(z.div(gammaH, ghKept), z.cst(1.0)));
-          Value close = b.create<arith::CmpFOp>(
-              l, arith::CmpFPredicate::OLE, change, z.cst(kReuseGammaChange));
-          Value young = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE,
-                                                age, maxAge);
-          Value trueValue = b.create<arith::ConstantOp>(l, b.getBoolAttr(true));
-          reused = b.create<arith::AndIOp>(l, close, young);
-          // The branch that makes new factors stores them; both paths
-          // then read them from the cell's record, so the branches join
-          // with the rates, gamma*h and the pivot test rather than with
-          // every factor.
-          SmallVector<Type> joined(n, f64);
-          joined.append({f64, i1});
-          auto ifOp = b.create<scf::IfOp>(l, joined, reused,
-                                          /*withElseRegion=*/true);
-          {
-            OpBuilder::InsertionGuard inner(b);
-            b.setInsertionPointToStart(ifOp.thenBlock());
-            SmallVector<Value> kept = ratesAt(group, x, t0);
-            kept.append({ghKept, trueValue});
-            b.create<scf::YieldOp>(l, kept);
-            b.setInsertionPointToStart(ifOp.elseBlock());
-            // The right-hand sides in each branch: differentiation writes
-            // the tangents next to the values it differentiates, so here
-            // they interleave with them (each intermediate value dies
-            // soon) and the other branch has none.
-            SmallVector<Value> results = ratesAt(group, x, t0);
-            factorise(results);
-            SmallVector<Value> fresh = lu->factors();
-            if (fresh.size() != numFactors) {
-              status = emitError(l, "easyml-expand-integrators: the "
-                                    "factors of cvode group changed "
-                                    "structure (")
-                       << fresh.size() << " against " << numFactors << ")";
-              fresh.resize(numFactors, z.cst(0.0));
-            }
-            for (auto [name, value] : llvm::zip(factorNames, fresh))
-              b.create<HiddenStoreOp>(
-                  l, FlatSymbolRefAttr::get(b.getContext(), name), value);
-            results.append({gammaH, pivotOk});
-            b.create<scf::YieldOp>(l, results);
-          }
-          SmallVector<Value> factorsUsed;
-          for (const std::string &name : factorNames)
-            factorsUsed.push_back(b.create<HiddenLoadOp>(
-                l, f64, FlatSymbolRefAttr::get(b.getContext(), name)));
-          lu->setFactors(factorsUsed);
-          f.assign(ifOp.getResults().begin(), ifOp.getResults().begin() + n);
-          ghUsed = ifOp.getResult(n);
-          pivotOk = ifOp.getResult(n + 1);
-          ageNext = b.create<arith::SelectOp>(l, reused, age, z.cst(0.0));
-        }
-        SmallVector<Value> k1 = lu->solve(f);
-        SmallVector<Value> x2;
-        for (unsigned i = 0; i < n; ++i)
-          x2.push_back(z.value(z.add(x[i], z.mul(hh, k1[i]))));
-        SmallVector<Value> f2 = ratesAt(group, x2, z.add(t0, hh));
-        SmallVector<Value> rhs2;
-        for (unsigned i = 0; i < n; ++i)
-          rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
-        SmallVector<Value> k2 = lu->solve(rhs2);
-        // Embedded first-order estimate: X + h*k1 against the ROS2 result.
-        Value errSum = z.cst(0.0);
-        SmallVector<Value> xn;
-        for (unsigned i = 0; i < n; ++i) {
-          Value xi =
-              z.value(z.add(x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
-                                        z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
-          xn.push_back(xi);
-          Value est = z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i]));
-          Value mag =
-              b.create<arith::MaxNumFOp>(l, b.create<math::AbsFOp>(l, x[i]),
-                                         b.create<math::AbsFOp>(l, xi));
-          Value scale = z.add(z.cst(opts.cvodeAbsTol),
-                              z.mul(z.cst(opts.cvodeRelTol), mag));
-          Value r = z.div(est, scale);
-          errSum = z.value(z.add(errSum, z.mul(r, r)));
-        }
-        Value err = b.create<math::SqrtOp>(
-            l, z.div(errSum, z.cst(static_cast<double>(n))));
-        if (pivotOk) {
-          // A near-zero pivot: the sub-step fails like a NaN error would
-          // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
-          err = b.create<arith::SelectOp>(
-              l, pivotOk, err, z.cst(std::numeric_limits<double>::quiet_NaN()));
-        }
-        Value ok = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err,
-                                           z.cst(1.0));
-        Value nextCount = b.create<arith::AddIOp>(l, count, one);
-        Value last = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
-                                             nextCount, maxSub);
-        Value tiny =
-            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh, minStep);
-        Value accept = b.create<arith::OrIOp>(
-            l, ok, b.create<arith::OrIOp>(l, last, tiny));
-        // Step-size factor 0.9/sqrt(err), limited to [0.2, 5]; NaN -> 0.2.
-        Value fac = z.div(z.cst(0.9),
-                          b.create<math::SqrtOp>(l, b.create<arith::MaxNumFOp>(
-                                                        l, err, z.cst(1e-12))));
-        fac = b.create<arith::MinNumFOp>(
-            l, b.create<arith::MaxNumFOp>(l, fac, z.cst(0.2)), z.cst(5.0));
-        Value isNan =
-            b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
-        fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
-        Value hNext = z.mul(hh, fac);
-        if (reuse) {
-          hNext = b.create<arith::MinNumFOp>(l, hNext, dt);
-        } else {
-          // A sub-step cut short to end the interval says nothing against
-          // the longer step proposed before it.
-          Value cut = b.create<arith::AndIOp>(
-              l, accept,
-              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, hh, h));
-          hNext = b.create<arith::MinNumFOp>(
-              l,
-              b.create<arith::SelectOp>(
-                  l, cut, b.create<arith::MaxNumFOp>(l, h, hNext), hNext),
-              dt);
-        }
-        SmallVector<Value> yielded;
-        yielded.push_back(
-            b.create<arith::SelectOp>(l, accept, z.add(tau, hh), tau));
-        yielded.push_back(hNext);
-        for (unsigned i = 0; i < n; ++i)
-          yielded.push_back(b.create<arith::SelectOp>(l, accept, xn[i], x[i]));
-        yielded.push_back(nextCount);
-        if (reuse) {
-          // A sub-step that failed its error test (or was accepted only at
-          // the end of the budget or below the smallest step) drops the
-          // factors: the next one makes new ones.
-          yielded.push_back(
-              b.create<arith::SelectOp>(l, ok, ghUsed, z.cst(0.0)));
-          yielded.push_back(ageNext);
-        }
-        b.create<scf::YieldOp>(l, yielded);
+        buildSubStep(g, l, args);
       });
-  if (failed(status))
+  if (failed(g.status))
     return failure();
-  if (cost)
-    whileOp->setAttr("easyml.stiff_cost", cost);
-  for (unsigned i = 0; i < n; ++i)
+  if (g.cost)
+    whileOp->setAttr("easyml.stiff_cost", g.cost);
+  for (unsigned i = 0; i < g.n; ++i)
     next[group[i]] = whileOp.getResult(2 + i);
-  hiddenNext.push_back({b.getStringAttr(hName), whileOp.getResult(1)});
-  if (reuse) {
+  hiddenNext.push_back({b.getStringAttr(g.hName), whileOp.getResult(1)});
+  if (g.reuse) {
     hiddenNext.push_back(
-        {b.getStringAttr(ghName), whileOp.getResult(reuseIndex)});
+        {b.getStringAttr(g.ghName), whileOp.getResult(g.reuseIndex)});
     hiddenNext.push_back(
-        {b.getStringAttr(ageName), whileOp.getResult(reuseIndex + 1)});
+        {b.getStringAttr(g.ageName), whileOp.getResult(g.reuseIndex + 1)});
   }
   return success();
+}
+
+Expander::AdaptiveGroup Expander::startAdaptive(ArrayRef<StateInfo *> group,
+                                                int groupNumber) {
+  AdaptiveGroup g;
+  g.states = group;
+  g.n = group.size();
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  // The step size this group last proposed, per cell: a hidden value, so a
+  // time step starts where the last one ended instead of at dt (0 at the
+  // start: dt). Proposals are capped at dt, which is all a step can use.
+  g.hName = hiddenName("h", groupNumber);
+  Value hStored = declareHidden(g.hName, "ms");
+  Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                           hStored, z.cst(0.0));
+  Value h0 = b.create<arith::SelectOp>(
+      loc, positive, b.create<arith::MinNumFOp>(loc, hStored, dt), dt);
+  g.init = {z.cst(0.0), h0};
+  g.types = {f64, f64};
+  for (StateInfo *s : group) {
+    g.init.push_back(s->old);
+    g.types.push_back(f64);
+  }
+  g.init.push_back(b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0)));
+  g.types.push_back(i64);
+  g.countIndex = 2 + g.n;
+  g.reuseIndex = g.types.size();
+  declareFactorReuse(g, groupNumber);
+  g.maxSub = b.create<arith::ConstantOp>(
+      loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
+  g.maxAge = z.cst(static_cast<double>(opts.cvodeJacobianAge));
+  g.minRemaining = z.mul(dt, z.cst(1e-12));
+  g.minStep = z.mul(dt, z.cst(1e-9));
+  return g;
+}
+
+/// Reuse of the factorised iteration matrix: each cell keeps the factors
+/// of I - gamma*h*J, the gamma*h they were made for and their age in time
+/// steps. A sub-step reuses them while its gamma*h is within 30% of theirs
+/// (ROS2 keeps its order with any matrix: a W-method), the sub-step before
+/// it passed its error test and they are at most cvode-jacobian-age steps
+/// old; otherwise it evaluates J and factorises anew. The factors are
+/// in-place hidden values: stored by the branch that makes them and loaded
+/// where the solves use them, so nothing holds them between sub-steps or
+/// steps.
+void Expander::declareFactorReuse(AdaptiveGroup &g, int groupNumber) {
+  g.reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting;
+  if (opts.cvodeJacobianAge > 0 && opts.cvodePivoting)
+    emitWarning(g.states.front()->decl.getLoc(),
+                "easyml-expand-integrators: cvode-jacobian-age is ignored "
+                "with cvode-pivoting (pivoted factors are not kept)");
+  if (g.reuse) {
+    g.numFactors = countFactors(g.states);
+    g.reuse = g.numFactors > 0;
+  }
+  if (!g.reuse)
+    return;
+  Type f64 = b.getF64Type();
+  std::string prefix = hiddenName("lu", groupNumber);
+  for (unsigned k = 0; k < g.numFactors; ++k) {
+    g.factorNames.push_back(prefix + "." + std::to_string(k));
+    declareHidden(g.factorNames.back(), "", /*inPlace=*/true);
+  }
+  g.ghName = hiddenName("gh", groupNumber);
+  g.init.push_back(declareHidden(g.ghName, "ms"));
+  g.types.push_back(f64);
+  g.ageName = hiddenName("age", groupNumber);
+  // One more time step since the factors were made.
+  g.init.push_back(z.value(z.add(declareHidden(g.ageName, ""), z.cst(1.0))));
+  g.types.push_back(f64);
+}
+
+/// Another sub-step while the step is not covered and the budget lasts.
+void Expander::buildSubStepCondition(AdaptiveGroup &g, OpBuilder &bb,
+                                     Location l, ValueRange args) {
+  Value remaining = bb.create<arith::SubFOp>(l, dt, args[0]);
+  Value more = bb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, remaining,
+                                        g.minRemaining);
+  Value budget = bb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                          args[g.countIndex], g.maxSub);
+  Value cond = bb.create<arith::AndIOp>(l, more, budget);
+  bb.create<scf::ConditionOp>(l, cond, args);
+}
+
+/// One ROS2 sub-step with its error estimate and step-size control, at
+/// `b`'s insertion point (the loop body).
+void Expander::buildSubStep(AdaptiveGroup &g, Location l, ValueRange args) {
+  SubStep s{l};
+  s.tau = args[0];
+  s.h = args[1];
+  s.count = args[g.countIndex];
+  s.x.assign(args.begin() + 2, args.begin() + 2 + g.n);
+  chooseSubStepSize(g, s);
+  s.t0 = z.add(time, s.tau);
+  if (!g.reuse) {
+    s.f = ratesAt(g.states, s.x, s.t0);
+    factorise(g, s, s.f);
+  } else {
+    reuseOrFactorise(g, s, args);
+  }
+  auto [xn, err] = ros2(g, s);
+  SmallVector<Value> yielded = controlStepSize(g, s, xn, err);
+  b.create<scf::YieldOp>(l, yielded);
+}
+
+/// The sub-step's length: what remains of the step, at most h (the last
+/// sub-step of the budget covers the rest of the interval, accepted
+/// whatever its error, so the step always reaches t + dt).
+void Expander::chooseSubStepSize(AdaptiveGroup &g, SubStep &s) {
+  Location l = s.loc;
+  Value remaining = b.create<arith::SubFOp>(l, dt, s.tau);
+  s.one = b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(1));
+  Value lastTry = b.create<arith::CmpIOp>(
+      l, arith::CmpIPredicate::sge, b.create<arith::AddIOp>(l, s.count, s.one),
+      g.maxSub);
+  if (!g.reuse) {
+    s.hh = b.create<arith::SelectOp>(
+        l, lastTry, remaining, b.create<arith::MinNumFOp>(l, s.h, remaining));
+    return;
+  }
+  // The rest of the interval in equal sub-steps of at most h, so no
+  // sub-step is a sliver cut short to end the interval and gamma*h stays
+  // the same from one sub-step (and time step) to the next while the
+  // proposal does: what lets the factors be reused.
+  Value pieces =
+      b.create<math::CeilOp>(l, z.sub(z.div(remaining, s.h), z.cst(1e-9)));
+  pieces = b.create<arith::MaxNumFOp>(l, pieces, z.cst(1.0));
+  s.hh = b.create<arith::SelectOp>(l, lastTry, remaining,
+                                   z.div(remaining, pieces));
+}
+
+Value Expander::makeGammaH(SubStep &s) {
+  return z.value(z.mul(z.cst(kRos2Gamma), s.hh));
+}
+
+/// The Jacobian of `rates`, its factorisation and the pivot test, built at
+/// the builder's insertion point.
+void Expander::factorise(AdaptiveGroup &g, SubStep &s, ArrayRef<Value> rates) {
+  unsigned n = g.n;
+  auto j = jacobian(rates, s.x);
+  if (failed(j)) {
+    g.status = failure();
+    j = DenseMatrix(n, SmallVector<Value>(n));
+  }
+  if (!s.gammaH)
+    s.gammaH = makeGammaH(s);
+  s.lu.emplace(b, s.loc, iterationMatrix(*j, s.gammaH), opts.cvodePivoting);
+  // Checked now, so the pivots are not kept through the stages (the solves
+  // use their reciprocals).
+  if (!opts.cvodePivoting)
+    s.pivotOk =
+        b.create<arith::CmpFOp>(s.loc, arith::CmpFPredicate::OGE,
+                                s.lu->smallestPivot(), z.cst(kMinPivot));
+  int64_t jnz = 0;
+  for (const auto &row : *j)
+    for (Value v : row)
+      jnz += v && !isConstant(v, 0.0);
+  int64_t lunz = s.lu->nonZeros();
+  g.cost = b.getDictionaryAttr(
+      {b.getNamedAttr("states", b.getI64IntegerAttr(n)),
+       b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
+       b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
+       b.getNamedAttr("live_across_stage2",
+                      b.getI64IntegerAttr(lunz + 2 * n))});
+}
+
+/// With reuse: the kept factors where they still serve, new ones otherwise.
+void Expander::reuseOrFactorise(AdaptiveGroup &g, SubStep &s, ValueRange args) {
+  Location l = s.loc;
+  Type f64 = b.getF64Type(), i1 = b.getI1Type();
+  s.gammaH = makeGammaH(s);
+  Value ghKept = args[g.reuseIndex];
+  Value age = args[g.reuseIndex + 1];
+  // |gamma*h / kept - 1| <= 0.3; false where nothing is kept (0: at the
+  // start, and after a sub-step failed its error test).
+  Value change =
+      b.create<math::AbsFOp>(l, z.sub(z.div(s.gammaH, ghKept), z.cst(1.0)));
+  Value close = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, change,
+                                        z.cst(kReuseGammaChange));
+  Value young =
+      b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, age, g.maxAge);
+  Value trueValue = b.create<arith::ConstantOp>(l, b.getBoolAttr(true));
+  Value reused = b.create<arith::AndIOp>(l, close, young);
+  // The branch that makes new factors stores them; both paths then read
+  // them from the cell's record, so the branches join with the rates,
+  // gamma*h and the pivot test rather than with every factor.
+  SmallVector<Type> joined(g.n, f64);
+  joined.append({f64, i1});
+  auto ifOp = b.create<scf::IfOp>(l, joined, reused, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> kept = ratesAt(g.states, s.x, s.t0);
+    kept.append({ghKept, trueValue});
+    b.create<scf::YieldOp>(l, kept);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    // The right-hand sides in each branch: differentiation writes the
+    // tangents next to the values it differentiates, so here they
+    // interleave with them (each intermediate value dies soon) and the
+    // other branch has none.
+    SmallVector<Value> results = ratesAt(g.states, s.x, s.t0);
+    factorise(g, s, results);
+    storeFactors(g, s);
+    results.append({s.gammaH, s.pivotOk});
+    b.create<scf::YieldOp>(l, results);
+  }
+  SmallVector<Value> factorsUsed;
+  for (const std::string &name : g.factorNames)
+    factorsUsed.push_back(b.create<HiddenLoadOp>(
+        l, f64, FlatSymbolRefAttr::get(b.getContext(), name)));
+  s.lu->setFactors(factorsUsed);
+  s.f.assign(ifOp.getResults().begin(), ifOp.getResults().begin() + g.n);
+  s.ghUsed = ifOp.getResult(g.n);
+  s.pivotOk = ifOp.getResult(g.n + 1);
+  s.ageNext = b.create<arith::SelectOp>(l, reused, age, z.cst(0.0));
+}
+
+/// Stores the new factors in the cell's record.
+void Expander::storeFactors(AdaptiveGroup &g, SubStep &s) {
+  SmallVector<Value> fresh = s.lu->factors();
+  if (fresh.size() != g.numFactors) {
+    g.status = emitError(s.loc, "easyml-expand-integrators: the factors of "
+                                "cvode group changed structure (")
+               << fresh.size() << " against " << g.numFactors << ")";
+    fresh.resize(g.numFactors, z.cst(0.0));
+  }
+  for (auto [name, value] : llvm::zip(g.factorNames, fresh))
+    b.create<HiddenStoreOp>(s.loc, FlatSymbolRefAttr::get(b.getContext(), name),
+                            value);
+}
+
+/// The ROS2 stages from the factorisation: the new states and the error
+/// of the embedded first-order estimate (X + h*k1) against them, NaN where
+/// a pivot was near zero.
+std::pair<SmallVector<Value>, Value> Expander::ros2(AdaptiveGroup &g,
+                                                    SubStep &s) {
+  Location l = s.loc;
+  unsigned n = g.n;
+  Value hh = s.hh;
+  SmallVector<Value> k1 = s.lu->solve(s.f);
+  SmallVector<Value> x2;
+  for (unsigned i = 0; i < n; ++i)
+    x2.push_back(z.value(z.add(s.x[i], z.mul(hh, k1[i]))));
+  SmallVector<Value> f2 = ratesAt(g.states, x2, z.add(s.t0, hh));
+  SmallVector<Value> rhs2;
+  for (unsigned i = 0; i < n; ++i)
+    rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
+  SmallVector<Value> k2 = s.lu->solve(rhs2);
+  Value errSum = z.cst(0.0);
+  SmallVector<Value> xn;
+  for (unsigned i = 0; i < n; ++i) {
+    Value xi =
+        z.value(z.add(s.x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
+                                    z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
+    xn.push_back(xi);
+    Value est = z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i]));
+    Value mag = b.create<arith::MaxNumFOp>(l, b.create<math::AbsFOp>(l, s.x[i]),
+                                           b.create<math::AbsFOp>(l, xi));
+    Value scale =
+        z.add(z.cst(opts.cvodeAbsTol), z.mul(z.cst(opts.cvodeRelTol), mag));
+    Value r = z.div(est, scale);
+    errSum = z.value(z.add(errSum, z.mul(r, r)));
+  }
+  Value err =
+      b.create<math::SqrtOp>(l, z.div(errSum, z.cst(static_cast<double>(n))));
+  if (s.pivotOk) {
+    // A near-zero pivot: the sub-step fails like a NaN error would
+    // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
+    err = b.create<arith::SelectOp>(
+        l, s.pivotOk, err, z.cst(std::numeric_limits<double>::quiet_NaN()));
+  }
+  return {xn, err};
+}
+
+/// Accepts or rejects the sub-step and proposes the next step size; the
+/// values the loop carries to the next sub-step.
+SmallVector<Value> Expander::controlStepSize(AdaptiveGroup &g, SubStep &s,
+                                             ArrayRef<Value> xn, Value err) {
+  Location l = s.loc;
+  Value hh = s.hh;
+  Value ok =
+      b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, err, z.cst(1.0));
+  Value nextCount = b.create<arith::AddIOp>(l, s.count, s.one);
+  Value last = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, nextCount,
+                                       g.maxSub);
+  Value tiny =
+      b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh, g.minStep);
+  Value accept =
+      b.create<arith::OrIOp>(l, ok, b.create<arith::OrIOp>(l, last, tiny));
+  // Step-size factor 0.9/sqrt(err), limited to [0.2, 5]; NaN -> 0.2.
+  Value fac = z.div(z.cst(0.9),
+                    b.create<math::SqrtOp>(
+                        l, b.create<arith::MaxNumFOp>(l, err, z.cst(1e-12))));
+  fac = b.create<arith::MinNumFOp>(
+      l, b.create<arith::MaxNumFOp>(l, fac, z.cst(0.2)), z.cst(5.0));
+  Value isNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
+  fac = b.create<arith::SelectOp>(l, isNan, z.cst(0.2), fac);
+  Value hNext = z.mul(hh, fac);
+  if (g.reuse) {
+    hNext = b.create<arith::MinNumFOp>(l, hNext, dt);
+  } else {
+    // A sub-step cut short to end the interval says nothing against the
+    // longer step proposed before it.
+    Value cut = b.create<arith::AndIOp>(
+        l, accept,
+        b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, hh, s.h));
+    hNext = b.create<arith::MinNumFOp>(
+        l,
+        b.create<arith::SelectOp>(
+            l, cut, b.create<arith::MaxNumFOp>(l, s.h, hNext), hNext),
+        dt);
+  }
+  SmallVector<Value> yielded;
+  yielded.push_back(
+      b.create<arith::SelectOp>(l, accept, z.add(s.tau, hh), s.tau));
+  yielded.push_back(hNext);
+  for (unsigned i = 0; i < g.n; ++i)
+    yielded.push_back(b.create<arith::SelectOp>(l, accept, xn[i], s.x[i]));
+  yielded.push_back(nextCount);
+  if (g.reuse) {
+    // A sub-step that failed its error test (or was accepted only at the
+    // end of the budget or below the smallest step) drops the factors: the
+    // next one makes new ones.
+    yielded.push_back(b.create<arith::SelectOp>(l, ok, s.ghUsed, z.cst(0.0)));
+    yielded.push_back(s.ageNext);
+  }
+  return yielded;
 }
 
 LogicalResult Expander::run() {

@@ -157,8 +157,16 @@ def EasyML_VariantAttr : AttrDef<EasyML_Dialect, "Variant"> {
     }]>
   ];
   let extraClassDeclaration = [{
+    /// The name of the discardable attribute that carries the variant: on
+    /// CPU kernels, on a GPU variant's gpu.module and on the gpu.binary it
+    /// becomes.
+    static constexpr llvm::StringLiteral getAttrName() {
+      return llvm::StringLiteral("easyml.variant");
+    }
     /// The name used in options and symbols' documentation: "cpu-simd".
     llvm::StringRef getName() const { return stringifyVariantKind(getKind()); }
+    /// What the kernels run on.
+    Backend getBackend() const { return backendOf(getKind()); }
     /// Whether the kernels run on a GPU (cuda, rocm).
     bool isGpu() const { return isGpuVariant(getKind()); }
     static int64_t defaultWidth(VariantKind kind, int64_t simdWidth) {

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Conversion/Passes.h"
-#include "easyml/Pipelines/Pipelines.h"
+#include "easyml/Target/Passes.h"
 #include "easyml/Target/PtxAssembler.h"
 #include "easyml/Target/Toolkit.h"
 
@@ -14,19 +14,39 @@
 
 namespace easyml {
 #define GEN_PASS_DEF_ASSEMBLEPTX
-#include "easyml/Pipelines/Passes.h.inc"
+#include "easyml/Target/Passes.h.inc"
 } // namespace easyml
 
 using namespace mlir;
 using namespace easyml;
+
+/// The objects the pass leaves for `format` (checked: fatbin, bin or isa).
+static gpu::CompilationTarget compilationTarget(GpuFormat format) {
+  switch (format) {
+  case GpuFormat::Fatbin:
+    return gpu::CompilationTarget::Fatbin;
+  case GpuFormat::Bin:
+    return gpu::CompilationTarget::Binary;
+  case GpuFormat::Isa:
+    return gpu::CompilationTarget::Assembly;
+  case GpuFormat::Default:
+  case GpuFormat::Llvm:
+    break;
+  }
+  llvm_unreachable("easyml-assemble-ptx writes fatbin, bin or isa");
+}
 
 namespace {
 struct AssemblePtxPass : public easyml::impl::AssemblePtxBase<AssemblePtxPass> {
   using Base::Base;
 
   std::string checkOptions() const {
-    if (format != "fatbin" && format != "bin" && format != "isa")
-      return "easyml-assemble-ptx: unknown format '" + format.getValue() +
+    std::optional<std::string> bad = unknownValue(format);
+    if (!bad && format != GpuFormat::Fatbin && format != GpuFormat::Bin &&
+        format != GpuFormat::Isa)
+      bad = stringifyGpuFormat(format).str();
+    if (bad)
+      return "easyml-assemble-ptx: unknown format '" + *bad +
              "' (fatbin, bin or isa)";
     return "";
   }
@@ -48,10 +68,7 @@ void AssemblePtxPass::runOnOperation() {
     module.emitError(problem);
     return signalPassFailure();
   }
-  gpu::CompilationTarget target =
-      format == "fatbin" ? gpu::CompilationTarget::Fatbin
-      : format == "bin"  ? gpu::CompilationTarget::Binary
-                         : gpu::CompilationTarget::Assembly;
+  gpu::CompilationTarget target = compilationTarget(format);
   auto isPtx = [](Attribute a) {
     auto object = dyn_cast<gpu::ObjectAttr>(a);
     return object && isa<NVVM::NVVMTargetAttr>(object.getTarget()) &&
@@ -64,7 +81,7 @@ void AssemblePtxPass::runOnOperation() {
   });
   if (binaries.empty())
     return;
-  llvm::Expected<std::string> toolkit = findGpuToolkit("cuda", cudaPath);
+  llvm::Expected<std::string> toolkit = findGpuToolkit(Backend::Cuda, cudaPath);
   if (!toolkit) {
     binaries.front().emitError() << llvm::toString(toolkit.takeError());
     return signalPassFailure();
