@@ -54,6 +54,8 @@ while [ $# -gt 0 ]; do
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
+# Absolute: the corpus is archived from inside its folder.
+OUT="$(realpath -m "$OUT")"
 [ -d "$CORPUS/models" ] || { echo "gpu-pack.sh: error: no corpus at $CORPUS" >&2; exit 1; }
 "$ROOT/scripts/build.sh" >/dev/null
 BIN="$ROOT/build/bin"

@@ -13,6 +13,7 @@
 
 #include "Scheduler.h"
 
+#include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 
@@ -20,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 using namespace easyml::rt;
 
@@ -43,27 +45,19 @@ double now() {
 /// A (rows x cols) float64 .npy written row after row by one process.
 class NpyMatrixFile : public MatrixFile {
 public:
-  ~NpyMatrixFile() override {
-    if (f_) {
-      std::fclose(f_);
-      std::remove((path_ + ".part").c_str());
-    }
-  }
-
   bool open(const std::string &path, int64_t rows, int64_t cols,
             std::string &error) {
     path_ = path;
     rows_ = rows;
     cols_ = cols;
-    f_ = std::fopen((path + ".part").c_str(), "wb");
-    if (!f_) {
-      error = "cannot write '" + path + "': " + std::strerror(errno);
-      return false;
-    }
+    file_ = std::make_unique<OutputFile>(path);
     std::string h = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
                                            std::to_string(cols) + ")");
-    std::fwrite(h.data(), 1, h.size(), f_);
-    return true;
+    if (file_->write(h))
+      return true;
+    error = file_->error();
+    file_.reset();
+    return false;
   }
 
   bool addRow(int64_t row, CellRange part, const double *values,
@@ -78,9 +72,8 @@ public:
               std::to_string(cols_) + " cells";
       return false;
     }
-    if (std::fwrite(values, sizeof(double), cols_, f_) !=
-        static_cast<size_t>(cols_)) {
-      error = "cannot write '" + path_ + "': " + std::strerror(errno);
+    if (!file_->write(values, sizeof(double) * cols_)) {
+      error = file_->error();
       return false;
     }
     ++written_;
@@ -92,25 +85,17 @@ public:
   bool flush(std::string &) override { return true; }
 
   bool close(bool ok, std::string &error) override {
-    if (!f_)
-      return true;
-    ok = !std::ferror(f_) && ok;
-    bool closed = std::fclose(f_) == 0;
-    f_ = nullptr;
-    std::string part = path_ + ".part";
-    if (!ok) {
-      std::remove(part.c_str());
+    // An abandoned or short file is removed with the OutputFile.
+    std::unique_ptr<OutputFile> file = std::move(file_);
+    if (!file || !ok)
       return true; // abandoned on purpose
-    }
     if (written_ != rows_) {
       error = "'" + path_ + "': " + std::to_string(written_) + " of " +
               std::to_string(rows_) + " rows written";
-      std::remove(part.c_str());
       return false;
     }
-    if (!closed || std::rename(part.c_str(), path_.c_str()) != 0) {
-      error = "cannot write '" + path_ + "': " + std::strerror(errno);
-      std::remove(part.c_str());
+    if (!file->commit()) {
+      error = file->error();
       return false;
     }
     return true;
@@ -120,7 +105,7 @@ public:
   double bytes() const override { return bytes_; }
 
 private:
-  FILE *f_ = nullptr;
+  std::unique_ptr<OutputFile> file_;
   std::string path_;
   int64_t rows_ = 0, cols_ = 0, written_ = 0;
   double seconds_ = 0, bytes_ = 0;

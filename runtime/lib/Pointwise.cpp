@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Pointwise.h"
+#include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/Simulation.h"
 
 #include <algorithm>
@@ -109,10 +110,10 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
   }
   if (!o.writePath.empty()) {
     // The same table with Iion evaluated by the model at every row.
-    std::string tmp = o.writePath + ".tmp";
-    FILE *f = std::fopen(tmp.c_str(), "w");
+    OutputFile out(o.writePath);
+    FILE *f = out.get();
     if (!f) {
-      error = "cannot write '" + o.writePath + "': " + std::strerror(errno);
+      error = out.error();
       return false;
     }
     std::fprintf(f, "%s\n", header.c_str());
@@ -120,9 +121,8 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
       for (size_t c = 0; c < cols.size(); ++c)
         std::fprintf(f, "%.12g%s", (int)c == iCol ? sim.iion()[r] : rows[r][c],
                      c + 1 < cols.size() ? "," : "\n");
-    std::fclose(f);
-    if (std::rename(tmp.c_str(), o.writePath.c_str()) != 0) {
-      error = "cannot write '" + o.writePath + "'";
+    if (!out.commit()) {
+      error = out.error();
       return false;
     }
   }
@@ -130,10 +130,10 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     // One step from every row (the model's own step; Vm is not integrated):
     // the states each variant computes from the same inputs.
     sim.advance(0, 1, 0.0, /*integrateVm=*/false);
-    std::string tmp = o.stepPath + ".tmp";
-    FILE *f = std::fopen(tmp.c_str(), "w");
+    OutputFile out(o.stepPath);
+    FILE *f = out.get();
     if (!f) {
-      error = "cannot write '" + o.stepPath + "': " + std::strerror(errno);
+      error = out.error();
       return false;
     }
     std::fprintf(f, "row");
@@ -146,9 +146,8 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
         std::fprintf(f, ",%.17g", sim.getState(r, s));
       std::fprintf(f, "\n");
     }
-    std::fclose(f);
-    if (std::rename(tmp.c_str(), o.stepPath.c_str()) != 0) {
-      error = "cannot write '" + o.stepPath + "'";
+    if (!out.commit()) {
+      error = out.error();
       return false;
     }
   }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Population.h"
+#include "easyml/Runtime/OutputFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -476,36 +477,23 @@ bool easyml::rt::writeTable(const std::string &path,
                             const std::vector<std::string> &names,
                             const std::vector<double> &rows,
                             std::string &error) {
-  std::string tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  OutputFile f(path);
   size_t k = names.size();
   size_t n = k ? rows.size() / k : 0;
   if (endsWith(path, ".npy")) {
-    std::string h = tableNpyHeader(names, static_cast<int64_t>(n));
-    std::fwrite(h.data(), 1, h.size(), f);
-    std::fwrite(rows.data(), sizeof(double), rows.size(), f);
+    f.write(tableNpyHeader(names, static_cast<int64_t>(n)));
+    f.write(rows.data(), rows.size() * sizeof(double));
   } else {
-    std::string h = csvHeader(names);
-    std::fwrite(h.data(), 1, h.size(), f);
+    f.write(csvHeader(names));
     // In blocks, so a large table is not held twice.
     const size_t block = 4096;
-    for (size_t r = 0; r < n; r += block) {
-      std::string text = csvRows(rows.data() + r * k, std::min(block, n - r), k);
-      std::fwrite(text.data(), 1, text.size(), f);
-    }
+    for (size_t r = 0; r < n; r += block)
+      f.write(csvRows(rows.data() + r * k, std::min(block, n - r), k));
   }
-  bool ok = !std::ferror(f);
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  if (f.commit())
+    return true;
+  error = f.error();
+  return false;
 }
 
 double easyml::rt::quantile(std::vector<double> v, double q) {

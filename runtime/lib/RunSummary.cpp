@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/RunSummary.h"
+#include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/ABI.h"
 
 #include <cerrno>
@@ -124,16 +125,7 @@ std::string RunSummary::json() const {
 }
 
 bool RunSummary::writeJson(const std::string &path, std::string &error) const {
-  std::string text = json(), tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (f && std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return writeWholeFile(path, json(), error);
 }
 
 std::string easyml::rt::printedBy(const std::function<void(FILE *)> &print) {

@@ -613,6 +613,9 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       return false;
     std::string stopped;
     if (!timeline.fireDue(step_, stopped)) {
+      // An event that stops the run says why.
+      if (!stopped.empty())
+        failure_ = stopped;
       report.wallSeconds += now() - t0;
       return false;
     }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/OutputFile.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -59,21 +60,13 @@ bool easyml::rt::writeSpeedMemory(const std::string &path,
     return false;
   for (auto &[id, v] : measured)
     speeds[id] = v;
-  std::string tmp = path + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
+  std::ostringstream text;
+  text << "# easyml-bench --lb-memory: measured device speeds\n";
+  text << "model " << model << "\n";
+  char value[64];
+  for (auto &[id, v] : speeds) {
+    std::snprintf(value, sizeof value, "%.6g", v);
+    text << "speed " << id << " " << value << "\n";
   }
-  std::fprintf(f, "# easyml-bench --lb-memory: measured device speeds\n");
-  std::fprintf(f, "model %s\n", model.c_str());
-  for (auto &[id, v] : speeds)
-    std::fprintf(f, "speed %s %.6g\n", id.c_str(), v);
-  std::fclose(f);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write '" + path + "'";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return writeWholeFile(path, text.str(), error);
 }

@@ -29,10 +29,6 @@ double now();
 /// Prints "easyml-bench: error: <msg>" and exits with `code`. Under MPI
 /// (after MPI_Init) the message names the rank and every rank stops.
 [[noreturn]] void fail(const std::string &msg, int code = 1);
-/// openCARP's single-cell .sv state file: cell 0 of `sim`.
-void writeStateFile(const std::string &path, rt::Simulation &sim);
-/// Sets every cell of `sim` from a .sv state file.
-void readStateFile(const std::string &path, rt::Simulation &sim);
 /// What main() prepared for a run.
 struct BenchRun {
   const CommandLine *cl = nullptr;

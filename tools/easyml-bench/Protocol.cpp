@@ -17,6 +17,7 @@
 
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/StateFile.h"
 
 #include <cmath>
 #include <unistd.h>
@@ -114,7 +115,9 @@ int Protocol::setUp() {
   for (const std::string &w : sim.tableWarnings())
     warn(w);
   if (cl.has("read-ini-file") && sim.local()) {
-    readStateFile(cl.get("read-ini-file"), *sim.local());
+    std::string error;
+    if (!rt::readStateFile(cl.get("read-ini-file"), *sim.local(), error))
+      return stop(error, 1);
     sim.local()->evaluate(0);
   }
   if (std::string e = check(sim.failure().empty(), sim.failure()); !e.empty())
@@ -136,13 +139,14 @@ int Protocol::setUp() {
   }
   if (run.saveStep >= 0)
     sim.addEvent(run.saveStep,
-                 [&](rt::SimulationInterface &s, int64_t, std::string &) {
-                   if (s.rank() == 0 && s.local()) {
-                     double o0 = now();
-                     writeStateFile(cl.get("save-ini-file"), *s.local());
-                     outputSeconds += now() - o0;
-                   }
-                   return true;
+                 [&](rt::SimulationInterface &s, int64_t, std::string &error) {
+                   if (s.rank() != 0 || !s.local())
+                     return true;
+                   double o0 = now();
+                   bool ok = rt::writeStateFile(cl.get("save-ini-file"),
+                                                *s.local(), error);
+                   outputSeconds += now() - o0;
+                   return ok;
                  });
   return openOutputs();
 }

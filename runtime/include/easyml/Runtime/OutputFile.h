@@ -1,0 +1,60 @@
+//===- OutputFile.h - a file that appears whole or not at all ---*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every file the runtime writes goes through OutputFile: the text is
+// written to PATH.tmp and renamed onto PATH when it is complete, so a
+// failed or interrupted run leaves no half-written file behind. A path that
+// names something other than a regular file (/dev/stdout, a pipe, a
+// terminal) is written in place, since it cannot be replaced by a rename.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_OUTPUTFILE_H
+#define EASYML_RUNTIME_OUTPUTFILE_H
+
+#include <cstdio>
+#include <string>
+
+namespace easyml {
+namespace rt {
+
+class OutputFile {
+public:
+  /// Opens the file for writing (binary); check `ok()` or `error()`.
+  explicit OutputFile(std::string path);
+  /// Removes the temporary file unless commit() succeeded.
+  ~OutputFile();
+  OutputFile(const OutputFile &) = delete;
+  OutputFile &operator=(const OutputFile &) = delete;
+
+  bool ok() const { return file != nullptr; }
+  FILE *get() const { return file; }
+  /// "cannot write 'PATH': REASON" once opening or writing failed.
+  const std::string &error() const { return message; }
+
+  /// Writes the bytes; false (and error()) on a short write.
+  bool write(const void *data, size_t size);
+  bool write(const std::string &text) { return write(text.data(), text.size()); }
+  /// Flushes, closes and moves the file into place.
+  bool commit();
+
+private:
+  bool fail(const char *reason);
+
+  std::string path, tmp;
+  FILE *file = nullptr;
+  bool inPlace = false, committed = false;
+  std::string message;
+};
+
+/// Writes `text` to `path` whole, or not at all (error set).
+bool writeWholeFile(const std::string &path, const std::string &text,
+                    std::string &error);
+
+} // namespace rt
+} // namespace easyml
+
+#endif // EASYML_RUNTIME_OUTPUTFILE_H
