@@ -115,6 +115,47 @@ typedef void (*easyml_kernel_fn)(const easyml_kernel_args *);
  * each); a kept one keeps its value and its dependents follow it. */
 typedef void (*easyml_derive_fn)(double *params, const int64_t *keep);
 
+/* ABI 6: the diffusion operator of the monodomain equation on a block of
+ * a structured grid (tissue), the same in every model and variant. Points
+ * are numbered x fastest; for every i in [begin, end):
+ *
+ *   out[i] = v[i] + sum over the axes a of
+ *              c_a * ((flags[i] & a+) ? v[i + s_a] - v[i] : 0)
+ *            + c_a * ((flags[i] & a-) ? v[i - s_a] - v[i] : 0)
+ *            + (src ? src[i] : 0)
+ *
+ * and out[i] = v[i] where flags[i] lacks EASYML_DIFFUSION_TISSUE. An
+ * explicit sub-step of length h has c_a = D_a h / dx_a^2 (D_a the
+ * monodomain conductivity over surface-to-volume ratio and capacitance);
+ * the same operator with other coefficients is the matrix of a
+ * semi-implicit step. The caller offsets the pointers so that index i is
+ * its point, and guarantees v[i +- s_a] wherever flags[i] names that
+ * neighbour (halo points included). Every field is 8 bytes wide. */
+typedef struct easyml_diffusion_args {
+  int64_t begin;        /* first point */
+  int64_t end;          /* one past the last point */
+  int64_t sx, sy, sz;   /* index distance to the neighbour along x, y, z */
+  double cx, cy, cz;    /* coefficient per axis */
+  const double *v;      /* Vm before */
+  double *out;          /* Vm after (not aliasing v) */
+  const uint8_t *flags; /* per point: enum easyml_diffusion_flag bits */
+  const double *src;    /* NULL, or per point: added (a stimulus, dt*I/Cm) */
+} easyml_diffusion_args;
+
+/* Which neighbours a point exchanges current with: none across the grid's
+ * boundary or with a point outside the tissue (no flux). */
+enum easyml_diffusion_flag {
+  EASYML_DIFFUSION_XM = 1, /* x - 1 */
+  EASYML_DIFFUSION_XP = 2, /* x + 1 */
+  EASYML_DIFFUSION_YM = 4,
+  EASYML_DIFFUSION_YP = 8,
+  EASYML_DIFFUSION_ZM = 16,
+  EASYML_DIFFUSION_ZP = 32,
+  EASYML_DIFFUSION_TISSUE = 64 /* the point is tissue (updated) */
+};
+
+typedef void (*easyml_diffuse_fn)(const easyml_diffusion_args *);
+
 enum easyml_layout {
   EASYML_LAYOUT_AOS = 0, /* sv[cell * sv_size + var] (openCARP's shape) */
   EASYML_LAYOUT_SOA = 1  /* sv[var * stride + cell] */

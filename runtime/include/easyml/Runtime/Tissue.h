@@ -1,0 +1,144 @@
+//===- Tissue.h - monodomain reaction-diffusion on a grid -------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A monodomain simulation on a structured grid (TissueGrid): one cell of
+// the ionic model per point of tissue, run by a SimulationInterface, and
+// the diffusion of Vm between them. Each step of length dt is split
+// (Godunov splitting, first order in dt):
+//
+//   1. the ionic step: every cell's model advances by dt and Vm by
+//      -Iion*dt (the simulation's own step, on its devices);
+//   2. the diffusion step: dVm/dt = div(D grad Vm) + Istim/Cm over dt,
+//      either explicitly in sub-steps short enough to be stable, or by one
+//      Crank-Nicolson step solved with a matrix-free conjugate gradient.
+//
+// Both use the diffusion operator the compiler generates with every
+// variant of every model (easyml_diffusion_args in ABI.h). The stimulus
+// current enters the diffusion step as a source, and the local activation
+// time of a point is when its Vm first crosses a threshold upwards
+// (interpolated within the step).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_TISSUE_H
+#define EASYML_RUNTIME_TISSUE_H
+
+#include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/TissueGrid.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace easyml {
+namespace rt {
+
+class SimulationInterface;
+
+struct TissueOptions {
+  /// The step of the splitting (ms): the ionic models' step.
+  double dt = 0.01;
+  enum Scheme { Explicit, CrankNicolson } scheme = Explicit;
+  /// Explicit diffusion sub-steps per step; 0: the fewest that are stable.
+  /// A number that is not stable is an error naming the bound.
+  int64_t substeps = 0;
+  /// Crank-Nicolson: the conjugate gradient stops when the residual's norm
+  /// is below this fraction of the right-hand side's.
+  double cgTolerance = 1e-10;
+  int64_t cgMaxIterations = 1000;
+  /// Local activation time: Vm first above this (mV).
+  double activationThreshold = 0;
+  /// Threads of the diffusion step (0: OpenMP's default).
+  int threads = 0;
+};
+
+/// Where the time went, and how much was done.
+struct TissueReport {
+  int64_t steps = 0, points = 0, tissuePoints = 0, substeps = 1;
+  int64_t cgIterations = 0;
+  double ionicSeconds = 0, diffusionSeconds = 0, outputSeconds = 0,
+         wallSeconds = 0;
+  double pointStepsPerSecond() const {
+    return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
+  }
+  std::string json(int indent = 0) const;
+};
+
+class Tissue {
+public:
+  using DiffuseFn = std::function<void(const easyml_diffusion_args &)>;
+  /// Called after every step with the step reached; false stops the run.
+  using StepFn = std::function<bool(int64_t step, std::string &error)>;
+
+  /// `sim` holds one cell per tissue point, in point order.
+  Tissue(SimulationInterface &sim, TissueGrid grid, Conductivity conductivity,
+         TissueOptions options);
+
+  /// Checks the set-up (grid, conductivities, cell count, a stable or
+  /// semi-implicit scheme, a diffusion operator) and initialises the
+  /// simulation for dt; false with `error`.
+  bool initialize(std::string &error);
+  /// The diffusion operator (default: the model's generated one).
+  void setDiffusion(DiffuseFn fn) { diffuse_ = std::move(fn); }
+  void addStimulus(const TissueStimulus &s) { stimuli_.push_back(s); }
+  void onStep(StepFn fn) { onStep_.push_back(std::move(fn)); }
+
+  /// Runs to `untilStep`; false with `error` (a failed device, a value
+  /// that is no longer finite, with its point and time).
+  bool run(int64_t untilStep, std::string &error);
+  int64_t step() const { return step_; }
+  double time() const { return step_ * options_.dt; }
+
+  /// Vm at every grid point (NaN outside the tissue).
+  std::vector<double> vm() const;
+  /// Local activation time of every grid point (ms; NaN before it
+  /// activates and outside the tissue).
+  const std::vector<double> &activationTimes() const { return lat_; }
+  /// Points of tissue that have activated.
+  int64_t activated() const { return activated_; }
+  const TissueGrid &grid() const { return grid_; }
+  const Conductivity &conductivity() const { return conductivity_; }
+  const TissueReport &report() const { return report_; }
+  /// The longest stable explicit diffusion step (ms): 1 / (2 sum_a
+  /// D_a / h_a^2).
+  static double stableStep(const TissueGrid &grid, const Conductivity &c);
+
+private:
+  bool generatedDiffusion(std::string &error);
+  void gatherVm();
+  void scatterVm();
+  void stimulusSource(int64_t step);
+  void applyOperator(const double *v, double *out, const double c[3],
+                     const double *src);
+  bool diffuseExplicit();
+  bool diffuseCrankNicolson(std::string &error);
+  double dot(const double *a, const double *b) const;
+  bool updateActivation(int64_t step, std::string &error);
+
+  SimulationInterface &sim_;
+  TissueGrid grid_;
+  Conductivity conductivity_;
+  TissueOptions options_;
+  std::vector<TissueStimulus> stimuli_;
+  std::vector<StepFn> onStep_;
+  DiffuseFn diffuse_;
+  /// Cell k is grid point cellPoint_[k].
+  std::vector<int64_t> cellPoint_;
+  std::vector<uint8_t> flags_;
+  std::vector<double> v_, out_, src_, prev_, lat_;
+  /// Conjugate gradient work vectors.
+  std::vector<double> r_, p_, q_;
+  std::vector<std::vector<int64_t>> stimulusPoints_;
+  double c_[3] = {0, 0, 0};
+  int64_t step_ = 0, activated_ = 0;
+  bool hasSource_ = false, initialized_ = false;
+  TissueReport report_;
+};
+
+} // namespace rt
+} // namespace easyml
+
+#endif // EASYML_RUNTIME_TISSUE_H

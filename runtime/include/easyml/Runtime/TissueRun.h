@@ -1,0 +1,48 @@
+//===- TissueRun.h - one tissue simulation from its setup -------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// What easyml-tissue and easyml.Tissue do with a TissueSetup: load (or
+// compile) the model, make one cell per point of tissue on the devices
+// asked for, apply the parameters, run, and write the activation map, the
+// Vm snapshots and the probes' activation times. Outputs are written whole
+// or not at all; a failed run leaves none of its files behind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_TISSUERUN_H
+#define EASYML_RUNTIME_TISSUERUN_H
+
+#include "easyml/Runtime/TissueConfig.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace easyml {
+namespace rt {
+
+struct TissueResult {
+  TissueReport report;
+  std::string model, devices;
+  /// Activation time (ms, NaN if never) at each probe, in setup order.
+  std::vector<double> probeTimes;
+  /// The files written.
+  std::vector<std::string> files;
+  /// The report as JSON (with the probes and files).
+  std::string json(const TissueSetup &setup) const;
+};
+
+/// Runs `setup`; `progress` (if set) gets the fraction done now and then.
+/// `cacheDir`: where compiled models are kept ("" for the default).
+bool runTissue(const TissueSetup &setup, TissueResult &result,
+               std::string &error,
+               const std::function<void(double)> &progress = nullptr,
+               const std::string &cacheDir = "");
+
+} // namespace rt
+} // namespace easyml
+
+#endif // EASYML_RUNTIME_TISSUERUN_H

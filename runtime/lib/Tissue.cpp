@@ -1,0 +1,360 @@
+//===- Tissue.cpp - monodomain reaction-diffusion on a grid ---------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Tissue.h"
+#include "easyml/Runtime/Backend.h"
+#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/SimulationInterface.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace easyml::rt;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// Points per parallel chunk: the diffusion operator runs on chunks, and
+/// reductions add the chunks' partial sums in chunk order, so results do
+/// not depend on the thread count.
+constexpr int64_t kChunk = 8192;
+
+/// A CPU variant's diffusion operator (ABI 6), or null.
+easyml_diffuse_fn diffusionEntry(const easyml_variant &v) {
+#if EASYML_ABI_VERSION >= 6
+  if (backendOf(v) == Backend::Cpu)
+    return v.diffuse;
+#endif
+  (void)v;
+  return nullptr;
+}
+
+} // namespace
+
+/// The model's diffusion operator: that of the CPU pool's variant, else of
+/// any CPU variant (the operator is the same in every variant).
+bool Tissue::generatedDiffusion(std::string &error) {
+  const easyml_model_desc &d = sim_.local()->desc();
+  std::vector<const easyml_variant *> order = {&sim_.local()->variant()};
+  for (int64_t i = 0; i < d.num_variants; ++i)
+    order.push_back(&d.variants[i]);
+  for (const easyml_variant *v : order) {
+    easyml_diffuse_fn fn = diffusionEntry(*v);
+    if (fn) {
+      diffuse_ = [fn](const easyml_diffusion_args &a) { fn(&a); };
+      return true;
+    }
+  }
+  error = std::string("model ") + d.name +
+          " has no diffusion operator: compile it again with this "
+          "version of easyml-compile";
+  return false;
+}
+
+Tissue::Tissue(SimulationInterface &sim, TissueGrid grid,
+               Conductivity conductivity, TissueOptions options)
+    : sim_(sim), grid_(std::move(grid)), conductivity_(conductivity),
+      options_(options) {}
+
+double Tissue::stableStep(const TissueGrid &grid, const Conductivity &c) {
+  double sum = 0;
+  for (int a = 0; a < 3; ++a)
+    if (grid.n[a] > 1)
+      sum += c.diffusion(a) / (grid.h[a] * grid.h[a]);
+  return sum > 0 ? 1.0 / (2.0 * sum) : INFINITY;
+}
+
+bool Tissue::initialize(std::string &error) {
+  if (std::string e = grid_.check(); !e.empty())
+    return error = e, false;
+  if (std::string e = conductivity_.check(); !e.empty())
+    return error = e, false;
+  if (!(options_.dt > 0) || !std::isfinite(options_.dt))
+    return error = "the time step is " + number(options_.dt) +
+                   " ms: it must be positive",
+           false;
+  if (sim_.ranks() != 1 || !sim_.local())
+    return error = "tissue runs in one process (ranks are not supported yet)",
+           false;
+  for (int64_t p = 0; p < grid_.points(); ++p)
+    if (grid_.isTissue(p))
+      cellPoint_.push_back(p);
+  if (static_cast<int64_t>(cellPoint_.size()) != sim_.numCells())
+    return error = "the grid has " + std::to_string(cellPoint_.size()) +
+                   " points of tissue, the simulation " +
+                   std::to_string(sim_.numCells()) + " cells",
+           false;
+  if (cellPoint_.empty())
+    return error = "the grid has no tissue (the mask is all zero)", false;
+  if (!diffuse_ && !generatedDiffusion(error))
+    return false;
+  double bound = stableStep(grid_, conductivity_);
+  int64_t m = 1;
+  if (options_.scheme == TissueOptions::Explicit) {
+    if (options_.substeps > 0 && options_.dt / options_.substeps > bound)
+      return error = "explicit diffusion is unstable: a sub-step of " +
+                     number(options_.dt / options_.substeps) +
+                     " ms is longer than the stability bound " +
+                     number(bound) + " ms (use at least " +
+                     std::to_string(static_cast<int64_t>(
+                         std::ceil(options_.dt / bound))) +
+                     " sub-steps, a smaller dt or crank-nicolson)",
+             false;
+    m = options_.substeps > 0
+            ? options_.substeps
+            : std::max<int64_t>(1, std::ceil(options_.dt / bound - 1e-12));
+  }
+  double h = options_.dt / m;
+  for (int a = 0; a < 3; ++a)
+    c_[a] = grid_.n[a] > 1 ? conductivity_.diffusion(a) * h /
+                                 (grid_.h[a] * grid_.h[a])
+                           : 0;
+  flags_ = grid_.diffusionFlags();
+  size_t n = grid_.points();
+  v_.assign(n, 0);
+  out_.assign(n, 0);
+  src_.assign(n, 0);
+  lat_.assign(n, NAN);
+  for (const TissueStimulus &s : stimuli_) {
+    stimulusPoints_.push_back(s.region.select(grid_));
+    if (stimulusPoints_.back().empty())
+      return error = "a stimulus region holds no point of tissue", false;
+  }
+  if (!sim_.initialize(options_.dt))
+    return error = sim_.failure(), false;
+  gatherVm();
+  prev_ = v_;
+  report_ = TissueReport();
+  report_.points = grid_.points();
+  report_.tissuePoints = cellPoint_.size();
+  report_.substeps = m;
+  initialized_ = true;
+  return true;
+}
+
+void Tissue::gatherVm() {
+  const double *vm = sim_.local()->vm();
+  for (size_t k = 0; k < cellPoint_.size(); ++k)
+    v_[cellPoint_[k]] = vm[k];
+}
+
+void Tissue::scatterVm() {
+  double *vm = sim_.local()->vm();
+  for (size_t k = 0; k < cellPoint_.size(); ++k)
+    vm[k] = v_[cellPoint_[k]];
+}
+
+std::vector<double> Tissue::vm() const {
+  std::vector<double> out(grid_.points(), NAN);
+  for (int64_t p : cellPoint_)
+    out[p] = v_[p];
+  return out;
+}
+
+/// The stimulus of `step` as a source of the diffusion step: dt * I/Cm.
+void Tissue::stimulusSource(int64_t step) {
+  if (hasSource_)
+    std::fill(src_.begin(), src_.end(), 0.0);
+  hasSource_ = false;
+  for (size_t s = 0; s < stimuli_.size(); ++s) {
+    if (!stimuli_[s].onAtStep(step, options_.dt))
+      continue;
+    double add = options_.dt * stimuli_[s].rate(conductivity_);
+    for (int64_t p : stimulusPoints_[s])
+      src_[p] += add;
+    hasSource_ = true;
+  }
+}
+
+/// out = v + c . L v (+ src), chunk by chunk over the threads.
+void Tissue::applyOperator(const double *v, double *out, const double c[3],
+                           const double *src) {
+  const int64_t n = grid_.points();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  easyml_diffusion_args base{};
+  base.sx = 1;
+  base.sy = grid_.n[0];
+  base.sz = grid_.n[0] * grid_.n[1];
+  base.cx = c[0];
+  base.cy = c[1];
+  base.cz = c[2];
+  base.v = v;
+  base.out = out;
+  base.flags = flags_.data();
+  base.src = src;
+  int threads = options_.threads > 0 ? options_.threads : 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) {
+    easyml_diffusion_args a = base;
+    a.begin = k * kChunk;
+    a.end = std::min(n, a.begin + kChunk);
+    diffuse_(a);
+  }
+}
+
+bool Tissue::diffuseExplicit() {
+  for (int64_t s = 0; s < report_.substeps; ++s) {
+    applyOperator(v_.data(), out_.data(), c_,
+                  s == 0 && hasSource_ ? src_.data() : nullptr);
+    v_.swap(out_);
+  }
+  return true;
+}
+
+double Tissue::dot(const double *a, const double *b) const {
+  const int64_t n = grid_.points();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> part(chunks, 0.0);
+  int threads = options_.threads > 0 ? options_.threads : 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) {
+    double sum = 0;
+    for (int64_t i = k * kChunk, e = std::min(n, i + kChunk); i < e; ++i)
+      sum += a[i] * b[i];
+    part[k] = sum;
+  }
+  double total = 0;
+  for (double x : part)
+    total += x;
+  return total;
+}
+
+/// (I - A/2) v' = (I + A/2) v + src, A = dt D L: the operator with
+/// coefficients +c/2 gives the right-hand side and with -c/2 the matrix
+/// (symmetric positive definite), which the conjugate gradient inverts.
+bool Tissue::diffuseCrankNicolson(std::string &error) {
+  const int64_t n = grid_.points();
+  double plus[3], minus[3];
+  for (int a = 0; a < 3; ++a) {
+    plus[a] = 0.5 * c_[a];
+    minus[a] = -0.5 * c_[a];
+  }
+  std::vector<double> &b = out_;
+  applyOperator(v_.data(), b.data(), plus, hasSource_ ? src_.data() : nullptr);
+  r_.resize(n);
+  p_.resize(n);
+  q_.resize(n);
+  // Start from v: r = b - M v.
+  applyOperator(v_.data(), q_.data(), minus, nullptr);
+  for (int64_t i = 0; i < n; ++i)
+    r_[i] = b[i] - q_[i];
+  p_ = r_;
+  double rr = dot(r_.data(), r_.data());
+  double stop = options_.cgTolerance * options_.cgTolerance *
+                std::max(dot(b.data(), b.data()), 1e-300);
+  int64_t it = 0;
+  for (; rr > stop && it < options_.cgMaxIterations; ++it) {
+    applyOperator(p_.data(), q_.data(), minus, nullptr);
+    double alpha = rr / dot(p_.data(), q_.data());
+    for (int64_t i = 0; i < n; ++i) {
+      v_[i] += alpha * p_[i];
+      r_[i] -= alpha * q_[i];
+    }
+    double next = dot(r_.data(), r_.data());
+    double beta = next / rr;
+    rr = next;
+    for (int64_t i = 0; i < n; ++i)
+      p_[i] = r_[i] + beta * p_[i];
+  }
+  report_.cgIterations += it;
+  if (rr > stop || !std::isfinite(rr))
+    return error = "crank-nicolson: the conjugate gradient did not converge "
+                   "in " +
+                   std::to_string(it) + " iterations at step " +
+                   std::to_string(step_) + " (relative residual " +
+                   number(std::sqrt(rr / std::max(dot(b.data(), b.data()),
+                                                  1e-300))) +
+                   ")",
+           false;
+  return true;
+}
+
+bool Tissue::updateActivation(int64_t step, std::string &error) {
+  const double thr = options_.activationThreshold;
+  const double t1 = step * options_.dt;
+  for (int64_t p : cellPoint_) {
+    double v = v_[p], before = prev_[p];
+    if (!std::isfinite(v)) {
+      std::array<double, 3> x = grid_.position(p);
+      return error = "Vm is no longer finite at point " + std::to_string(p) +
+                     " (" + number(x[0]) + ", " + number(x[1]) + ", " +
+                     number(x[2]) + " mm) at " + number(t1) + " ms",
+             false;
+    }
+    if (std::isnan(lat_[p]) && before < thr && v >= thr) {
+      lat_[p] = t1 - options_.dt * (v - thr) / (v - before);
+      ++activated_;
+    }
+    prev_[p] = v;
+  }
+  return true;
+}
+
+bool Tissue::run(int64_t untilStep, std::string &error) {
+  if (!initialized_)
+    return error = "initialize() must come before run()", false;
+  double wall0 = now();
+  bool ok = true;
+  while (ok && step_ < untilStep) {
+    double t0 = now();
+    scatterVm();
+    if (!sim_.run(step_ + 1)) {
+      const NonFinite *bad = sim_.nonFinite();
+      error = bad ? "simulation produced a non-finite value: " + bad->message()
+                  : sim_.failure();
+      ok = false;
+      break;
+    }
+    gatherVm();
+    double t1 = now();
+    stimulusSource(step_);
+    ok = options_.scheme == TissueOptions::Explicit
+             ? diffuseExplicit()
+             : diffuseCrankNicolson(error);
+    double t2 = now();
+    report_.ionicSeconds += t1 - t0;
+    report_.diffusionSeconds += t2 - t1;
+    ++step_;
+    ++report_.steps;
+    ok = ok && updateActivation(step_, error);
+    for (StepFn &fn : onStep_)
+      if (ok && !fn(step_, error))
+        ok = false;
+    report_.outputSeconds += now() - t2;
+  }
+  scatterVm();
+  report_.wallSeconds += now() - wall0;
+  return ok;
+}
+
+std::string TissueReport::json(int indent) const {
+  std::string pad(indent, ' ');
+  char buf[1024];
+  std::snprintf(
+      buf, sizeof buf,
+      "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
+      "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
+      "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
+      "\"diffusion\": %.6f, \"output\": %.6f, \"total\": %.6f}\n%s}",
+      pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
+      pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
+      pad.c_str(), (long long)cgIterations, pad.c_str(),
+      pointStepsPerSecond(), pad.c_str(), ionicSeconds, diffusionSeconds,
+      outputSeconds, wallSeconds, pad.c_str());
+  return buf;
+}

@@ -1,0 +1,194 @@
+//===- TissueRun.cpp - one tissue simulation from its setup ---------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/TissueRun.h"
+#include "easyml/Runtime/Compile.h"
+#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/TissueFiles.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace easyml::rt;
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::unique_ptr<ModelHandle> loadModel(const std::string &path,
+                                       const std::string &cacheDir,
+                                       std::string &error) {
+  if (access(path.c_str(), R_OK) != 0) {
+    error = "cannot read model '" + path + "'";
+    return nullptr;
+  }
+  if (endsWith(path, ".so"))
+    return ModelHandle::load(path, error);
+  CompiledModel compiled;
+  if (!compileModelFile(path, {}, cacheDir, compiled, error))
+    return nullptr;
+  auto model = ModelHandle::load(compiled.library, error);
+  unlink(compiled.library.c_str()); // loaded: the cache keeps it
+  return model;
+}
+
+/// Per-point parameter files, as values of the tissue points.
+bool setPointParameters(const TissueSetup &setup, Simulation &sim,
+                        std::string &error) {
+  for (auto &[name, file] : setup.pointParameters) {
+    std::vector<double> all, cells;
+    if (!readGridNpy(file, setup.grid, all, error))
+      return false;
+    for (int64_t p = 0; p < setup.grid.points(); ++p)
+      if (setup.grid.isTissue(p))
+        cells.push_back(all[p]);
+    if (!sim.setPerCellParam(name, cells.data(), error)) {
+      error = "point_parameters: " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Writes a grid field in the formats asked for.
+class Writer {
+public:
+  Writer(const TissueSetup &s, std::vector<std::string> &files)
+      : s_(s), files_(files) {}
+  bool write(const std::string &base, const std::string &field,
+             const std::vector<double> &values, std::string &error) {
+    std::string path = s_.outputs.directory + "/" + base;
+    if (s_.outputs.npy && !writeGridNpy(path + ".npy", s_.grid, values, error))
+      return false;
+    if (s_.outputs.npy)
+      files_.push_back(path + ".npy");
+    if (s_.outputs.vtk &&
+        !writeGridVti(path + ".vti", s_.grid, field, values, error))
+      return false;
+    if (s_.outputs.vtk)
+      files_.push_back(path + ".vti");
+    return true;
+  }
+
+private:
+  const TissueSetup &s_;
+  std::vector<std::string> &files_;
+};
+
+int64_t nearestPoint(const TissueGrid &g, const std::array<double, 3> &x) {
+  int64_t i[3];
+  for (int a = 0; a < 3; ++a)
+    i[a] = std::min<int64_t>(g.n[a] - 1,
+                             std::max<int64_t>(0, std::llround(x[a] / g.h[a])));
+  return g.index(i[0], i[1], i[2]);
+}
+
+SimulationOptions deviceOptions(const TissueSetup &setup) {
+  SimulationOptions o;
+  o.devices = DeviceSpec(setup.devices);
+  o.cpuVariant = setup.variant;
+  o.threads = setup.threads;
+  return o;
+}
+
+} // namespace
+
+bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
+                           std::string &error,
+                           const std::function<void(double)> &progress,
+                           const std::string &cacheDir) {
+  auto model = loadModel(setup.model, cacheDir, error);
+  if (!model)
+    return false;
+  SimulationOptions options = deviceOptions(setup);
+  if (!options.devices.valid())
+    return error = "devices: " + options.devices.error, false;
+  int64_t cells = 0;
+  for (int64_t p = 0; p < setup.grid.points(); ++p)
+    cells += setup.grid.isTissue(p);
+  Simulation sim(*model, cells, options);
+  if (!sim.valid(error))
+    return false;
+  if (!setup.parameters.empty() && !sim.modifyParams(setup.parameters, error))
+    return error = "parameters: " + error, false;
+  if (!setPointParameters(setup, sim, error))
+    return false;
+  Tissue tissue(sim, setup.grid, setup.conductivity, setup.options);
+  for (const TissueStimulus &s : setup.stimuli)
+    tissue.addStimulus(s);
+  if (!tissue.initialize(error))
+    return false;
+  mkdir(setup.outputs.directory.c_str(), 0777);
+  Writer writer(setup, result.files);
+  int64_t steps = std::llround(setup.duration / setup.options.dt);
+  int64_t every = setup.outputs.snapshotEvery > 0
+                      ? std::max<int64_t>(1, std::llround(setup.outputs.snapshotEvery /
+                                                          setup.options.dt))
+                      : 0;
+  auto snapshot = [&](int64_t step, std::string &e) {
+    char name[64];
+    std::snprintf(name, sizeof name, "vm_%09.3f", step * setup.options.dt);
+    return writer.write(name, "Vm", tissue.vm(), e);
+  };
+  if (every)
+    tissue.onStep([&](int64_t step, std::string &e) {
+      return step % every != 0 || snapshot(step, e);
+    });
+  if (setup.untilActivated)
+    tissue.onStep([&](int64_t, std::string &) {
+      // A stop, not a failure: run() returns with the step reached.
+      return tissue.activated() < tissue.report().tissuePoints;
+    });
+  if (progress)
+    tissue.onStep([&](int64_t step, std::string &) {
+      if (step % std::max<int64_t>(1, steps / 100) == 0)
+        progress(double(step) / steps);
+      return true;
+    });
+  bool ok = (!every || snapshot(0, error)) && tissue.run(steps, error);
+  if (!ok && setup.untilActivated && error.empty())
+    ok = true; // every point activated
+  if (ok && !setup.outputs.activation.empty())
+    ok = writer.write(setup.outputs.activation, "activation_time",
+                      tissue.activationTimes(), error);
+  if (!ok) {
+    for (const std::string &f : result.files)
+      std::remove(f.c_str());
+    result.files.clear();
+    return false;
+  }
+  for (const auto &x : setup.outputs.probes)
+    result.probeTimes.push_back(
+        tissue.activationTimes()[nearestPoint(setup.grid, x)]);
+  result.report = tissue.report();
+  result.model = sim.desc().name;
+  result.devices = sim.deviceDescription();
+  return true;
+}
+
+std::string TissueResult::json(const TissueSetup &setup) const {
+  std::string out = "{\n  \"model\": \"" + model + "\",\n  \"devices\": \"" +
+                    devices + "\",\n  \"grid\": [" +
+                    std::to_string(setup.grid.n[0]) + ", " +
+                    std::to_string(setup.grid.n[1]) + ", " +
+                    std::to_string(setup.grid.n[2]) + "],\n  \"run\": " +
+                    report.json(2) + ",\n  \"activation_ms\": {";
+  for (size_t i = 0; i < probeTimes.size(); ++i) {
+    char v[48];
+    std::snprintf(v, sizeof v, "%.6f", probeTimes[i]);
+    out += (i ? ", \"" : "\"") + setup.outputs.probeNames[i] + "\": " +
+           (std::isnan(probeTimes[i]) ? "null" : v);
+  }
+  out += "},\n  \"files\": [";
+  for (size_t i = 0; i < files.size(); ++i)
+    out += (i ? ", \"" : "\"") + files[i] + "\"";
+  return out + "]\n}\n";
+}

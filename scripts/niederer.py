@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""One case of the N-version monodomain benchmark (Niederer et al. 2011).
+
+A 20 x 7 x 3 mm slab, fibres along x, ten Tusscher-Panfilov 2006
+epicardial cells (examples/models/ten_tusscher_panfilov_2006.model);
+intracellular 0.17/0.019 S/m and extracellular 0.62/0.24 S/m along/across,
+surface-to-volume 140 /mm, Cm 1 uF/cm^2; 50,000 uA/cm^3 for 2 ms in the
+1.5 mm cube at the corner P1. Prints a table and, on its last line, the
+activation times (Vm first above 0 mV, ms) at P1..P9 as JSON:
+
+  scripts/niederer.py --dx 0.2 --dt 0.01 [--scheme explicit|crank-nicolson]
+                      [--threads N] [--keep DIR]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZE = (20.0, 7.0, 3.0)
+POINTS = {  # the eight corners (P1 the stimulated one) and the centre
+    "P1": (0, 0, 0), "P2": (0, 7, 0), "P3": (20, 0, 0), "P4": (20, 7, 0),
+    "P5": (0, 0, 3), "P6": (0, 7, 3), "P7": (20, 0, 3), "P8": (20, 7, 3),
+    "P9": (10, 3.5, 1.5),
+}
+
+
+def config(args):
+    return {
+        "model": os.path.abspath(args.model),
+        "threads": args.threads,
+        "grid": {"size_mm": list(SIZE), "spacing_mm": args.dx},
+        "conductivity": {"intracellular": [0.17, 0.019, 0.019],
+                         "extracellular": [0.62, 0.24, 0.24],
+                         "surface_to_volume": 140, "capacitance": 1},
+        "time": {"dt": args.dt, "duration": args.duration,
+                 "scheme": args.scheme, "until_activated": True},
+        "stimuli": [{"box": [[0, 0, 0], [1.5, 1.5, 1.5]],
+                     "current_per_volume": 50000, "start": 0,
+                     "duration": 2}],
+        "outputs": {"directory": ".", "activation": "activation",
+                    "activation_threshold": 0,
+                    "probes": {k: list(v) for k, v in POINTS.items()}},
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dx", type=float, required=True, help="mm")
+    ap.add_argument("--dt", type=float, required=True, help="ms")
+    ap.add_argument("--scheme", default="explicit",
+                    choices=["explicit", "crank-nicolson"])
+    ap.add_argument("--model", default=os.path.join(
+        ROOT, "examples", "models", "ten_tusscher_panfilov_2006.model"))
+    ap.add_argument("--duration", type=float, default=200,
+                    help="ms at most (the run stops once all has activated)")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--tissue", default=os.path.join(ROOT, "build", "bin",
+                                                     "easyml-tissue"))
+    ap.add_argument("--keep", help="keep the configuration and outputs here")
+    args = ap.parse_args()
+    work = args.keep or tempfile.mkdtemp(prefix="niederer-")
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "niederer.json")
+    with open(path, "w") as f:
+        json.dump(config(args), f, indent=1)
+    report = os.path.join(work, "report.json")
+    p = subprocess.run([args.tissue, path, "--report-json", report,
+                        "--no-progress"], text=True, capture_output=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        return p.returncode
+    r = json.load(open(report))
+    times = r["activation_ms"]
+    run = r["run"]
+    print(f"dx {args.dx} mm, dt {args.dt} ms, {args.scheme}: "
+          f"{r['grid'][0]} x {r['grid'][1]} x {r['grid'][2]} points, "
+          f"{run['steps']} steps, {run['point_steps_per_second']:.3g} "
+          f"point-steps/s")
+    for k in POINTS:
+        t = times[k]
+        print(f"  {k}  {'never' if t is None else f'{t:8.3f} ms'}")
+    print(json.dumps({"dx": args.dx, "dt": args.dt, "scheme": args.scheme,
+                      "activation_ms": times,
+                      "point_steps_per_second": run["point_steps_per_second"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+//===- easyml-tissue.cpp - monodomain tissue simulations ------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs the monodomain simulation a JSON configuration describes (keys:
+// docs/tissue.md) and prints where the time went:
+//
+//   easyml-tissue CONFIG.json [--report-json FILE] [--quiet] [--no-progress]
+//                 [--cache-dir DIR]
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/OutputFile.h"
+#include "easyml/Runtime/TissueRun.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+using namespace easyml;
+
+namespace {
+
+const char kUsage[] =
+    "usage: easyml-tissue CONFIG.json [--report-json FILE] [--quiet]\n"
+    "                     [--no-progress] [--cache-dir DIR]\n"
+    "Runs a monodomain tissue simulation (configuration keys: "
+    "docs/tissue.md).\n";
+
+int error(const std::string &what, int code = 1) {
+  std::fprintf(stderr, "easyml-tissue: error: %s\n", what.c_str());
+  return code;
+}
+
+struct Args {
+  std::string config, reportJson, cacheDir;
+  bool quiet = false, progress = true;
+};
+
+/// False after a message (exit code in `code`).
+bool parse(int argc, char **argv, Args &a, int &code) {
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc)
+        return code = error("option '" + s + "' needs a value", 2), false;
+      out = argv[++i];
+      return true;
+    };
+    if (s == "-h" || s == "--help") {
+      std::fputs(kUsage, stdout);
+      return code = 0, false;
+    }
+    if (s == "--report-json" ? !value(a.reportJson)
+        : s == "--cache-dir" ? !value(a.cacheDir)
+                             : false)
+      return false;
+    if (s == "--report-json" || s == "--cache-dir")
+      continue;
+    if (s == "-q" || s == "--quiet")
+      a.quiet = true;
+    else if (s == "--no-progress")
+      a.progress = false;
+    else if (s[0] == '-' || !a.config.empty())
+      return code = error("unknown argument '" + s + "'\n" + kUsage, 2), false;
+    else
+      a.config = s;
+  }
+  if (a.config.empty())
+    return code = error(std::string("no configuration given\n") + kUsage, 2),
+           false;
+  return true;
+}
+
+void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
+  const rt::TissueReport &t = r.report;
+  std::printf("model %s on %s\n", r.model.c_str(), r.devices.c_str());
+  std::printf("grid %lld x %lld x %lld (%lld points of tissue), %lld steps "
+              "of %g ms, %lld diffusion sub-step(s)%s\n",
+              (long long)s.grid.n[0], (long long)s.grid.n[1],
+              (long long)s.grid.n[2], (long long)t.tissuePoints,
+              (long long)t.steps, s.options.dt, (long long)t.substeps,
+              s.options.scheme == rt::TissueOptions::CrankNicolson
+                  ? " (crank-nicolson)"
+                  : "");
+  std::printf("%-10s %10.3f s\n%-10s %10.3f s\n%-10s %10.3f s\n%-10s "
+              "%10.3f s\n",
+              "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,
+              "output", t.outputSeconds, "total", t.wallSeconds);
+  std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
+  for (size_t i = 0; i < r.probeTimes.size(); ++i)
+    std::printf("activation %-8s %s\n", s.outputs.probeNames[i].c_str(),
+                std::isnan(r.probeTimes[i])
+                    ? "never"
+                    : (std::to_string(r.probeTimes[i]) + " ms").c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args args;
+  int code = 0;
+  if (!parse(argc, argv, args, code))
+    return code;
+  rt::TissueSetup setup;
+  std::string e;
+  if (!rt::readTissueConfig(args.config, setup, e))
+    return error(e);
+  bool bar = args.progress && !args.quiet && isatty(fileno(stderr));
+  auto progress = [&](double f) {
+    std::fprintf(stderr, "\r[%-50s] %3.0f%%", std::string(size_t(50 * f), '#').c_str(),
+                 100 * f);
+    std::fflush(stderr);
+  };
+  rt::TissueResult result;
+  bool ok = rt::runTissue(setup, result, e, bar ? std::function<void(double)>(progress)
+                                                : nullptr,
+                          args.cacheDir);
+  if (bar)
+    std::fprintf(stderr, "\n");
+  if (!ok)
+    return error(e);
+  if (!args.quiet)
+    print(setup, result);
+  if (!args.reportJson.empty() &&
+      !rt::writeWholeFile(args.reportJson, result.json(setup), e))
+    return error(e);
+  return 0;
+}
