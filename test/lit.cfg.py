@@ -31,6 +31,7 @@ tools = [
     ToolSubst("easyml-compile", unresolved="fatal"),
     ToolSubst("easyml-opt", unresolved="fatal"),
     ToolSubst("easyml-bench", unresolved="fatal"),
+    ToolSubst("easyml-tissue", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.easyml_tools_dir])
 
@@ -148,6 +149,17 @@ for candidate in (config.python_executable, "/usr/bin/python3"):
         continue
     config.available_features.add("matplotlib")
     config.substitutions.append(("%plot_python", candidate))
+    break
+
+# numpy, for checks of numerical results (Debian: python3-numpy).
+for candidate in (config.python_executable, "/usr/bin/python3"):
+    try:
+        subprocess.run([candidate, "-c", "import numpy"], check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        continue
+    config.available_features.add("numpy")
+    config.substitutions.append(("%np_python", candidate))
     break
 
 # The Python package (built when pybind11 is found) and a python with numpy

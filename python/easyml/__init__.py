@@ -356,3 +356,5 @@ class Simulation:
 
 
 NO_EXCITATION, NO_REPOLARISATION, EAD, ALTERNANS = 1, 2, 4, 8
+
+from .tissue import Tissue, TissueResult  # noqa: E402

@@ -389,6 +389,8 @@ void bindValues(py::class_<PySimulation> &c) {
 
 } // namespace
 
+void bindTissue(py::module &m);
+
 PYBIND11_MODULE(_easyml, m) {
   m.doc() = "EasyML runtime bindings (use the easyml package)";
   m.attr("ABI_VERSION") = EASYML_ABI_VERSION;
@@ -423,6 +425,7 @@ PYBIND11_MODULE(_easyml, m) {
   bindParameters(sim);
   bindRun(sim);
   bindValues(sim);
+  bindTissue(m);
 
 #ifdef EASYML_HAVE_MPI
   m.attr("HAVE_MPI") = true;

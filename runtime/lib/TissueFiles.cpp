@@ -78,6 +78,14 @@ size_t itemSize(const std::string &descr) {
 
 } // namespace
 
+std::vector<int64_t> easyml::rt::gridShape(const TissueGrid &grid) {
+  std::vector<int64_t> shape;
+  for (int a = 2; a >= 0; --a)
+    if (grid.n[a] > 1 || !shape.empty() || a == 0)
+      shape.push_back(grid.n[a]);
+  return shape;
+}
+
 bool easyml::rt::readGridNpy(const std::string &path, const TissueGrid &grid,
                              std::vector<double> &values, std::string &error) {
   std::ifstream in(path, std::ios::binary);
@@ -100,12 +108,10 @@ bool easyml::rt::readGridNpy(const std::string &path, const TissueGrid &grid,
   int64_t count = 1;
   for (int64_t s : shape)
     count *= s;
-  std::vector<int64_t> expect;
-  for (int a = 2; a >= 0; --a)
-    if (grid.n[a] > 1 || !expect.empty() || a == 0)
-      expect.push_back(grid.n[a]);
+  std::vector<int64_t> expect = gridShape(grid),
+                       full = {grid.n[2], grid.n[1], grid.n[0]};
   bool flat = shape.size() == 1 && count == grid.points();
-  if (shape != expect && !flat) {
+  if (shape != expect && shape != full && !flat) {
     std::string want, got;
     for (int64_t s : expect)
       want += (want.empty() ? "" : ", ") + std::to_string(s);
@@ -130,9 +136,8 @@ bool easyml::rt::writeGridNpy(const std::string &path, const TissueGrid &grid,
                               const std::vector<double> &values,
                               std::string &error) {
   std::string shape;
-  for (int a = 2; a >= 0; --a)
-    if (grid.n[a] > 1 || !shape.empty() || a == 0)
-      shape += (shape.empty() ? "" : ", ") + std::to_string(grid.n[a]);
+  for (int64_t n : gridShape(grid))
+    shape += (shape.empty() ? "" : ", ") + std::to_string(n);
   if (shape.find(',') == std::string::npos)
     shape += ",";
   OutputFile f(path);

@@ -168,6 +168,8 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   for (const auto &x : setup.outputs.probes)
     result.probeTimes.push_back(
         tissue.activationTimes()[nearestPoint(setup.grid, x)]);
+  result.activation = tissue.activationTimes();
+  result.vm = tissue.vm();
   result.report = tissue.report();
   result.model = sim.desc().name;
   result.devices = sim.deviceDescription();

@@ -23,9 +23,12 @@
 namespace easyml {
 namespace rt {
 
+/// The shape of a field on `grid` in files and arrays: (nz, ny, nx), or
+/// (ny, nx) for a 2D grid and (nx) for a 1D one.
+std::vector<int64_t> gridShape(const TissueGrid &grid);
+
 /// Reads a numeric .npy (float64/32, signed/unsigned integers, bool) with
-/// grid.points() values, shaped (nz, ny, nx), (ny, nx) or (nx) as the grid
-/// is, or flat; false with `error` naming the file and the mismatch.
+/// grid.points() values, shaped as gridShape(), as (nz, ny, nx), or flat; false with `error` naming the file and the mismatch.
 bool readGridNpy(const std::string &path, const TissueGrid &grid,
                  std::vector<double> &values, std::string &error);
 

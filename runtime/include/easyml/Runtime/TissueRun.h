@@ -29,6 +29,9 @@ struct TissueResult {
   std::string model, devices;
   /// Activation time (ms, NaN if never) at each probe, in setup order.
   std::vector<double> probeTimes;
+  /// Activation times and Vm at the end, per grid point (NaN outside the
+  /// tissue).
+  std::vector<double> activation, vm;
   /// The files written.
   std::vector<std::string> files;
   /// The report as JSON (with the probes and files).

@@ -1,0 +1,64 @@
+//===- TissueModule.cpp - easyml.Tissue's bindings ------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// run_tissue(config, cache_dir, progress): the runtime's runTissue on a
+// configuration file (the Python layer writes it from its arguments), with
+// the activation map and the final Vm as (nz, ny, nx) arrays.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/TissueFiles.h"
+#include "easyml/Runtime/TissueRun.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+using namespace easyml::rt;
+
+namespace {
+
+py::array_t<double> gridArray(const TissueGrid &g,
+                              const std::vector<double> &values) {
+  py::array_t<double> a(gridShape(g));
+  std::copy(values.begin(), values.end(), a.mutable_data());
+  return a;
+}
+
+py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
+                       const std::function<void(double)> &progress) {
+  TissueSetup setup;
+  TissueResult result;
+  std::string error;
+  bool ok = readTissueConfig(config, setup, error);
+  if (ok) {
+    // The run releases the interpreter; progress takes it back to call.
+    py::gil_scoped_release release;
+    std::function<void(double)> report;
+    if (progress)
+      report = [&](double f) {
+        py::gil_scoped_acquire acquire;
+        progress(f);
+      };
+    ok = runTissue(setup, result, error, report, cacheDir);
+  }
+  if (!ok)
+    throw std::runtime_error(error);
+  py::dict out;
+  out["report"] = result.json(setup);
+  out["activation"] = gridArray(setup.grid, result.activation);
+  out["vm"] = gridArray(setup.grid, result.vm);
+  return out;
+}
+
+} // namespace
+
+void bindTissue(py::module &m) {
+  m.def("run_tissue", &runTissueFile, py::arg("config"),
+        py::arg("cache_dir") = "", py::arg("progress") = nullptr,
+        "Runs the tissue simulation a JSON configuration describes");
+}
