@@ -41,9 +41,9 @@ LogicalResult RecordSampleOp::verify() {
 }
 
 LogicalResult RecordValueOp::verify() {
-  if (getEntry() < 0)
+  if (int64_t entry = getEntryAttr().getInt(); entry < 0)
     return emitOpError("expects a recordable entry of at least 0, got ")
-           << getEntry();
+           << entry;
   return success();
 }
 
