@@ -32,8 +32,9 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     (iterations are independent; it runs in order on the CPU and
     `easyml-map-cells-to-gpu-threads` maps it to GPU threads), the step loop
     an `scf.for`, the arithmetic stays in `arith`/`math`. Per-cell storage
-    (the state vector, the externals, the eval outputs, the biomarker
-    accumulators) is read and written through memref views built on the
+    (the state vector, the externals, the eval outputs, and the biomarker
+    accumulators once `easyml-lower-biomarkers` has run) is read and
+    written through memref views built on the
     C ABI's pointers (`memref<?x?xf64, strided<[?, 1]>>`, global memory
     space 1 in GPU kernels: `memref.load`/`memref.store` indexed by row and
     cell), lowered by the upstream memref and vector conversions; what no

@@ -461,10 +461,10 @@ def EasyML_OpaqueOp : EasyML_Op<"opaque", [
     Returns its operand, without the optimisers knowing it does: values
     computed from the result are neither merged with the same values
     computed from the operand (CSE, GVN) nor hoisted out of a loop (LICM).
-    `easyml-lower-to-kernels` uses it in GPU kernels where recomputing a
-    cheap value beats holding it in a register through a long loop: the
-    cell's state addresses after the step loop, the biomarker rows inside
-    their branch. It has unknown side effects, so nothing moves it either;
+    `easyml-lower-to-kernels` (the cell's state addresses after the step
+    loop) and `easyml-lower-biomarkers` (the biomarker rows inside their
+    branch) use it in GPU kernels where recomputing a cheap value beats
+    holding it in a register through a long loop. It has unknown side effects, so nothing moves it either;
     `easyml-lower-opaque` lowers it to an empty inline-assembly statement
     that ties its result to its operand, which costs no instruction.
 
