@@ -232,8 +232,8 @@ private:
   };
 
   /// The entry `compute` (`advance`: `nsteps` steps per cell, marking
-  /// where samples are recorded and biomarkers updated) or `eval` (the outputs and traces of the
-  /// current states).
+  /// where samples are recorded and biomarkers updated) or `eval` (the outputs
+  /// and traces of the current states).
   mlir::LogicalResult buildStep(bool advance);
   /// Loads the kernel arguments the step entries read (and, for
   /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.

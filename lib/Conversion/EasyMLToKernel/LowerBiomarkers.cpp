@@ -197,8 +197,7 @@ static void lowerUpdate(UpdateBiomarkersOp update) {
   Value tMid = b.create<arith::AddFOp>(
       loc, t, b.create<arith::MulFOp>(loc, dt, cF64(0.5)));
   Value nan = cF64(std::numeric_limits<double>::quiet_NaN());
-  acc.updateVm(t, t1, tMid, dt, update.getVmBefore(), update.getVmAfter(),
-               nan);
+  acc.updateVm(t, t1, tMid, dt, update.getVmBefore(), update.getVmAfter(), nan);
   Value caRow = field(kBioCa, i64);
   acc.updateCalcium(caRow, llvm::to_vector(update.getStates()), t1, nan);
   update.erase();

@@ -54,8 +54,7 @@ struct OpaqueToInlineAsm : OpConversionPattern<OpaqueOp> {
   StringRef constraints;
 };
 
-struct LowerOpaquePass
-    : public easyml::impl::LowerOpaqueBase<LowerOpaquePass> {
+struct LowerOpaquePass : public easyml::impl::LowerOpaqueBase<LowerOpaquePass> {
   using LowerOpaqueBase::LowerOpaqueBase;
 
   std::string checkOptions() const {

@@ -56,15 +56,11 @@ private:
     return argField(b, loc, sample.getArgs(), f, t);
   }
   Value pointerField(ArgField f) {
-    return memory.hostGiven(b, loc, field(f, LLVM::LLVMPointerType::get(
-                                                 b.getContext())));
+    return memory.hostGiven(
+        b, loc, field(f, LLVM::LLVMPointerType::get(b.getContext())));
   }
-  Value mulI(Value x, Value y) {
-    return b.create<arith::MulIOp>(loc, x, y);
-  }
-  Value addI(Value x, Value y) {
-    return b.create<arith::AddIOp>(loc, x, y);
-  }
+  Value mulI(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value addI(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
   /// Whether the step is a sample step; sets `k`, the sample's number.
   Value isSampleStep();
   /// Reads where samples go (in the sample branch).
@@ -94,8 +90,8 @@ Value SampleWriter::isSampleStep() {
       b.create<arith::AndIOp>(
           loc,
           b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, rel, cI64(0)),
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                  mulI(k, every), rel)),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, mulI(k, every),
+                                  rel)),
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k,
                               sample.getSamples()));
 }

@@ -37,8 +37,7 @@ LLVM::LLVMFuncOp getOrDeclare(OpBuilder &b, Operation *at, Operation *op,
   auto module = isa<gpu::GPUModuleOp>(at)
                     ? cast<gpu::GPUModuleOp>(at)
                     : at->getParentOfType<gpu::GPUModuleOp>();
-  std::string name =
-      deviceFunction(target, op->getName().stripDialect().str());
+  std::string name = deviceFunction(target, op->getName().stripDialect().str());
   if (auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
     return decl;
   OpBuilder::InsertionGuard guard(b);
@@ -56,8 +55,7 @@ bool isDeviceLibraryMath(Operation *op) {
 }
 
 /// One of those operations to a call of the device function.
-template <typename MathOp>
-struct ToDeviceCall : OpConversionPattern<MathOp> {
+template <typename MathOp> struct ToDeviceCall : OpConversionPattern<MathOp> {
   ToDeviceCall(MLIRContext *ctx, Backend target)
       : OpConversionPattern<MathOp>(ctx), target(target) {}
 
@@ -67,8 +65,7 @@ struct ToDeviceCall : OpConversionPattern<MathOp> {
     if (!isDeviceLibraryMath(op))
       return failure();
     LLVM::LLVMFuncOp decl = getOrDeclare(rewriter, op, op, target);
-    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, decl,
-                                              adaptor.getOperands());
+    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, decl, adaptor.getOperands());
     return success();
   }
 

@@ -7,7 +7,6 @@
 #include "easyml/Conversion/MathToVectorLibrary/MathToVectorLibrary.h"
 #include "easyml/Conversion/Passes.h"
 
-
 namespace easyml {
 #define GEN_PASS_DEF_CONVERTMATHTOVECTORLIBRARY
 #include "easyml/Conversion/Passes.h.inc"
@@ -46,8 +45,7 @@ std::optional<MathFunction> transcendental(StringRef opName) {
 
 /// The native width (0: no libmvec call) and the vector function ABI's
 /// letter of the libmvec variants `library` and `isa` give.
-std::pair<int64_t, char> libmvecVariants(VectorMath library,
-                                                VectorIsa isa) {
+std::pair<int64_t, char> libmvecVariants(VectorMath library, VectorIsa isa) {
   if (library == VectorMath::Scalar)
     return {0, 0};
   switch (isa) {
@@ -101,8 +99,7 @@ LLVM::LLVMFuncOp getOrDeclare(OpBuilder &b, Operation *at, StringRef name,
 /// (math on a vector of f64): a transcendental function whose vector length
 /// the native width divides; none for the others.
 std::optional<MathFunction> libmvecFunction(Operation *op, int64_t native) {
-  std::optional<MathFunction> fn =
-      transcendental(op->getName().getStringRef());
+  std::optional<MathFunction> fn = transcendental(op->getName().getStringRef());
   int64_t n = cast<VectorType>(op->getResult(0).getType()).getNumElements();
   if (!fn || !native || n % native != 0)
     return std::nullopt;

@@ -464,9 +464,10 @@ def EasyML_OpaqueOp : EasyML_Op<"opaque", [
     `easyml-lower-to-kernels` (the cell's state addresses after the step
     loop) and `easyml-lower-biomarkers` (the biomarker rows inside their
     branch) use it in GPU kernels where recomputing a cheap value beats
-    holding it in a register through a long loop. It has unknown side effects, so nothing moves it either;
-    `easyml-lower-opaque` lowers it to an empty inline-assembly statement
-    that ties its result to its operand, which costs no instruction.
+    holding it in a register through a long loop. It has unknown side
+    effects, so nothing moves it either; `easyml-lower-opaque` lowers it
+    to an empty inline-assembly statement that ties its result to its
+    operand, which costs no instruction.
 
     ```mlir
     %stride2 = easyml.opaque %stride : i64
