@@ -69,6 +69,8 @@ void easyml::buildCompileStage(OpPassManager &pm, CompileStage stage,
                                      options.perCellParams.end());
     lower.perCellParams = perCell; // copied by createLowerToKernels
     pm.addPass(createLowerToKernels(lower));
+    pm.addPass(createLowerRecording());
+    pm.addPass(createLowerBiomarkers());
     pm.addPass(createVectorizeCells());
     if (options.emulateGpuKernels)
       pm.addPass(createCopyGpuKernelsToHost());

@@ -32,8 +32,9 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     (iterations are independent; it runs in order on the CPU and
     `easyml-map-cells-to-gpu-threads` maps it to GPU threads), the step loop
     an `scf.for`, the arithmetic stays in `arith`/`math`. Per-cell storage
-    (the state vector, the externals, the eval outputs, the biomarker
-    accumulators) is read and written through memref views built on the
+    (the state vector, the externals, the eval outputs, and the biomarker
+    accumulators once `easyml-lower-biomarkers` has run) is read and
+    written through memref views built on the
     C ABI's pointers (`memref<?x?xf64, strided<[?, 1]>>`, global memory
     space 1 in GPU kernels: `memref.load`/`memref.store` indexed by row and
     cell), lowered by the upstream memref and vector conversions; what no
@@ -67,6 +68,11 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     The module carries its variant as `easyml.variant =
     #easyml.variant<cuda, width = 1, soa>`, which the GPU stage
     (`easyml-gpu-modules-to-binary`) reads.
+
+    What `compute` records and the biomarkers it updates are left as
+    markers in the step loop (`easyml.record_schedule`,
+    `easyml.record_sample`, `easyml.update_biomarkers`), lowered by
+    `easyml-lower-recording` and `easyml-lower-biomarkers`.
   }];
   let options = [
     ListOption<"variants", "variants", "std::string",
@@ -86,6 +92,60 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
                            "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def LowerRecording : Pass<"easyml-lower-recording"> {
+  let summary = "lower the recording markers of compute kernels to stores "
+                "into the recording buffer";
+  let description = [{
+    `easyml-lower-to-kernels` marks what the compute kernels record: an
+    `easyml.record_schedule` before the cell loop reads when samples are
+    taken, and at the start of each step an `easyml.record_sample` holds
+    the cell's values to record (`easyml.record_value`, the traces'
+    evaluation in `easyml.record_traces`). This pass lowers them to the
+    runtime ABI's recording (`rec_*` in
+    `runtime/include/easyml/Runtime/ABI.h`):
+
+    - the schedule to loads of `rec_first`, `rec_every` (at least 1) and
+      `rec_samples` from the kernel arguments;
+    - each sample to a branch on the step being sample
+      `k = (step - rec_first) / rec_every`, in which the other fields are
+      read (kept out of the step loop: GPU kernels would hold them in
+      registers) and, for a cell in `[rec_begin, rec_end)`, each value `v`
+      whose slot `rec_slot[v]` is at least 0 is stored at
+      `rec[(k*rec_num + rec_slot[v])*rec_stride + (cell - rec_begin)]`;
+      the traces only when `rec_traces` is non-zero.
+
+    In GPU kernels (`gpu.func`) the buffers are addressed in the global
+    address space. Runs before `easyml-vectorize-cells` and the GPU
+    mapping, which see the branches and stores.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def LowerBiomarkers : Pass<"easyml-lower-biomarkers"> {
+  let summary = "lower the biomarker markers of compute kernels to updates "
+                "of the biomarker accumulators";
+  let description = [{
+    Replaces each `easyml.update_biomarkers`, which
+    `easyml-lower-to-kernels` places in the step loop after Vm is
+    integrated, by the update of the cell's biomarker accumulators (ABI 3
+    `bio`, rows `easyml_bio_row`; docs/biomarkers.md) when the kernel
+    arguments have them: resting potential, peak, maximal upstroke
+    velocity, 30/50/90% repolarisation times (interpolated between steps),
+    trough, early afterdepolarisations, and the minimum and maximum of the
+    state in sv row `bio_ca`. Every update is a select (no divergence
+    between vector lanes or GPU threads); the accumulators are read and
+    written through a `[row][cell]` memref view built inside the branch,
+    in GPU kernels from an `easyml.opaque` copy of the stride so its
+    address arithmetic is not held in registers through the step loop.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::LLVM::LLVMDialect"];
 }
 

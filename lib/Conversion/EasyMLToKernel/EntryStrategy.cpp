@@ -6,6 +6,7 @@
 
 #include "EntryStrategy.h"
 #include "KernelArgs.h"
+#include "KernelMemory.h"
 
 #include "easyml/Runtime/ABI.h"
 
@@ -55,10 +56,6 @@ private:
   ModuleOp module;
   VariantAttr target;
 };
-
-/// The address space of device memory in both GPU targets' LLVM back ends
-/// (NVPTX and AMDGPU).
-constexpr unsigned kGlobalAddressSpace = 1;
 
 /// Kernels of a GPU variant: one thread per cell, in a gpu.module of their
 /// own, taking the kernel arguments by value, then the parameters and
@@ -117,17 +114,13 @@ public:
 
   bool takesParamsByValue() const override { return numByValue != 0; }
 
-  /// On a GPU every pointer the host passes is device memory
-  /// (cuMemAlloc/hipMalloc), so it is cast to the global address space:
-  /// global instead of generic (flat) loads, stores and atomics.
+  /// Host pointers in the global address space (KernelMemory).
   Value hostGiven(OpBuilder &b, Location loc, Value pointer) const override {
-    return b.create<LLVM::AddrSpaceCastOp>(
-        loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
-        pointer);
+    return KernelMemory(/*gpu=*/true).hostGiven(b, loc, pointer);
   }
 
   Attribute memorySpace(OpBuilder &b) const override {
-    return b.getI64IntegerAttr(kGlobalAddressSpace);
+    return KernelMemory(/*gpu=*/true).memorySpace(b);
   }
 
   /// Invariant loads go through the read-only data path (NVPTX
@@ -136,10 +129,9 @@ public:
   /// calls, e.g. tables rebuilt for a new dt.)
   bool marksReadOnlyLoadsInvariant() const override { return true; }
 
-  /// The step loop keeps every state in registers: what it does not need
-  /// is kept out of it with an easyml.opaque copy.
+  /// What the step loop does not need is kept out of it (KernelMemory).
   Value keepLocal(OpBuilder &b, Location loc, Value v) const override {
-    return b.create<OpaqueOp>(loc, v.getType(), v);
+    return KernelMemory(/*gpu=*/true).keepLocal(b, loc, v);
   }
 
   bool recomputesAddressesAfterSteps() const override { return true; }

@@ -70,33 +70,7 @@ LogicalResult KernelBuilder::build(bool withTables) {
 
 Value KernelBuilder::view(Value ptr, ArrayRef<Value> sizes,
                           ArrayRef<Value> strides) {
-  MLIRContext *ctx = b.getContext();
-  int64_t rank = static_cast<int64_t>(sizes.size());
-  assert(strides.size() + 1 == sizes.size() && "leading strides only");
-  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
-  SmallVector<int64_t> layoutStrides(rank - 1, ShapedType::kDynamic);
-  layoutStrides.push_back(1);
-  MemRefLayoutAttrInterface layoutAttr;
-  if (rank > 1)
-    layoutAttr = StridedLayoutAttr::get(ctx, 0, layoutStrides);
-  Attribute space = entry->memorySpace(b);
-  auto type = MemRefType::get(shape, f64, layoutAttr, space);
-  // The descriptor the memref-to-LLVM type converter expects.
-  auto sizesTy = LLVM::LLVMArrayType::get(i64, rank);
-  auto descTy = LLVM::LLVMStructType::getLiteral(
-      ctx, {ptr.getType(), ptr.getType(), i64, sizesTy, sizesTy});
-  Value d = b.create<LLVM::UndefOp>(loc, descTy);
-  auto insert = [&](Value v, ArrayRef<int64_t> pos) {
-    d = b.create<LLVM::InsertValueOp>(loc, d, v, pos);
-  };
-  insert(ptr, {0});
-  insert(ptr, {1});
-  insert(cI64(0), {2});
-  for (int64_t r = 0; r < rank; ++r) {
-    insert(sizes[r], {3, r});
-    insert(r + 1 < rank ? strides[r] : cI64(1), {4, r});
-  }
-  return b.create<UnrealizedConversionCastOp>(loc, type, d).getResult(0);
+  return memoryView(b, loc, ptr, sizes, strides, entry->memorySpace(b));
 }
 
 Value KernelBuilder::svView(Value sv, Value rowStride) {

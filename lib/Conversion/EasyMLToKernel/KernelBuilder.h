@@ -14,9 +14,13 @@
 //   HostEmitter.cpp       the host entries `tables` and `derived`
 //   InitEmitter.cpp       `init`
 //   StepEmitter.cpp       `compute` and `eval`: the step loop, one model
-//                         step, lookups, clamps and counters
-//   RecordingEmitter.cpp  samples of the cell's values during the steps
-//   BiomarkerEmitter.cpp  the biomarker accumulators after each step
+//                         step, lookups, clamps and counters, and where
+//                         the biomarkers are updated (easyml.update_biomarkers)
+//   RecordingEmitter.cpp  what a sample records of the cell during the steps
+//                         (easyml.record_sample)
+//
+// Recording and biomarkers are left as markers in the step loop, lowered
+// by passes of their own (LowerRecording.cpp, LowerBiomarkers.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +29,7 @@
 
 #include "EntryStrategy.h"
 #include "KernelArgs.h"
+#include "KernelMemory.h"
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
 #include "easyml/Conversion/Passes.h"
@@ -226,9 +231,9 @@ private:
     llvm::SmallVector<Value> states, hidden, outputs, traces;
   };
 
-  /// The entry `compute` (`advance`: `nsteps` steps per cell, recording
-  /// samples and biomarkers) or `eval` (the outputs and traces of the
-  /// current states).
+  /// The entry `compute` (`advance`: `nsteps` steps per cell, marking
+  /// where samples are recorded and biomarkers updated) or `eval` (the outputs
+  /// and traces of the current states).
   mlir::LogicalResult buildStep(bool advance);
   /// Loads the kernel arguments the step entries read (and, for
   /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.
@@ -275,29 +280,18 @@ private:
               int counter);
 
   //===--- Recording (RecordingEmitter.cpp) ---------------------------===//
-  /// Loads what the step loop needs to recognise a sample step (before the
-  /// cell loop: the same for every cell). The other recording fields are
-  /// loaded in the sample branch itself: held across the step loop they
-  /// cost GPU kernels a dozen registers for a branch taken rarely.
+  /// Reads the recording schedule once per compute call, before the cell
+  /// loop (easyml.record_schedule; the same for every cell).
   void loadRecording(Value args);
-  /// The rest of the recording fields, where the sample is written.
-  void loadRecordingTargets();
-  /// At the start of global step `s`: when `s` is a sample step of this
-  /// wave, records the selected values of the cells at `cell` (those in
-  /// [rec_begin, rec_end)) into sample `(s - rec_first) / rec_every`.
-  /// Traces are evaluated from the same values, as the eval entry does.
+  /// At the start of global step `s`: marks what is recorded of the cells
+  /// at `cell` if `s` is a sample step (easyml.record_sample, lowered by
+  /// easyml-lower-recording): the selected values, and the traces
+  /// evaluated from the same values as the eval entry does.
   mlir::LogicalResult emitRecord(Value s, Value cell,
                                  llvm::ArrayRef<Value> states,
                                  llvm::ArrayRef<Value> nodal,
                                  llvm::ArrayRef<Value> hidden,
                                  llvm::ArrayRef<Value> exts, Value dt);
-
-  //===--- Biomarkers (BiomarkerEmitter.cpp) --------------------------===//
-  /// Biomarker accumulators (ABI 3 `bio`, when the runtime passes them):
-  /// updated after the step from t = s*dt to t + dt that took Vm from `v0`
-  /// (before the stimulus) to `v1`, with `states` the new states.
-  void emitBiomarkers(Value args, Value cell, Value s, Value dt, Value v0,
-                      Value v1, llvm::ArrayRef<Value> states);
 
   //===--- State ------------------------------------------------------===//
   ModelOp model;
@@ -332,12 +326,9 @@ private:
   /// The cell's record where emitStep runs (set by buildStep): in-place
   /// hidden values are read and written there.
   Value stepSv, stepCell;
-  /// The recording fields (ABI 3): when to sample, loaded once per compute
-  /// call; where to write, loaded in the sample branch.
-  struct Recording {
-    Value args, rec, slots, num, begin, end, stride, first, every, samples,
-        traces;
-  } recording;
+  /// The compute kernel's arguments and recording schedule (ABI 3).
+  Value recordArgs;
+  RecordScheduleOp recordSchedule;
   mlir::IRMapping modelConstants;
 };
 

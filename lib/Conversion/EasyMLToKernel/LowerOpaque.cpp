@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Conversion/EasyMLToKernel/LowerOpaque.h"
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/Builders.h"
 
 namespace easyml {
 #define GEN_PASS_DEF_LOWEROPAQUE
@@ -33,8 +33,28 @@ static StringRef tiedRegisterConstraints(Backend target) {
 }
 
 namespace {
-struct LowerOpaquePass
-    : public easyml::impl::LowerOpaqueBase<LowerOpaquePass> {
+/// easyml.opaque to `llvm.inline_asm has_side_effects ""` tying its result
+/// to its operand.
+struct OpaqueToInlineAsm : OpConversionPattern<OpaqueOp> {
+  OpaqueToInlineAsm(MLIRContext *ctx, Backend target)
+      : OpConversionPattern(ctx), constraints(tiedRegisterConstraints(target)) {
+  }
+
+  LogicalResult
+  matchAndRewrite(OpaqueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
+        op, op.getType(), ValueRange{adaptor.getInput()},
+        /*asm_string=*/"", constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, /*asm_dialect=*/nullptr,
+        /*operand_attrs=*/ArrayAttr());
+    return success();
+  }
+
+  StringRef constraints;
+};
+
+struct LowerOpaquePass : public easyml::impl::LowerOpaqueBase<LowerOpaquePass> {
   using LowerOpaqueBase::LowerOpaqueBase;
 
   std::string checkOptions() const {
@@ -50,17 +70,19 @@ struct LowerOpaquePass
   }
 
   void runOnOperation() override {
-    StringRef constraints = tiedRegisterConstraints(target);
-    getOperation()->walk([&](easyml::OpaqueOp op) {
-      OpBuilder b(op);
-      auto asmOp = b.create<LLVM::InlineAsmOp>(
-          op.getLoc(), op.getType(), ValueRange{op.getInput()},
-          /*asm_string=*/"", constraints, /*has_side_effects=*/true,
-          /*is_align_stack=*/false, /*asm_dialect=*/nullptr,
-          /*operand_attrs=*/ArrayAttr());
-      op.replaceAllUsesWith(asmOp.getResult(0));
-      op.erase();
-    });
+    ConversionTarget conversion(getContext());
+    conversion.addIllegalOp<OpaqueOp>();
+    conversion.addLegalDialect<LLVM::LLVMDialect>();
+    RewritePatternSet patterns(&getContext());
+    populateLowerOpaquePatterns(patterns, target);
+    if (failed(applyPartialConversion(getOperation(), conversion,
+                                      std::move(patterns))))
+      signalPassFailure();
   }
 };
 } // namespace
+
+void easyml::populateLowerOpaquePatterns(RewritePatternSet &patterns,
+                                         Backend target) {
+  patterns.add<OpaqueToInlineAsm>(patterns.getContext(), target);
+}

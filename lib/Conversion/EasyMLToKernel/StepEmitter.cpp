@@ -6,8 +6,8 @@
 //
 // `compute` advances the cells in [begin, end) by `nsteps` steps: per cell,
 // a loop over the steps carries the states, externals and hidden values;
-// around each model step come the stimulus and the integration of Vm,
-// samples (RecordingEmitter.cpp) and biomarkers (BiomarkerEmitter.cpp);
+// around each model step come the stimulus and the integration of Vm, and
+// the markers of samples (RecordingEmitter.cpp) and biomarker updates;
 // clamps and table lookups out of range are counted, and so are the cells
 // left non-finite. `eval` computes the outputs and traces of the current
 // states once.
@@ -146,9 +146,12 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
     yielded[ns + vm] =
         b.create<arith::SelectOp>(loc, a.integrate, integrated, v);
   }
+  // The biomarkers of the step that took Vm from before the stimulus to
+  // its new value (easyml-lower-biomarkers).
   if (vm >= 0)
-    emitBiomarkers(a.args, cell, s, dt, vmBefore, yielded[ns + vm],
-                   ArrayRef<Value>(yielded).take_front(ns));
+    b.create<UpdateBiomarkersOp>(loc, a.args, s, cell, dt, vmBefore,
+                                 yielded[ns + vm],
+                                 ArrayRef<Value>(yielded).take_front(ns));
   for (auto [h, v] : llvm::zip(c.hidden, r->hidden))
     if (h)
       yielded.push_back(v);

@@ -1,6 +1,6 @@
-// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=cuda})' | FileCheck %s
-// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=cuda per-cell-params=gk})' | FileCheck %s --check-prefix=ROW
-// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=baseline,cuda})' | FileCheck %s --check-prefix=CPU
+// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=cuda},easyml-lower-recording,easyml-lower-biomarkers)' | FileCheck %s
+// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=cuda per-cell-params=gk},easyml-lower-recording,easyml-lower-biomarkers)' | FileCheck %s --check-prefix=ROW
+// RUN: easyml-opt %s --split-input-file --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=baseline,cuda},easyml-lower-recording,easyml-lower-biomarkers)' | FileCheck %s --check-prefix=CPU
 // RUN: easyml-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(easyml.model(easyml-expand-integrators),easyml-lower-to-kernels{variants=cuda per-cell-params=gk,nope})'
 
 // ABI 4: a GPU kernel takes the kernel arguments by value (a struct of

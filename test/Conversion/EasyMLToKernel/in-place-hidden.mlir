@@ -1,6 +1,6 @@
 // RUN: easyml-opt %s --easyml-lower-to-kernels="variants=baseline" | FileCheck %s
-// RUN: easyml-opt %s --easyml-lower-to-kernels="variants=cuda" | FileCheck %s --check-prefix=GPU
-// RUN: easyml-opt %s --easyml-lower-to-kernels="variants=cpu-simd vector-width=4" --easyml-vectorize-cells | FileCheck %s --check-prefix=SIMD
+// RUN: easyml-opt %s --easyml-lower-to-kernels="variants=cuda" --easyml-lower-recording --easyml-lower-biomarkers | FileCheck %s --check-prefix=GPU
+// RUN: easyml-opt %s --easyml-lower-to-kernels="variants=cpu-simd vector-width=4" --easyml-lower-recording --easyml-lower-biomarkers --easyml-vectorize-cells | FileCheck %s --check-prefix=SIMD
 
 // An in-place hidden value (row 2 of the per-cell record: after the state
 // and the carried hidden value) is accessed in the cell's record where the
@@ -15,8 +15,10 @@
 // CHECK-NEXT: arith.constant
 // CHECK-NEXT: %[[R:.*]]:2 = scf.for %{{.*}} iter_args(%[[X:.*]] = %[[X0]], %{{.*}} = %[[K0]]) -> (f64, f64)
 // A recorded sample reads the in-place value from the record too.
+// CHECK: easyml.record_sample
 // CHECK: %[[C2R:.*]] = arith.constant 2 : index
-// CHECK: memref.load %[[SV]][%{{.*}}, %[[C2R]]]
+// CHECK: %[[H:.*]] = memref.load %[[SV]][%{{.*}}, %[[C2R]]]
+// CHECK-NEXT: easyml.record_value %[[H]] at 2 : f64
 // CHECK: %[[V:.*]] = scf.if %{{.*}} -> (f64) {
 // CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[CELL:.*]] = arith.index_cast

@@ -9,15 +9,30 @@
 // in order on the CPU; one thread per cell on a GPU).
 // CHECK: scf.parallel (%[[CELL:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // CHECK: } {easyml.cells}
-// CHECK-LABEL: func.func @easyml_m_baseline_compute(%{{.*}}: !llvm.ptr)
+// CHECK-LABEL: func.func @easyml_m_baseline_compute(
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr)
+// The recording schedule is read once per call (easyml-lower-recording).
+// CHECK: %[[FIRST:.*]], %[[EVERY:.*]], %[[SAMPLES:.*]] = easyml.record_schedule %[[ARGS]] : !llvm.ptr
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // Inner loop over the steps of the wave, the state carried in registers.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:[^ ]*]] = %{{.*}}, %[[V:[^ ]*]] = %{{.*}}, %[[I:[^ ]*]] = %{{.*}})
+// At the start of step s, what a sample records: the state and the
+// externals, sv row 0 then the externals from row 1.
+// CHECK: %[[S:.*]] = arith.addi
+// CHECK-NEXT: easyml.record_sample %[[ARGS]], step %[[S]], cell %[[CC:[^,]*]], schedule %[[FIRST]], %[[EVERY]], %[[SAMPLES]] : !llvm.ptr {
+// CHECK-NEXT: easyml.record_value %[[X]] at 0 : f64
+// CHECK-NEXT: easyml.record_value %[[V]] at 1 : f64
+// CHECK-NEXT: easyml.record_value %[[I]] at 2 : f64
+// CHECK-NEXT: }
 // The clamp of .ub counts its events atomically.
 // CHECK: arith.cmpf ogt
 // CHECK: scf.if
 // CHECK: llvm.atomicrmw add
-// CHECK: arith.select
+// CHECK: %[[XNEW:.*]] = arith.select
+// After the step, the biomarkers of Vm before the stimulus and after the
+// integration (easyml-lower-biomarkers).
+// CHECK: easyml.update_biomarkers %[[ARGS]], step %[[S]], cell %[[CC]], dt %{{.*}}, vm %[[V]] to %{{.*}}, states(%[[XNEW]]) : !llvm.ptr
+// CHECK-NEXT: scf.yield
 // CHECK-LABEL: func.func @easyml_m_baseline_eval(%{{.*}}: !llvm.ptr)
 
 // LLVM-LABEL: llvm.func @easyml_m_baseline_compute(%{{.*}}: !llvm.ptr)

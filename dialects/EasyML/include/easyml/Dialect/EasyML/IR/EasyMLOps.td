@@ -461,12 +461,13 @@ def EasyML_OpaqueOp : EasyML_Op<"opaque", [
     Returns its operand, without the optimisers knowing it does: values
     computed from the result are neither merged with the same values
     computed from the operand (CSE, GVN) nor hoisted out of a loop (LICM).
-    `easyml-lower-to-kernels` uses it in GPU kernels where recomputing a
-    cheap value beats holding it in a register through a long loop: the
-    cell's state addresses after the step loop, the biomarker rows inside
-    their branch. It has unknown side effects, so nothing moves it either;
-    `easyml-lower-opaque` lowers it to an empty inline-assembly statement
-    that ties its result to its operand, which costs no instruction.
+    `easyml-lower-to-kernels` (the cell's state addresses after the step
+    loop) and `easyml-lower-biomarkers` (the biomarker rows inside their
+    branch) use it in GPU kernels where recomputing a cheap value beats
+    holding it in a register through a long loop. It has unknown side
+    effects, so nothing moves it either; `easyml-lower-opaque` lowers it
+    to an empty inline-assembly statement that ties its result to its
+    operand, which costs no instruction.
 
     ```mlir
     %stride2 = easyml.opaque %stride : i64
@@ -475,6 +476,127 @@ def EasyML_OpaqueOp : EasyML_Op<"opaque", [
   let arguments = (ins I64:$input);
   let results = (outs I64:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel markers: what easyml-lower-to-kernels leaves in the step loop for
+// easyml-lower-recording and easyml-lower-biomarkers
+//===----------------------------------------------------------------------===//
+
+def EasyML_RecordScheduleOp : EasyML_Op<"record_schedule"> {
+  let summary = "when a compute kernel records samples";
+  let description = [{
+    The recording schedule of a compute kernel, read once per call from the
+    kernel arguments `args` (a pointer to `easyml_kernel_args`, or the
+    struct by value in a GPU kernel): the global step of sample 0, the
+    interval between samples (at least 1) and the number of samples
+    (runtime/include/easyml/Runtime/ABI.h, `rec_first`, `rec_every`,
+    `rec_samples`). `easyml-lower-to-kernels` places it before the cell
+    loop; `easyml-lower-recording` lowers it to loads of those fields.
+
+    ```mlir
+    %first, %every, %samples = easyml.record_schedule %args : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyType:$args);
+  let results = (outs I64:$first, I64:$every, I64:$samples);
+  let assemblyFormat = "$args attr-dict `:` type($args)";
+  let hasVerifier = 1;
+}
+
+def EasyML_RecordSampleOp : EasyML_Op<"record_sample", [
+    SingleBlock, NoTerminator, NoRegionArguments]> {
+  let summary = "record the values of a cell at a step, if it is a sample";
+  let description = [{
+    In the step loop of a compute kernel, at the start of global step
+    `step`: when `step` is a sample step of the schedule (`first`, `every`,
+    `samples`, from `easyml.record_schedule`) and `cell` is in the recorded
+    range of the kernel arguments `args`, runs its body, in which each
+    `easyml.record_value` writes one value of the cell into the sample's
+    slot for it (if the recording selects it). `easyml.record_traces` in
+    the body holds what only runs when a trace is recorded.
+    `easyml-lower-recording` lowers it to the branches and stores into the
+    recording buffer (ABI 3 `rec_*`).
+
+    ```mlir
+    easyml.record_sample %args, step %s, cell %cell,
+        schedule %first, %every, %samples : !llvm.ptr {
+      easyml.record_value %vm at 0 : f64
+    }
+    ```
+  }];
+  let arguments = (ins AnyType:$args, I64:$step, I64:$cell, I64:$first,
+                   I64:$every, I64:$samples);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $args `,` `step` $step `,` `cell` $cell `,` `schedule` $first `,` $every
+    `,` $samples attr-dict `:` type($args) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def EasyML_RecordTracesOp : EasyML_Op<"record_traces", [
+    HasParent<"RecordSampleOp">, SingleBlock, NoTerminator,
+    NoRegionArguments]> {
+  let summary = "what a sample computes only when traces are recorded";
+  let description = [{
+    In `easyml.record_sample`: the evaluation of the model's traces and
+    the `easyml.record_value` of each, run only when the recording has a
+    slot for a trace (ABI 3 `rec_traces`).
+
+    ```mlir
+    easyml.record_traces {
+      %trace = arith.mulf %vm, %vm : f64
+      easyml.record_value %trace at 3 : f64
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+def EasyML_RecordValueOp : EasyML_Op<"record_value", [
+    ParentOneOf<["RecordSampleOp", "RecordTracesOp"]>]> {
+  let summary = "one recordable value of the sampled cell";
+  let description = [{
+    Writes `value`, entry `entry` of the model's recordable values (sv
+    rows, then externals, then traces: the index into the recording's slot
+    table `rec_slot`), into its slot of the current sample when the
+    recording selects it (a slot of at least 0).
+
+    ```mlir
+    easyml.record_value %vm at 0 : f64
+    ```
+  }];
+  let arguments = (ins F64:$value, I64Attr:$entry);
+  let assemblyFormat = "$value `at` $entry attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def EasyML_UpdateBiomarkersOp : EasyML_Op<"update_biomarkers"> {
+  let summary = "update a cell's biomarker accumulators after a step";
+  let description = [{
+    In the step loop of a compute kernel, after global step `step` (from
+    t = step*dt to t + dt) took the cell's Vm from `vm_before` (before the
+    stimulus) to `vm_after`, with `states` the new states: when the kernel
+    arguments `args` have biomarker accumulators (ABI 3 `bio`), updates
+    those of `cell` (resting potential, peak, upstroke, repolarisation
+    times, trough, early afterdepolarisations, and the calcium extremes of
+    the state in sv row `bio_ca`; docs/biomarkers.md).
+    `easyml-lower-biomarkers` lowers it.
+
+    ```mlir
+    easyml.update_biomarkers %args, step %s, cell %cell, dt %dt,
+        vm %v0 to %v1, states(%x0, %x1) : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyType:$args, I64:$step, I64:$cell, F64:$dt,
+                   F64:$vm_before, F64:$vm_after, Variadic<F64>:$states);
+  let assemblyFormat = [{
+    $args `,` `step` $step `,` `cell` $cell `,` `dt` $dt `,` `vm` $vm_before
+    `to` $vm_after `,` `states` `(` $states `)` attr-dict `:` type($args)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // EASYML_DIALECT_EASYML_IR_EASYMLOPS_TD

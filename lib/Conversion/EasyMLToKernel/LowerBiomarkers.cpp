@@ -1,12 +1,13 @@
-//===- BiomarkerEmitter.cpp - biomarker accumulators ----------------------===//
+//===- LowerBiomarkers.cpp - biomarker accumulators -----------------------===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
 //
-// The compute kernel updates the biomarker accumulators (ABI 3 `bio`) of
-// each cell after every step; the runtime turns them into one table row
-// per cell at each beat. The definitions are in docs/biomarkers.md.
+// easyml-lower-biomarkers: each easyml.update_biomarkers of a compute
+// kernel to the update of the cell's biomarker accumulators (ABI 3 `bio`)
+// after the step; the runtime turns them into one table row per cell at
+// each beat. The definitions are in docs/biomarkers.md.
 //
 // Every update is a select, so vector lanes and GPU threads do not
 // diverge. Register pressure matters on GPUs, where the step loop keeps
@@ -18,11 +19,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "KernelArgs.h"
+#include "KernelMemory.h"
 
+#include "easyml/Conversion/Passes.h"
+#include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 #include "easyml/Runtime/ABI.h"
 
 #include <limits>
+
+namespace easyml {
+#define GEN_PASS_DEF_LOWERBIOMARKERS
+#include "easyml/Conversion/Passes.h.inc"
+} // namespace easyml
 
 using namespace mlir;
 using namespace easyml;
@@ -150,28 +159,59 @@ void Accumulators::updateCalcium(Value caRow, ArrayRef<Value> states, Value t1,
   st(EASYML_BIO_T_CA_PEAK, sel(caHigh, t1, ld(EASYML_BIO_T_CA_PEAK)));
 }
 
-void KernelBuilder::emitBiomarkers(Value args, Value cell, Value s, Value dt,
-                                   Value v0, Value v1, ArrayRef<Value> states) {
-  Value raw = field(args, kBio, ptrTy);
+/// Replaces `update` by the update of the accumulators of its cell, when
+/// the kernel arguments have them.
+static void lowerUpdate(UpdateBiomarkersOp update) {
+  OpBuilder b(update);
+  Location loc = update.getLoc();
+  KernelMemory memory = KernelMemory::of(update);
+  Type ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value args = update.getArgs();
+  auto field = [&](ArgField f, Type t) { return argField(b, loc, args, f, t); };
+  auto cI64 = [&](int64_t v) {
+    return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v));
+  };
+  auto cF64 = [&](double v) {
+    return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(v));
+  };
+  Value raw = field(kBio, ptrTy);
   Value null = b.create<LLVM::ZeroOp>(loc, ptrTy);
   Value on = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, raw, null);
   auto bioIf = b.create<scf::IfOp>(loc, on, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(bioIf.thenBlock());
   // On a GPU the arguments are constant-bank values, so the rows'
   // addresses would be hoisted out of the step loop and held in
   // registers through it: an opaque stride keeps them in this branch.
-  Value rowStride = entry->keepLocal(b, loc, field(args, kStride, i64));
-  Value bio =
-      view(hostGiven(raw), {cI64(EASYML_BIO_NUM_ROWS), rowStride}, {rowStride});
-  Accumulators acc(b, loc, bio, toIndex(cell));
-  Value t =
-      b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+  Value rowStride = memory.keepLocal(b, loc, field(kStride, i64));
+  Value bio = memoryView(b, loc, memory.hostGiven(b, loc, raw),
+                         {cI64(EASYML_BIO_NUM_ROWS), rowStride}, {rowStride},
+                         memory.memorySpace(b));
+  Accumulators acc(
+      b, loc, bio,
+      b.create<arith::IndexCastOp>(loc, b.getIndexType(), update.getCell()));
+  Value dt = update.getDt();
+  Value t = b.create<arith::MulFOp>(
+      loc, b.create<arith::SIToFPOp>(loc, f64, update.getStep()), dt);
   Value t1 = b.create<arith::AddFOp>(loc, t, dt);
   Value tMid = b.create<arith::AddFOp>(
       loc, t, b.create<arith::MulFOp>(loc, dt, cF64(0.5)));
   Value nan = cF64(std::numeric_limits<double>::quiet_NaN());
-  acc.updateVm(t, t1, tMid, dt, v0, v1, nan);
-  Value caRow = field(args, kBioCa, i64);
-  acc.updateCalcium(caRow, states, t1, nan);
+  acc.updateVm(t, t1, tMid, dt, update.getVmBefore(), update.getVmAfter(), nan);
+  Value caRow = field(kBioCa, i64);
+  acc.updateCalcium(caRow, llvm::to_vector(update.getStates()), t1, nan);
+  update.erase();
 }
+
+namespace {
+struct LowerBiomarkersPass
+    : public easyml::impl::LowerBiomarkersBase<LowerBiomarkersPass> {
+  void runOnOperation() override {
+    SmallVector<UpdateBiomarkersOp> updates;
+    getOperation()->walk(
+        [&](UpdateBiomarkersOp update) { updates.push_back(update); });
+    for (UpdateBiomarkersOp update : updates)
+      lowerUpdate(update);
+  }
+};
+} // namespace
