@@ -252,7 +252,8 @@ static std::vector<llvm::Constant *> tableRecords(DescriptorBuilder &d,
 /// One variant's record (easyml_variant): what its kernels were generated
 /// for (the same rule as the #easyml.variant attribute
 /// easyml-lower-to-kernels used), its CPU entry points or GPU code objects
-/// and kernel names, and how GPU kernels take their parameters.
+/// and kernel names, how GPU kernels take their parameters, and its
+/// diffusion entry (ABI 6).
 static llvm::Constant *variantRecord(DescriptorBuilder &d, const ModelLayout &l,
                                      const ObjectOptions &options,
                                      VariantKind kind,
@@ -284,7 +285,9 @@ static llvm::Constant *variantRecord(DescriptorBuilder &d, const ModelLayout &l,
        gpu ? d.str(l.symbol(v, "eval")) : d.null(),
        d.int64(gpu ? l.gpuParamsByValue() : 0),
        d.int64(gpu ? static_cast<int64_t>(rowParams.size()) : -1),
-       gpu ? d.int64s(rowParams, ".easyml.row_params") : d.null()});
+       gpu ? d.int64s(rowParams, ".easyml.row_params") : d.null(),
+       gpu ? d.null() : d.function(l.symbol(v, "diffuse")),
+       gpu ? d.str(l.symbol(v, "diffuse")) : d.null()});
 }
 
 /// The model's record (easyml_model_desc), in the field order of ABI.h.
@@ -560,6 +563,8 @@ std::string easyml::emitHeader(const ModelLayout &l,
       os << "void " << l.symbol(v, entry)
          << "(const easyml_kernel_args *args);\n";
     }
+    os << "void " << l.symbol(v, "diffuse")
+       << "(const easyml_diffusion_args *args);\n";
     first = false;
   }
   os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "

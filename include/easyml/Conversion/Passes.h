@@ -27,6 +27,12 @@ namespace easyml {
 /// easyml-map-cells-to-gpu-threads maps it in GPU kernels.
 constexpr llvm::StringLiteral kCellLoopAttr = "easyml.cells";
 
+/// Marks an `llvm.load` in a cell loop that only the cells being computed
+/// may do (the diffusion entry's reads, which may be at the edge of the
+/// caller's memory): easyml-vectorize-cells makes it a masked load of the
+/// active lanes rather than a load of every lane.
+constexpr llvm::StringLiteral kMaskedLoadAttr = "easyml.masked_load";
+
 #define GEN_PASS_DECL
 #include "easyml/Conversion/Passes.h.inc"
 

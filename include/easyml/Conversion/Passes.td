@@ -26,7 +26,13 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
     - `easyml_<model>_<variant>_eval`: outputs (Iion) and traced values from
       the current state, without advancing it;
     - `easyml_<model>_<variant>_tables`: fills the lookup tables from the
-      parameters and `dt`.
+      parameters and `dt`;
+    - `easyml_<model>_<variant>_diffuse` (ABI 6): the tissue's diffusion
+      operator over the points `[begin, end)` of one
+      `easyml_diffusion_args` (a pointer on the CPU, by value in a GPU
+      kernel), the same for every model, in the summation order `ABI.h`
+      documents; its loads of the caller's memory are tagged
+      `easyml.masked_load`.
 
     The loop over the cells is an `scf.parallel` tagged `easyml.cells`
     (iterations are independent; it runs in order on the CPU and
@@ -272,8 +278,10 @@ def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
       body's loops;
     - loads of a memref view whose innermost index is the cell (others
       uniform) become `vector.load`s, stores there `vector.maskedstore`s;
-      loads through unit `llvm` addresses become vector loads, through
-      other varying addresses (lookup-table rows) gathers; a store anywhere
+      loads through unit `llvm` addresses become vector loads (masked
+      loads of the active lanes where the load is tagged
+      `easyml.masked_load`, as the diffusion entry's are), through other
+      varying addresses (lookup-table rows) gathers; a store anywhere
       else, or a view entry the cell does not select innermost, is an
       error;
     - a branch on a varying condition becomes predication: its stores and

@@ -41,6 +41,13 @@ public:
     return {entry, entry->getArgument(0), Value()};
   }
 
+  EntryFunction createFunctionTaking(OpBuilder &b, Location loc,
+                                     StringRef symbol,
+                                     Type argsStruct) override {
+    // A host function of the C ABI: a pointer to the struct.
+    return createFunction(b, loc, symbol);
+  }
+
   void createReturn(OpBuilder &b, Location loc) override {
     b.create<func::ReturnOp>(loc);
   }
@@ -92,6 +99,18 @@ public:
     Value params =
         entry->getNumArguments() > 1 ? entry->getArgument(1) : Value();
     return {entry, entry->getArgument(0), params};
+  }
+
+  EntryFunction createFunctionTaking(OpBuilder &b, Location loc,
+                                     StringRef symbol,
+                                     Type argsStruct) override {
+    b.setInsertionPoint(gpuModule.getBody()->getTerminator());
+    auto fn = b.create<gpu::GPUFuncOp>(loc, symbol,
+                                       b.getFunctionType({argsStruct}, {}));
+    fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    setLaunchBounds(b, fn);
+    Block *entry = &fn.getBody().front();
+    return {entry, entry->getArgument(0), Value()};
   }
 
   void createReturn(OpBuilder &b, Location loc) override {

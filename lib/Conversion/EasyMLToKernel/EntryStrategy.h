@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The kernel lowering writes the same entry points (init, compute, eval,
-// tables, derived) for every variant. What differs between a CPU variant
-// and a GPU one is behind EntryStrategy: how an entry function is created
-// and ended (func.func taking a pointer to the kernel arguments, or a
+// tables, derived, diffuse) for every variant. What differs between a CPU
+// variant and a GPU one is behind EntryStrategy: how an entry function is
+// created and ended (func.func taking a pointer to the kernel arguments, or a
 // gpu.func in the variant's gpu.module taking them by value, with launch
 // bounds), the memory host pointers address, which parameters the kernels
 // may read per cell, and the answers to GPU register pressure.
@@ -54,6 +54,15 @@ public:
   /// point is left where the function was created.
   virtual EntryFunction createFunction(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef symbol) = 0;
+
+  /// Creates the entry function `symbol` taking one argument struct of
+  /// LLVM type `argsStruct` and nothing else (the diffusion operator): a
+  /// pointer to it on the CPU, the struct itself in a GPU kernel. Empty,
+  /// the builder's insertion point left where it was created.
+  virtual EntryFunction createFunctionTaking(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             llvm::StringRef symbol,
+                                             mlir::Type argsStruct) = 0;
 
   /// Ends an entry function at the builder's insertion point.
   virtual void createReturn(mlir::OpBuilder &b, mlir::Location loc) = 0;

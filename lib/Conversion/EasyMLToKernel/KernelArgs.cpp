@@ -79,8 +79,8 @@ Type easyml::kernel::argsStructType(MLIRContext *ctx) {
   return LLVM::LLVMStructType::getLiteral(ctx, fields);
 }
 
-Value easyml::kernel::argField(OpBuilder &b, Location loc, Value args,
-                               ArgField f, Type t) {
+Value easyml::kernel::structField(OpBuilder &b, Location loc, Value args, int f,
+                                  Type t) {
   if (isa<LLVM::LLVMStructType>(args.getType()))
     return b.create<LLVM::ExtractValueOp>(loc, args, ArrayRef<int64_t>{f});
   // Every field is 8 bytes: field f is the f-th i64 of the struct.

@@ -58,11 +58,18 @@ mlir::Type argFieldType(mlir::MLIRContext *ctx, int f);
 /// easyml_kernel_args as an LLVM struct: what GPU kernels take by value.
 mlir::Type argsStructType(mlir::MLIRContext *ctx);
 
-/// Field `f` of the kernel arguments `args`, of type `t`: a load through
+/// Field `f` of an argument struct whose fields are all 8 bytes wide
+/// (easyml_kernel_args, easyml_diffusion_args), of type `t`: a load through
 /// the pointer CPU entry points take, or a member of the struct GPU kernels
 /// take by value (a constant-bank operand, no register held for it).
-mlir::Value argField(mlir::OpBuilder &b, mlir::Location loc, mlir::Value args,
-                     ArgField f, mlir::Type t);
+mlir::Value structField(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value args, int f, mlir::Type t);
+
+/// Field `f` of the kernel arguments `args`, of type `t` (structField).
+inline mlir::Value argField(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value args, ArgField f, mlir::Type t) {
+  return structField(b, loc, args, f, t);
+}
 
 } // namespace easyml::kernel
 

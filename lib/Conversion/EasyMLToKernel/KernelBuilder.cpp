@@ -65,6 +65,7 @@ LogicalResult KernelBuilder::build(bool withTables) {
   if (failed(buildStep(/*advance=*/true)) ||
       failed(buildStep(/*advance=*/false)))
     return failure();
+  buildDiffuse();
   return success();
 }
 

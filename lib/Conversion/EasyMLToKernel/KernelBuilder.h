@@ -18,6 +18,7 @@
 //                         the biomarkers are updated (easyml.update_biomarkers)
 //   RecordingEmitter.cpp  what a sample records of the cell during the steps
 //                         (easyml.record_sample)
+//   DiffusionEmitter.cpp  `diffuse`: the tissue's diffusion operator (ABI 6)
 //
 // Recording and biomarkers are left as markers in the step loop, lowered
 // by passes of their own (LowerRecording.cpp, LowerBiomarkers.cpp).
@@ -292,6 +293,20 @@ private:
                                  llvm::ArrayRef<Value> nodal,
                                  llvm::ArrayRef<Value> hidden,
                                  llvm::ArrayRef<Value> exts, Value dt);
+
+  //===--- Diffusion (DiffusionEmitter.cpp) ---------------------------===//
+  /// The entry `diffuse`: the monodomain diffusion operator of ABI 6 over
+  /// the points [begin, end) of easyml_diffusion_args, one point per
+  /// iteration of a cell loop, in the summation order ABI.h documents.
+  void buildDiffuse();
+  /// v[`index`] - `center` where `flags` has both `neighbour` and the
+  /// tissue bit, else 0 (the neighbour is read only then).
+  Value neighbourDifference(Value flags, int neighbour, Value v, Value index,
+                            Value center);
+  /// A load of the caller's per-point memory, which only the points being
+  /// computed may do (kMaskedLoadAttr); invariant where the entry strategy
+  /// marks read-only loads so.
+  Value loadPoint(Type t, Value base, Value index);
 
   //===--- State ------------------------------------------------------===//
   ModelOp model;

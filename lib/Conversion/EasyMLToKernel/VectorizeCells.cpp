@@ -14,7 +14,8 @@
 //     that grows by one element from cell to cell, such as the cell index
 //     or the address of a cell's entry in a structure-of-arrays row: lane
 //     0's scalar stands for all lanes) or varying (a vector of lanes);
-//   - loads through unit pointers become vector loads, other varying loads
+//   - loads through unit pointers become vector loads (masked loads of the
+//     active lanes where tagged easyml.masked_load), other varying loads
 //     gathers, stores through unit pointers masked stores;
 //   - branches on varying conditions become predication: their stores
 //     and counters take the lanes where the condition holds; a branch that
@@ -392,6 +393,16 @@ private:
   LogicalResult emitLoad(LLVM::LoadOp load) {
     Value addr = load.getAddr();
     Type elem = load.getType();
+    if (kind(addr) == Kind::Unit && load->hasAttr(easyml::kMaskedLoadAttr)) {
+      // Consecutive cells that only the active lanes may read.
+      unsigned bytes = std::max(1u, elem.getIntOrFloatBitWidth() / 8);
+      Value zero = splat(b.create<arith::ConstantOp>(loc, b.getZeroAttr(elem)));
+      Value v = b.create<LLVM::MaskedLoadOp>(loc, vectorOf(elem),
+                                             map.lookupOrDefault(addr), mask,
+                                             ValueRange{zero}, bytes);
+      map.map(load.getResult(), v);
+      return success();
+    }
     if (kind(addr) == Kind::Unit) {
       // Consecutive cells: one vector load from lane 0's address.
       Value v =

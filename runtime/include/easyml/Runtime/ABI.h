@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 5
+#define EASYML_ABI_VERSION 6
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -120,8 +120,8 @@ typedef void (*easyml_derive_fn)(double *params, const int64_t *keep);
  * are numbered x fastest; for every i in [begin, end):
  *
  *   out[i] = v[i] + sum over the axes a of
- *              c_a * ((flags[i] & a+) ? v[i + s_a] - v[i] : 0)
- *            + c_a * ((flags[i] & a-) ? v[i - s_a] - v[i] : 0)
+ *              c_a * ( ((flags[i] & a-) ? v[i - s_a] - v[i] : 0)
+ *                    + ((flags[i] & a+) ? v[i + s_a] - v[i] : 0) )
  *            + (src ? src[i] : 0)
  *
  * and out[i] = v[i] where flags[i] lacks EASYML_DIFFUSION_TISSUE. An
@@ -130,7 +130,23 @@ typedef void (*easyml_derive_fn)(double *params, const int64_t *keep);
  * the same operator with other coefficients is the matrix of a
  * semi-implicit step. The caller offsets the pointers so that index i is
  * its point, and guarantees v[i +- s_a] wherever flags[i] names that
- * neighbour (halo points included). Every field is 8 bytes wide. */
+ * neighbour (halo points included). Every field is 8 bytes wide.
+ *
+ * Every variant computes exactly this, in IEEE double precision, each
+ * operation rounded on its own (no fused multiply-add, no reassociation),
+ * in this order, so all variants give the same bits for the same
+ * arguments (a grid may be split between devices in any way):
+ *
+ *   d_a  = m_a + p_a          (a = x, y, z), where
+ *          m_a = v[i - s_a] - v[i] if flags[i] has a- and TISSUE, else 0
+ *          p_a = v[i + s_a] - v[i] if flags[i] has a+ and TISSUE, else 0
+ *   lap  = ((c_x * d_x) + (c_y * d_y)) + (c_z * d_z)
+ *   next = v[i] + lap
+ *   next = next + src[i]      (only when src is not NULL)
+ *
+ * Neighbours are read only where that neighbour's bit and TISSUE are set;
+ * nothing outside [begin, end) is written, and only v, flags and src at
+ * the points themselves and at the neighbours so named are read. */
 typedef struct easyml_diffusion_args {
   int64_t begin;        /* first point */
   int64_t end;          /* one past the last point */
@@ -232,6 +248,11 @@ typedef struct easyml_variant {
    * simulation that varies another parameter per cell cannot run them. */
   int64_t num_row_params;
   const int64_t *row_params;
+  /* ABI 6: the diffusion operator (easyml_diffusion_args): a host function
+   * on CPU variants; on GPU variants the kernel named here, taking
+   * easyml_diffusion_args by value, one thread per point of [begin, end). */
+  easyml_diffuse_fn diffuse;
+  const char *diffuse_kernel;
 } easyml_variant;
 
 typedef struct easyml_table_desc {

@@ -1,0 +1,114 @@
+//===- DiffusionEmitter.cpp - the entry `diffuse` -------------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The monodomain diffusion operator of ABI 6 (easyml_diffusion_args in
+// runtime/include/easyml/Runtime/ABI.h), written for every variant of
+// every model by the same code as its kernels: a cell loop over the points
+// [begin, end), which the CPU runs in order (cpu-simd `width` points per
+// iteration once easyml-vectorize-cells has run) and a GPU kernel runs one
+// point per thread. Every variant does the same IEEE operations in the
+// same order (the one ABI.h documents), with no contraction into fused
+// multiply-adds, so all of them give the same bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DiffusionArgs.h"
+#include "KernelBuilder.h"
+
+#include "easyml/Runtime/ABI.h"
+
+using namespace mlir;
+using namespace easyml;
+using namespace easyml::kernel;
+
+Value KernelBuilder::loadPoint(Type t, Value base, Value index) {
+  Value v = loadReadOnly(t, gep(base, t, index));
+  v.getDefiningOp()->setAttr(kMaskedLoadAttr, b.getUnitAttr());
+  return v;
+}
+
+Value KernelBuilder::neighbourDifference(Value flags, int neighbour, Value v,
+                                         Value index, Value center) {
+  Type i8 = b.getI8Type();
+  Value want = b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(i8, neighbour | EASYML_DIFFUSION_TISSUE));
+  Value has =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                              b.create<arith::AndIOp>(loc, flags, want), want);
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{f64}, has,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value n = loadPoint(f64, v, index);
+  b.create<scf::YieldOp>(loc,
+                         ValueRange{b.create<arith::SubFOp>(loc, n, center)});
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  b.create<scf::YieldOp>(loc, ValueRange{cF64(0.0)});
+  return ifOp.getResult(0);
+}
+
+void KernelBuilder::buildDiffuse() {
+  MLIRContext *ctx = b.getContext();
+  EntryFunction fn = entry->createFunctionTaking(
+      b, loc, layout.symbol(variant, "diffuse"), diffusionArgsStructType(ctx));
+  functionEntry = fn.block;
+  b.setInsertionPointToStart(fn.block);
+  auto arg = [&](DiffusionField f) {
+    return structField(b, loc, fn.args, f, diffusionFieldType(ctx, f));
+  };
+  Value begin = arg(kDiffBegin), end = arg(kDiffEnd);
+  Value strides[] = {arg(kDiffSx), arg(kDiffSy), arg(kDiffSz)};
+  Value coefficients[] = {arg(kDiffCx), arg(kDiffCy), arg(kDiffCz)};
+  Value v = hostGiven(arg(kDiffV)), out = hostGiven(arg(kDiffOut));
+  Value flagsPtr = hostGiven(arg(kDiffFlags));
+  Value srcGiven = arg(kDiffSrc);
+  Value hasSrc = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, srcGiven,
+                                        b.create<LLVM::ZeroOp>(loc, ptrTy));
+  Value src = hostGiven(srcGiven);
+
+  Value i = openCellLoop(begin, end);
+  Value flags = loadPoint(b.getI8Type(), flagsPtr, i);
+  Value center = loadPoint(f64, v, i);
+  // lap = (cx*dx + cy*dy) + cz*dz, d_a = (minus side) + (plus side).
+  const int minus[] = {EASYML_DIFFUSION_XM, EASYML_DIFFUSION_YM,
+                       EASYML_DIFFUSION_ZM};
+  const int plus[] = {EASYML_DIFFUSION_XP, EASYML_DIFFUSION_YP,
+                      EASYML_DIFFUSION_ZP};
+  Value lap;
+  for (int a = 0; a < 3; ++a) {
+    Value dm = neighbourDifference(flags, minus[a], v,
+                                   b.create<arith::SubIOp>(loc, i, strides[a]),
+                                   center);
+    Value dp =
+        neighbourDifference(flags, plus[a], v, addI(i, strides[a]), center);
+    Value term = b.create<arith::MulFOp>(loc, coefficients[a],
+                                         b.create<arith::AddFOp>(loc, dm, dp));
+    lap = lap ? b.create<arith::AddFOp>(loc, lap, term).getResult() : term;
+  }
+  Value next = b.create<arith::AddFOp>(loc, center, lap);
+  // The source term, where the caller gives one (the same for every point).
+  auto withSrc = b.create<scf::IfOp>(loc, TypeRange{f64}, hasSrc,
+                                     /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(withSrc.thenBlock());
+    Value added = b.create<arith::AddFOp>(loc, next, loadPoint(f64, src, i));
+    b.create<scf::YieldOp>(loc, ValueRange{added});
+    b.setInsertionPointToStart(withSrc.elseBlock());
+    b.create<scf::YieldOp>(loc, ValueRange{next});
+  }
+  // Points outside the tissue keep their value.
+  Value tissueBit = b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(b.getI8Type(), EASYML_DIFFUSION_TISSUE));
+  Value tissue = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ne,
+      b.create<arith::AndIOp>(loc, flags, tissueBit),
+      b.create<arith::ConstantOp>(loc, b.getIntegerAttr(b.getI8Type(), 0)));
+  Value result =
+      b.create<arith::SelectOp>(loc, tissue, withSrc.getResult(0), center);
+  store(result, gep(out, f64, i));
+  finishFunction();
+}
