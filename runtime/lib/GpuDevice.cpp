@@ -758,33 +758,8 @@ easyml::rt::makeGpuDevice(const easyml_model_desc &desc,
   std::unique_ptr<GpuContext> ctx = driver->context(info.index, error);
   if (!ctx)
     return nullptr;
-  // Choose the code object; for ROCm, whose driver does not name the chip
-  // here, try each until one loads.
   const easyml_gpu_image *image = nullptr;
-  void *module = nullptr;
-  if (driver->vendor() == Backend::Cuda) {
-    image = driver->selectImage(variant, info, error);
-    if (!image)
-      return nullptr;
-    module = ctx->loadModule(image->data, error);
-  } else {
-    std::string chips, reason;
-    for (int64_t i = 0; i < variant.num_images && !module; ++i) {
-      const easyml_gpu_image &candidate = variant.images[i];
-      chips += (chips.empty() ? "" : ", ") + std::string(candidate.chip);
-      reason.clear();
-      module = ctx->loadModule(candidate.data, reason);
-      if (module)
-        image = &candidate;
-    }
-    if (!module)
-      error = "no code object of variant " + std::string(variant.name) +
-              " loads on device " + std::to_string(info.index) + " (" +
-              info.name +
-              "); compiled for: " + (chips.empty() ? "nothing" : chips) +
-              (reason.empty() ? "" : "; the last said: " + reason) +
-              " (recompile with --rocm-chips)";
-  }
+  void *module = ctx->loadVariant(variant, info, image, error);
   if (!module)
     return nullptr;
   void *init = ctx->function(module, variant.init_kernel, error);

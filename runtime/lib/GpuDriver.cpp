@@ -411,6 +411,35 @@ void *GpuContext::loadModule(const void *image, std::string &error) {
   return module;
 }
 
+void *GpuContext::loadVariant(const easyml_variant &variant,
+                              const GpuDeviceInfo &info,
+                              const easyml_gpu_image *&image,
+                              std::string &error) {
+  image = nullptr;
+  if (driver_->vendor() == Backend::Cuda) {
+    image = driver_->selectImage(variant, info, error);
+    return image ? loadModule(image->data, error) : nullptr;
+  }
+  // HIP does not name the chip here: each code object in turn until one
+  // loads.
+  std::string chips, reason;
+  for (int64_t i = 0; i < variant.num_images; ++i) {
+    const easyml_gpu_image &candidate = variant.images[i];
+    chips += (chips.empty() ? "" : ", ") + std::string(candidate.chip);
+    reason.clear();
+    if (void *module = loadModule(candidate.data, reason)) {
+      image = &candidate;
+      return module;
+    }
+  }
+  error = "no code object of variant " + std::string(variant.name) +
+          " loads on device " + std::to_string(info.index) + " (" + info.name +
+          "); compiled for: " + (chips.empty() ? "nothing" : chips) +
+          (reason.empty() ? "" : "; the last said: " + reason) +
+          " (recompile with --rocm-chips)";
+  return nullptr;
+}
+
 void *GpuContext::function(void *module, const char *name, std::string &error) {
   void *fn = nullptr;
   EASYML_GPU_CHECK(driver_->api().moduleGetFunction(&fn, module, name),

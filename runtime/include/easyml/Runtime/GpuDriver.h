@@ -106,6 +106,12 @@ public:
 
   /// Loads a code object; null with `error` if the driver refuses it.
   void *loadModule(const void *image, std::string &error);
+  /// Loads the code object of GPU variant `variant` that this device
+  /// (`info`) takes: for CUDA GpuDriver::selectImage's, for HIP, whose
+  /// driver does not name the chip, the first that loads. Sets `image`;
+  /// null with `error` when none does.
+  void *loadVariant(const easyml_variant &variant, const GpuDeviceInfo &info,
+                    const easyml_gpu_image *&image, std::string &error);
   void *function(void *module, const char *name, std::string &error);
 
   /// Device memory; 0 with `error` when allocation fails.
