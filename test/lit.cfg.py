@@ -99,6 +99,12 @@ if os.path.exists(os.path.join(emulated_hip, "libamdhip64.so")):
     config.available_features.add("emulated-hip")
     config.substitutions.append(("%emulated_hip", emulated_hip))
 
+# The diffusion operator's checker (test/Runtime/DiffusionCheck).
+config.substitutions.append(
+    ("%diffusion_check",
+     os.path.join(config.easyml_obj_root, "test", "tools",
+                  "easyml-diffusion-check")))
+
 # GPU drivers the dynamic loader finds on this machine (execution tests
 # need them).
 def loadable(name):

@@ -27,6 +27,9 @@ using namespace easyml::emulated;
 namespace {
 /// A GPU kernel compiled for the host (easyml-copy-gpu-kernels-to-host).
 using HostKernelFn = void (*)(const easyml_kernel_args *, const double *);
+/// The host copy of a diffusion kernel (ABI 6): one argument, the second
+/// pointer of every host copy unused.
+using HostDiffuseFn = void (*)(const easyml_diffusion_args *, const void *);
 
 struct Module {
   const easyml_model_desc *desc = nullptr;
@@ -45,6 +48,9 @@ struct Function {
   HostKernelFn host;
   bool compute;
   int64_t paramsByValue;
+  /// The diffusion kernel: its host copy, or the CPU variant's entry.
+  HostDiffuseFn hostDiffuse = nullptr;
+  easyml_diffuse_fn diffuse = nullptr;
 };
 
 double hostSeconds() {
@@ -262,16 +268,22 @@ int easyml::emulated::getFunction(void **function, void *module,
   std::string n(name);
   auto *f = new Function{m->desc, nullptr, nullptr, endsWith(n, "_compute"),
                          m->paramsByValue};
-  if (!m->variant)
+  bool diffusion = endsWith(n, "_diffuse");
+  if (!m->variant && diffusion)
+    f->hostDiffuse = reinterpret_cast<HostDiffuseFn>(
+        dlsym(m->library, (n + "_host").c_str()));
+  else if (!m->variant)
     f->host = reinterpret_cast<HostKernelFn>(
         dlsym(m->library, (n + "_host").c_str()));
+  else if (diffusion)
+    f->diffuse = m->variant->diffuse;
   else if (endsWith(n, "_init"))
     f->fn = m->variant->init;
   else if (endsWith(n, "_compute"))
     f->fn = m->variant->compute;
   else if (endsWith(n, "_eval"))
     f->fn = m->variant->eval;
-  if (!f->fn && !f->host) {
+  if (!f->fn && !f->host && !f->hostDiffuse && !f->diffuse) {
     delete f;
     return kNotFound;
   }
@@ -325,6 +337,25 @@ int easyml::emulated::copy(void *dst, const void *src, size_t bytes,
   return kSuccess;
 }
 
+namespace {
+/// Queues a diffusion kernel (ABI 6): its one argument, the struct, by
+/// value, copied now.
+void launchDiffusion(const Function &f, void **params, Stream &s) {
+  auto args = std::make_shared<easyml_diffusion_args>(
+      *static_cast<const easyml_diffusion_args *>(params[0]));
+  double latency = envNumber("EASYML_EMULATED_LATENCY", 5e-6);
+  s.post([f, args, latency](Stream &st) {
+    if (f.hostDiffuse)
+      f.hostDiffuse(args.get(), nullptr);
+    else
+      f.diffuse(args.get());
+    if (st.rate > 0)
+      st.clock +=
+          latency + static_cast<double>(args->end - args->begin) / st.rate;
+  });
+}
+} // namespace
+
 int easyml::emulated::launch(void *function, void **params, void *stream) {
   auto *f = static_cast<Function *>(function);
   auto *s = static_cast<Stream *>(stream);
@@ -335,6 +366,10 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
   }
   if (injectedFailure(s->device, n))
     return kLaunchFailed;
+  if (f->hostDiffuse || f->diffuse) {
+    launchDiffusion(*f, params, *s);
+    return kSuccess;
+  }
   // ABI 4: the kernel arguments by value, then (where the variant says so)
   // the parameters by value, both copied now as a driver copies them when
   // the launch is queued. The substitute CPU kernel reads the parameters

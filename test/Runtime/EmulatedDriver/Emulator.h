@@ -17,7 +17,8 @@
 //                          but its device back end;
 //   <library.so>:<variant> the same entry point of a CPU variant with the
 //                          GPU's storage layout (SoA, vector width 1),
-//   <variant>              from the library holding the code object.
+//   <variant>              from the library holding the code object
+//                          (the diffusion kernel: the variant's `diffuse`).
 // Either way a kernel gets its arguments and parameters by value (ABI 4),
 // copied when the launch is queued.
 //
@@ -79,7 +80,8 @@ int memoryInfo(size_t *free, size_t *total);
 /// Queues work on `stream` (null: a synchronous copy).
 int copy(void *dst, const void *src, size_t bytes, void *stream);
 /// Queues a kernel: params[0] points at its easyml_kernel_args, params[1]
-/// (when the variant passes them by value) at its parameters.
+/// (when the variant passes them by value) at its parameters; for the
+/// diffusion kernel (ABI 6) params[0] points at its easyml_diffusion_args.
 int launch(void *function, void **params, void *stream);
 
 int createStream(void **stream);
