@@ -117,8 +117,9 @@ bool easyml::rt::readGridNpy(const std::string &path, const TissueGrid &grid,
       want += (want.empty() ? "" : ", ") + std::to_string(s);
     for (int64_t s : shape)
       got += (got.empty() ? "" : ", ") + std::to_string(s);
-    return error = path + ": shape (" + got + ") does not match the grid (" +
-                   want + "; nz, ny, nx)",
+    const char *axes[] = {"(nx)", "(ny, nx)", "(nz, ny, nx)"};
+    return error = path + ": shape (" + got + ") does not match the grid: (" +
+                   want + ") expected, " + axes[expect.size() - 1],
            false;
   }
   size_t size = itemSize(descr);

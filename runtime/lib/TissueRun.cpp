@@ -9,7 +9,9 @@
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/TissueFiles.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +29,7 @@ std::unique_ptr<ModelHandle> loadModel(const std::string &path,
                                        const std::string &cacheDir,
                                        std::string &error) {
   if (access(path.c_str(), R_OK) != 0) {
-    error = "cannot read model '" + path + "'";
+    error = "cannot read model '" + path + "': " + std::strerror(errno);
     return nullptr;
   }
   if (endsWith(path, ".so"))

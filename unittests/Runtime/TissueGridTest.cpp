@@ -119,7 +119,7 @@ TEST(TissueFiles, NpyRoundTripAndShapeErrors) {
   ASSERT_TRUE(readGridNpy(path, g, back, error)) << error;
   EXPECT_EQ(back, v);
   EXPECT_FALSE(readGridNpy(path, grid3(3, 4, 2), back, error));
-  EXPECT_NE(error.find("shape (2, 3, 4) does not match the grid (2, 4, 3"),
+  EXPECT_NE(error.find("shape (2, 3, 4) does not match the grid: (2, 4, 3) expected, (nz, ny, nx)"),
             std::string::npos)
       << error;
   std::remove(path.c_str());
