@@ -126,7 +126,8 @@ bool Tissue::initialize(std::string &error) {
                            : 0;
   flags_ = grid_.diffusionFlags();
   size_t n = grid_.points();
-  v_.assign(n, 0);
+  identity_ = grid_.mask.empty();
+  v_.assign(identity_ ? 0 : n, 0);
   out_.assign(n, 0);
   src_.assign(n, 0);
   lat_.assign(n, NAN);
@@ -137,8 +138,9 @@ bool Tissue::initialize(std::string &error) {
   }
   if (!sim_.initialize(options_.dt))
     return error = sim_.failure(), false;
+  tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
-  prev_ = v_;
+  prev_.assign(gridVm(), gridVm() + n);
   report_ = TissueReport();
   report_.points = grid_.points();
   report_.tissuePoints = cellPoint_.size();
@@ -147,13 +149,21 @@ bool Tissue::initialize(std::string &error) {
   return true;
 }
 
+double *Tissue::gridVm() {
+  return identity_ ? sim_.local()->vm() : v_.data();
+}
+
 void Tissue::gatherVm() {
+  if (identity_)
+    return;
   const double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
     v_[cellPoint_[k]] = vm[k];
 }
 
 void Tissue::scatterVm() {
+  if (identity_)
+    return;
   double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
     vm[k] = v_[cellPoint_[k]];
@@ -161,8 +171,9 @@ void Tissue::scatterVm() {
 
 std::vector<double> Tissue::vm() const {
   std::vector<double> out(grid_.points(), NAN);
+  const double *v = identity_ ? sim_.local()->vm() : v_.data();
   for (int64_t p : cellPoint_)
-    out[p] = v_[p];
+    out[p] = v[p];
   return out;
 }
 
@@ -207,12 +218,18 @@ void Tissue::applyOperator(const double *v, double *out, const double c[3],
   }
 }
 
+/// Sub-steps from Vm into out_ and back and forth with tmp_; the result
+/// is copied into Vm.
 bool Tissue::diffuseExplicit() {
+  double *v = gridVm();
+  const double *in = v;
+  double *buffers[2] = {out_.data(), tmp_.data()};
   for (int64_t s = 0; s < report_.substeps; ++s) {
-    applyOperator(v_.data(), out_.data(), c_,
-                  s == 0 && hasSource_ ? src_.data() : nullptr);
-    v_.swap(out_);
+    double *to = buffers[s % 2];
+    applyOperator(in, to, c_, s == 0 && hasSource_ ? src_.data() : nullptr);
+    in = to;
   }
+  std::memcpy(v, in, sizeof(double) * grid_.points());
   return true;
 }
 
@@ -245,12 +262,13 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
     minus[a] = -0.5 * c_[a];
   }
   std::vector<double> &b = out_;
-  applyOperator(v_.data(), b.data(), plus, hasSource_ ? src_.data() : nullptr);
+  double *x = gridVm();
+  applyOperator(x, b.data(), plus, hasSource_ ? src_.data() : nullptr);
   r_.resize(n);
   p_.resize(n);
   q_.resize(n);
   // Start from v: r = b - M v.
-  applyOperator(v_.data(), q_.data(), minus, nullptr);
+  applyOperator(x, q_.data(), minus, nullptr);
   for (int64_t i = 0; i < n; ++i)
     r_[i] = b[i] - q_[i];
   p_ = r_;
@@ -262,7 +280,7 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
     applyOperator(p_.data(), q_.data(), minus, nullptr);
     double alpha = rr / dot(p_.data(), q_.data());
     for (int64_t i = 0; i < n; ++i) {
-      v_[i] += alpha * p_[i];
+      x[i] += alpha * p_[i];
       r_[i] -= alpha * q_[i];
     }
     double next = dot(r_.data(), r_.data());
@@ -287,8 +305,9 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
 bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double thr = options_.activationThreshold;
   const double t1 = step * options_.dt;
+  const double *vm = gridVm();
   for (int64_t p : cellPoint_) {
-    double v = v_[p], before = prev_[p];
+    double v = vm[p], before = prev_[p];
     if (!std::isfinite(v)) {
       std::array<double, 3> x = grid_.position(p);
       return error = "Vm is no longer finite at point " + std::to_string(p) +

@@ -108,6 +108,9 @@ public:
 
 private:
   bool generatedDiffusion(std::string &error);
+  /// Vm on the grid: the simulation's own array when every point is
+  /// tissue (cell k is point k), else v_ (gathered from the cells).
+  double *gridVm();
   void gatherVm();
   void scatterVm();
   void stimulusSource(int64_t step);
@@ -128,13 +131,13 @@ private:
   /// Cell k is grid point cellPoint_[k].
   std::vector<int64_t> cellPoint_;
   std::vector<uint8_t> flags_;
-  std::vector<double> v_, out_, src_, prev_, lat_;
+  std::vector<double> v_, out_, tmp_, src_, prev_, lat_;
   /// Conjugate gradient work vectors.
   std::vector<double> r_, p_, q_;
   std::vector<std::vector<int64_t>> stimulusPoints_;
   double c_[3] = {0, 0, 0};
   int64_t step_ = 0, activated_ = 0;
-  bool hasSource_ = false, initialized_ = false;
+  bool hasSource_ = false, initialized_ = false, identity_ = false;
   TissueReport report_;
 };
 
