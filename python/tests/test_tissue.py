@@ -1,0 +1,58 @@
+"""easyml.Tissue: a cable of Luo-Rudy cells and a masked sheet."""
+
+import os
+
+import numpy as np
+import pytest
+
+import easyml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+LR = os.path.join(ROOT, "examples", "models", "luo_rudy_1991.model")
+AP = os.path.join(ROOT, "examples", "models", "aliev_panfilov_1996.model")
+
+
+def test_cable_conducts_at_a_steady_speed(tmp_path):
+    t = easyml.Tissue(LR, points=[101], spacing_mm=0.1, dt=0.01)
+    t.stimulate(box=((0, 0, 0), (0.2, 0, 0)), current_per_area=80,
+                duration=1)
+    r = t.run(duration=40, until_activated=True, outputs=str(tmp_path),
+              probes={"end": (10, 0, 0)})
+    lat = r.activation
+    assert lat.shape == (101,)
+    assert np.isfinite(lat).all()
+    assert (np.diff(lat[10:]) > 0).all()
+    # Away from the ends, the wave covers equal distances in equal times.
+    cv = 0.1 / np.diff(lat[20:80])  # mm/ms
+    assert cv.std() / cv.mean() < 0.05
+    assert 0.2 < cv.mean() < 1.0
+    assert r.report["activation_ms"]["end"] == pytest.approx(lat[-1])
+    assert (tmp_path / "activation.npy").exists()
+    np.testing.assert_array_equal(np.load(tmp_path / "activation.npy"), lat)
+
+
+def test_mask_and_point_parameters(tmp_path):
+    mask = np.ones((20, 30), dtype=np.uint8)
+    mask[0:15, 15:17] = 0  # a wall with a gap at the top: the wave goes round
+    t = easyml.Tissue(AP, points=[30, 20], spacing_mm=0.2, mask=mask,
+                      point_parameters={"k": np.full((20, 30), 8.0)})
+    t.stimulate(box=((0, 0, 0), (0.6, 3.8, 0)), current_per_area=100,
+                duration=2)
+    r = t.run(duration=200, until_activated=True)
+    assert r.activation.shape == (20, 30)
+    assert np.isnan(r.activation[~mask.astype(bool)]).all()
+    assert np.isfinite(r.activation[mask.astype(bool)]).all()
+    assert np.isnan(r.vm[~mask.astype(bool)]).all()
+    # Behind the wall, the point at the gap activates before the one at the
+    # foot of the wall.
+    assert r.activation[0, 17] > r.activation[19, 17] + 2
+
+
+def test_bad_configuration_is_an_error():
+    t = easyml.Tissue(LR, points=[10], spacing_mm=0.1)
+    t.stimulate(box=((5, 5, 5), (6, 6, 6)), current_per_area=80)
+    with pytest.raises(easyml.Error, match="holds no point of tissue"):
+        t.run(duration=1)
+    with pytest.raises(ValueError):
+        easyml.Tissue(LR)
