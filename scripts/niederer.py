@@ -10,6 +10,10 @@ activation times (Vm first above 0 mV, ms) at P1..P9 as JSON:
 
   scripts/niederer.py --dx 0.2 --dt 0.01 [--scheme explicit|crank-nicolson]
                       [--threads N] [--keep DIR]
+
+With --all, every case of the benchmark (dx 0.5, 0.2, 0.1 mm x dt 0.05,
+0.01, 0.005 ms; or those of --dx-list and --dt-list), then a Markdown
+table of the nine points' times and, with --json FILE, the results.
 """
 import argparse
 import json
@@ -46,11 +50,59 @@ def config(args):
     }
 
 
+def case(args, dx, dt):
+    """Runs one case; its activation times and throughput."""
+    a = argparse.Namespace(**vars(args))
+    a.dx, a.dt = dx, dt
+    with tempfile.TemporaryDirectory(prefix="niederer-") as work:
+        path = os.path.join(work, "niederer.json")
+        with open(path, "w") as f:
+            json.dump(config(a), f, indent=1)
+        report = os.path.join(work, "report.json")
+        p = subprocess.run([a.tissue, path, "--report-json", report,
+                            "--no-progress", "-q"], text=True,
+                           capture_output=True, cwd=work)
+        if p.returncode != 0:
+            sys.exit(p.stderr)
+        r = json.load(open(report))
+    return {"dx": dx, "dt": dt, "scheme": a.scheme,
+            "activation_ms": r["activation_ms"],
+            "point_steps_per_second": r["run"]["point_steps_per_second"],
+            "seconds": r["run"]["seconds"]["total"]}
+
+
+def table(args):
+    rows = []
+    for dx in args.dx_list:
+        for dt in args.dt_list:
+            print(f"dx {dx} mm, dt {dt} ms ...", file=sys.stderr, flush=True)
+            rows.append(case(args, dx, dt))
+    print("| dx (mm) | dt (ms) | " + " | ".join(POINTS) +
+          " | point·steps/s |")
+    print("|---|---|" + "---|" * len(POINTS) + "---|")
+    for r in rows:
+        t = r["activation_ms"]
+        print(f"| {r['dx']} | {r['dt']} | " +
+              " | ".join("–" if t[k] is None else f"{t[k]:.2f}"
+                         for k in POINTS) +
+              f" | {r['point_steps_per_second']:.3g} |")
+    if args.json:
+        json.dump(rows, open(args.json, "w"), indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dx", type=float, required=True, help="mm")
-    ap.add_argument("--dt", type=float, required=True, help="ms")
+    ap.add_argument("--dx", type=float, help="mm")
+    ap.add_argument("--dt", type=float, help="ms")
+    ap.add_argument("--all", action="store_true",
+                    help="every case of --dx-list x --dt-list, as a table")
+    ap.add_argument("--dx-list", type=float, nargs="+",
+                    default=[0.5, 0.2, 0.1])
+    ap.add_argument("--dt-list", type=float, nargs="+",
+                    default=[0.05, 0.01, 0.005])
+    ap.add_argument("--json", help="with --all: the results as JSON")
     ap.add_argument("--scheme", default="explicit",
                     choices=["explicit", "crank-nicolson"])
     ap.add_argument("--model", default=os.path.join(
@@ -62,6 +114,10 @@ def main():
                                                      "easyml-tissue"))
     ap.add_argument("--keep", help="keep the configuration and outputs here")
     args = ap.parse_args()
+    if args.all:
+        return table(args)
+    if args.dx is None or args.dt is None:
+        ap.error("give --dx and --dt, or --all")
     work = args.keep or tempfile.mkdtemp(prefix="niederer-")
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, "niederer.json")
