@@ -143,3 +143,29 @@ bool TissueStimulus::onAtStep(int64_t step, double dt) const {
     return false;
   return step - first - k * every < length;
 }
+
+double easyml::rt::conductionVelocity(const TissueGrid &grid,
+                                      const std::vector<double> &lat,
+                                      int axis) {
+  int64_t c[3] = {grid.n[0] / 2, grid.n[1] / 2, grid.n[2] / 2};
+  int64_t n = grid.n[axis];
+  double st = 0, sx = 0, stt = 0, stx = 0;
+  int64_t k = 0;
+  for (int64_t i = n / 4; i <= (3 * n) / 4 && i < n; ++i) {
+    c[axis] = i;
+    double t = lat[grid.index(c[0], c[1], c[2])];
+    if (std::isnan(t))
+      continue;
+    double x = i * grid.h[axis];
+    st += t;
+    sx += x;
+    stt += t * t;
+    stx += t * x;
+    ++k;
+  }
+  double var = stt - st * st / std::max<int64_t>(k, 1);
+  if (k < 3 || !(var > 0))
+    return NAN;
+  // x = v t + x0: |v| whichever way the wave travels.
+  return std::fabs((stx - st * sx / k) / var);
+}

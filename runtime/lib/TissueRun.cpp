@@ -171,6 +171,10 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
     result.probeTimes.push_back(
         tissue.activationTimes()[nearestPoint(setup.grid, x)]);
   result.activation = tissue.activationTimes();
+  for (int a = 0; a < 3; ++a)
+    if (setup.grid.n[a] > 2)
+      result.velocity[a] =
+          conductionVelocity(setup.grid, result.activation, a);
   result.vm = tissue.vm();
   result.report = tissue.report();
   result.model = sim.desc().name;
@@ -190,6 +194,13 @@ std::string TissueResult::json(const TissueSetup &setup) const {
     std::snprintf(v, sizeof v, "%.6f", probeTimes[i]);
     out += (i ? ", \"" : "\"") + setup.outputs.probeNames[i] + "\": " +
            (std::isnan(probeTimes[i]) ? "null" : v);
+  }
+  out += "},\n  \"conduction_velocity_mm_per_ms\": {";
+  for (int a = 0; a < 3; ++a) {
+    char v[48];
+    std::snprintf(v, sizeof v, "%.6f", velocity[a]);
+    out += std::string(a ? ", \"" : "\"") + "xyz"[a] + "\": " +
+           (std::isnan(velocity[a]) ? "null" : v);
   }
   out += "},\n  \"files\": [";
   for (size_t i = 0; i < files.size(); ++i)

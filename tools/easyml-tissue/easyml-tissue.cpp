@@ -92,6 +92,10 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,
               "output", t.outputSeconds, "total", t.wallSeconds);
   std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
+  for (int a = 0; a < 3; ++a)
+    if (!std::isnan(r.velocity[a]))
+      std::printf("conduction velocity along %c %.4g mm/ms\n", "xyz"[a],
+                  r.velocity[a]);
   for (size_t i = 0; i < r.probeTimes.size(); ++i)
     std::printf("activation %-8s %s\n", s.outputs.probeNames[i].c_str(),
                 std::isnan(r.probeTimes[i])

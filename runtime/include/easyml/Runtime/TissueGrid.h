@@ -92,6 +92,14 @@ struct TissueStimulus {
   bool onAtStep(int64_t step, double dt) const;
 };
 
+/// Conduction velocity (mm/ms) along `axis` from activation times `lat`
+/// (one per grid point): the least-squares slope of position against time
+/// over the middle half of the line through the grid's centre, away from
+/// the stimulus and the far boundary. NaN with fewer than 3 activated points
+/// there or no spread in time.
+double conductionVelocity(const TissueGrid &grid,
+                          const std::vector<double> &lat, int axis);
+
 } // namespace rt
 } // namespace easyml
 

@@ -17,6 +17,7 @@
 
 #include "easyml/Runtime/TissueConfig.h"
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct TissueResult {
   std::string model, devices;
   /// Activation time (ms, NaN if never) at each probe, in setup order.
   std::vector<double> probeTimes;
+  /// Conduction velocity along x, y, z (mm/ms; NaN where not measured).
+  double velocity[3] = {NAN, NAN, NAN};
   /// Activation times and Vm at the end, per grid point (NaN outside the
   /// tissue).
   std::vector<double> activation, vm;
