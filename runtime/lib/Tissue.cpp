@@ -302,26 +302,38 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
   return true;
 }
 
+/// Activation times and the finiteness check, over chunks of the cells on
+/// the threads; the first bad point (lowest index) is the one reported.
 bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double thr = options_.activationThreshold;
-  const double t1 = step * options_.dt;
+  const double t1 = step * options_.dt, dt = options_.dt;
   const double *vm = gridVm();
-  for (int64_t p : cellPoint_) {
-    double v = vm[p], before = prev_[p];
-    if (!std::isfinite(v)) {
-      std::array<double, 3> x = grid_.position(p);
-      return error = "Vm is no longer finite at point " + std::to_string(p) +
-                     " (" + number(x[0]) + ", " + number(x[1]) + ", " +
-                     number(x[2]) + " mm) at " + number(t1) + " ms",
-             false;
+  const int64_t n = cellPoint_.size();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  int64_t found = 0, bad = INT64_MAX;
+  int threads = options_.threads > 0 ? options_.threads : 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1) reduction(+ : found) reduction(min : bad)
+  for (int64_t k = 0; k < chunks; ++k) {
+    for (int64_t c = k * kChunk, e = std::min(n, c + kChunk); c < e; ++c) {
+      int64_t p = cellPoint_[c];
+      double v = vm[p], before = prev_[p];
+      if (!std::isfinite(v))
+        bad = std::min(bad, p);
+      if (before < thr && v >= thr && std::isnan(lat_[p])) {
+        lat_[p] = t1 - dt * (v - thr) / (v - before);
+        ++found;
+      }
+      prev_[p] = v;
     }
-    if (std::isnan(lat_[p]) && before < thr && v >= thr) {
-      lat_[p] = t1 - options_.dt * (v - thr) / (v - before);
-      ++activated_;
-    }
-    prev_[p] = v;
   }
-  return true;
+  activated_ += found;
+  if (bad == INT64_MAX)
+    return true;
+  std::array<double, 3> x = grid_.position(bad);
+  error = "Vm is no longer finite at point " + std::to_string(bad) + " (" +
+          number(x[0]) + ", " + number(x[1]) + ", " + number(x[2]) +
+          " mm) at " + number(t1) + " ms";
+  return false;
 }
 
 bool Tissue::run(int64_t untilStep, std::string &error) {
