@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench"]
+TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench", "easyml-tissue"]
 ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md",
             "EasyMLPipelinePasses.md", "EasyMLTargetPasses.md",
             "EasyMLInterfaces.md"]
@@ -45,6 +45,9 @@ INTRO = {
     "easyml-bench": "openCARP `bench`-compatible single-cell / many-cell "
                     "driver (options may be abbreviated to any unique "
                     "prefix).",
+    "easyml-tissue": "Monodomain tissue simulations on structured grids "
+                     "from a JSON configuration (every key: "
+                     "[tissue.md](tissue.md)).",
 }
 
 
