@@ -45,27 +45,20 @@ struct Args {
 bool parse(int argc, char **argv, Args &a, int &code) {
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
-    auto value = [&](std::string &out) {
-      if (i + 1 >= argc)
-        return code = error("option '" + s + "' needs a value", 2), false;
-      out = argv[++i];
-      return true;
-    };
-    if (s == "-h" || s == "--help") {
-      std::fputs(kUsage, stdout);
-      return code = 0, false;
-    }
-    if (s == "--report-json" ? !value(a.reportJson)
-        : s == "--cache-dir" ? !value(a.cacheDir)
-                             : false)
-      return false;
-    if (s == "--report-json" || s == "--cache-dir")
-      continue;
-    if (s == "-q" || s == "--quiet")
+    std::string *value = s == "--report-json" ? &a.reportJson
+                         : s == "--cache-dir" ? &a.cacheDir
+                                              : nullptr;
+    if (value && i + 1 >= argc)
+      return code = error("option '" + s + "' needs a value", 2), false;
+    if (value)
+      *value = argv[++i];
+    else if (s == "-h" || s == "--help")
+      return std::fputs(kUsage, stdout), code = 0, false;
+    else if (s == "-q" || s == "--quiet")
       a.quiet = true;
     else if (s == "--no-progress")
       a.progress = false;
-    else if (s[0] == '-' || !a.config.empty())
+    else if ((!s.empty() && s[0] == '-') || !a.config.empty())
       return code = error("unknown argument '" + s + "'\n" + kUsage, 2), false;
     else
       a.config = s;
