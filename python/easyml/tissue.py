@@ -46,7 +46,8 @@ class Tissue:
                  substeps: Optional[int] = None, parameters: str = "",
                  point_parameters: Optional[Dict[str, np.ndarray]] = None,
                  devices: str = "cpu", variant: str = "", threads: int = 0,
-                 activation_threshold: float = 0.0):
+                 activation_threshold: float = 0.0,
+                 diffusion_on: str = "devices"):
         if (points is None) == (size_mm is None):
             raise ValueError("give exactly one of points and size_mm")
         self.model = os.path.abspath(model)
@@ -66,7 +67,8 @@ class Tissue:
             "extracellular": _floats(extracellular),
             "surface_to_volume": float(surface_to_volume),
             "capacitance": float(capacitance)}
-        self._time = {"dt": float(dt), "scheme": scheme}
+        self._time = {"dt": float(dt), "scheme": scheme,
+                      "diffusion_on": diffusion_on}
         if substeps is not None:
             self._time["substeps"] = int(substeps)
         self._top = {"parameters": parameters, "devices": devices,

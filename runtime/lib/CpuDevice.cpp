@@ -135,6 +135,17 @@ public:
   }
   bool runsOnHost() const override { return true; }
 
+  // Vm is in the host store: no halo to send, and the sub-step computes
+  // into task.hostOut, committed once every device has read its halo.
+  bool sendHalo(const DiffusionTask &, std::string &) override { return true; }
+  bool diffuse(const DiffusionTask &task, std::string &error) override;
+  bool finishDiffusion(const DiffusionTask &task, std::string &) override {
+    if (!range_.empty())
+      std::memcpy(task.hostVm + range_.begin, task.hostOut + range_.begin,
+                  range_.size() * sizeof(double));
+    return true;
+  }
+
   bool diagnose(const WaveTask &task, NonFinite &where, std::string &) override;
 
 private:
@@ -346,4 +357,34 @@ std::unique_ptr<Device> easyml::rt::makeCpuDevice(const easyml_model_desc &desc,
                                                   int threads,
                                                   const std::string &id) {
   return std::make_unique<CpuDevice>(desc, variant, threads, id);
+}
+
+/// The variant's generated operator over the range, in chunks over the
+/// pool's threads (each point's result depends on no chunking).
+bool CpuDevice::diffuse(const DiffusionTask &task, std::string &error) {
+  if (range_.empty())
+    return true;
+  if (!variant_->diffuse) {
+    error = std::string("variant ") + variant_->name +
+            " has no diffusion operator (compiled for an ABI before 6)";
+    return false;
+  }
+  constexpr int64_t kChunk = 8192;
+  const int64_t begin = range_.begin, n = range_.size();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  easyml_diffusion_args base = task.grid;
+  base.v = task.hostVm;
+  base.out = task.hostOut;
+  base.flags = task.flags;
+  base.src = task.src;
+  easyml_diffuse_fn fn = variant_->diffuse;
+  int threads = threads_ > 0 ? threads_ : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) {
+    easyml_diffusion_args a = base;
+    a.begin = begin + k * kChunk;
+    a.end = std::min(begin + n, a.begin + kChunk);
+    fn(&a);
+  }
+  return true;
 }

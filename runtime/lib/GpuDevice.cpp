@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/Diffusion.h"
 #include "easyml/Runtime/GpuDriver.h"
 
 #include <algorithm>
@@ -73,6 +74,10 @@ public:
   bool wait(WaveTiming &timing, std::string &error) override;
   bool diagnose(const WaveTask &task, NonFinite &where,
                 std::string &error) override;
+  bool sendHalo(const DiffusionTask &task, std::string &error) override;
+  bool diffuse(const DiffusionTask &task, std::string &error) override;
+  bool finishDiffusion(const DiffusionTask &task,
+                       std::string &error) override;
 
 private:
   int64_t local(int64_t cell) const { return cell - window_.begin; }
@@ -147,6 +152,18 @@ private:
 
   void *evStart_ = nullptr, *evKernelStart_ = nullptr, *evKernelStop_ = nullptr,
        *evEnd_ = nullptr;
+  // A tissue's diffusion: the kernel, and Vm, flags and sources of the
+  // range with its halo ([tissueSpan_.begin, tissueSpan_.end) of the grid).
+  std::unique_ptr<GpuDiffusion> diffusion_;
+  uint64_t tissueV_ = 0, tissueFlags_ = 0, tissueSrc_ = 0;
+  size_t tissueCapacity_ = 0;
+  CellRange tissueSpan_, srcSpan_;
+  uint64_t flagsVersion_ = ~0ull, srcVersion_ = ~0ull;
+  bool prepareDiffusion(const DiffusionTask &task, std::string &error);
+  void releaseTissue();
+  /// The range's row of Vm on the device.
+  uint64_t vmRow() const { return at(ext_, desc_->vm_index, range_.begin); }
+
   WaveTask task_;
   bool launched_ = false;
   CellRange recCells_;
@@ -164,6 +181,7 @@ GpuDevice::~GpuDevice() {
     ctx_->destroyEvent(e);
   for (void *p : pinned_)
     ctx_->driver().unpin(p);
+  releaseTissue();
   delete argsStage_;
 }
 
@@ -277,7 +295,9 @@ bool GpuDevice::own(CellRange range, std::string &error) {
   // A new window. The cells this device keeps are on the device only if
   // hostStale: bring them to the host, then back into the new window.
   CellRange keep = range_.intersect(range);
-  if (!keep.empty() && hostStale && !download(keep, kStateRows, error))
+  unsigned newer = (hostStale ? kStateRows : 0) |
+                   (externalsOnDevice ? kExternalRows : 0);
+  if (!keep.empty() && newer && !download(keep, newer, error))
     return false;
   // The accumulators on the device are always the newest.
   if (!keep.empty() && bio_ && !download(keep, kBioRows, error))
@@ -305,7 +325,8 @@ bool GpuDevice::own(CellRange range, std::string &error) {
   if (!syncBio(error))
     return false;
   if (!keep.empty() &&
-      !upload(keep, kStateRows | kParamRows | kBioRows, error))
+      !upload(keep, kStateRows | kExternalRows | kParamRows | kBioRows,
+              error))
     return false;
   return true;
 }
@@ -558,7 +579,15 @@ bool GpuDevice::launch(const WaveTask &task, std::string &error) {
   auto failed = [&](const std::string &what) { return fail(error, what); };
   if (!ctx_->record(evStart_, error))
     return failed("starting a wave");
-  if (!copyRows(true, ext_, store_->extTable(), d.num_externals, r, error))
+  // Externals kept on the device by earlier waves come to the host before
+  // a wave that takes the host's.
+  if (!task.keepExternals && externalsOnDevice) {
+    if (!download(r, kExternalRows, error))
+      return false;
+    externalsOnDevice = false;
+  }
+  if (!task.keepExternals &&
+      !copyRows(true, ext_, store_->extTable(), d.num_externals, r, error))
     return failed("uploading externals");
   if (!ctx_->copyToDevice(counters_, zeros_.data(),
                           zeros_.size() * sizeof(int64_t), error))
@@ -604,7 +633,10 @@ bool GpuDevice::launch(const WaveTask &task, std::string &error) {
       !ctx_->record(evKernelStop_, error))
     return failed(std::string("kernel ") + name + " on cells [" +
                   std::to_string(r.begin) + ", " + std::to_string(r.end) + ")");
-  if (!copyRows(false, ext_, store_->extTable(), d.num_externals, r, error))
+  if (task.keepExternals)
+    externalsOnDevice = true;
+  else if (!copyRows(false, ext_, store_->extTable(), d.num_externals, r,
+                     error))
     return failed("downloading externals");
   if (!ctx_->copyToHost(countersStage_.data(), counters_,
                         countersStage_.size() * sizeof(int64_t), error))
@@ -749,6 +781,146 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// A tissue's diffusion on the device
+//===----------------------------------------------------------------------===//
+
+void GpuDevice::releaseTissue() {
+  for (uint64_t p : {tissueV_, tissueFlags_, tissueSrc_})
+    ctx_->release(p);
+  tissueV_ = tissueFlags_ = tissueSrc_ = 0;
+  tissueCapacity_ = 0;
+  tissueSpan_ = srcSpan_ = {};
+}
+
+/// The range's Vm at its first and last `halo` points, to the host: the
+/// halos of the neighbouring ranges.
+bool GpuDevice::sendHalo(const DiffusionTask &task, std::string &error) {
+  CellRange r = range_;
+  if (r.empty())
+    return true;
+  int64_t h = task.halo;
+  std::vector<CellRange> ends = {r};
+  if (2 * h < r.size())
+    ends = {{r.begin, r.begin + h}, {r.end - h, r.end}};
+  for (CellRange e : ends) {
+    if (!ctx_->copyToHost(task.hostVm + e.begin,
+                          at(ext_, desc_->vm_index, e.begin),
+                          e.size() * kDouble, error))
+      return fail(error, "downloading the halo of Vm");
+    bytesToHost += e.size() * kDouble;
+  }
+  if (!ctx_->synchronize(error))
+    return fail(error, "downloading the halo of Vm");
+  return true;
+}
+
+/// Buffers for the range and its halo, the kernel, and the flags and
+/// sources when their version changed.
+bool GpuDevice::prepareDiffusion(const DiffusionTask &task,
+                                 std::string &error) {
+  if (!diffusion_) {
+    diffusion_ = GpuDiffusion::create(*ctx_, info_, *variant_, error);
+    if (!diffusion_)
+      return false;
+  }
+  int64_t points = store_->cells();
+  CellRange span{std::max<int64_t>(0, range_.begin - task.halo),
+                 std::min(points, range_.end + task.halo)};
+  size_t bytes = span.size() * kDouble;
+  if (bytes > tissueCapacity_) {
+    releaseTissue();
+    tissueV_ = ctx_->allocate(bytes, error);
+    tissueFlags_ = tissueV_ ? ctx_->allocate(span.size(), error) : 0;
+    tissueSrc_ = tissueFlags_ ? ctx_->allocate(bytes, error) : 0;
+    if (!tissueSrc_)
+      return fail(error, "allocating the tissue's buffers");
+    tissueCapacity_ = bytes;
+  }
+  bool moved = span.begin != tissueSpan_.begin || span.end != tissueSpan_.end;
+  tissueSpan_ = span;
+  if (moved || flagsVersion_ != task.flagsVersion) {
+    if (!ctx_->copyToDevice(tissueFlags_, task.flags + span.begin,
+                            span.size(), error))
+      return fail(error, "uploading the tissue's flags");
+    flagsVersion_ = task.flagsVersion;
+    bytesToDevice += span.size();
+  }
+  bool srcMoved = span.begin != srcSpan_.begin || span.end != srcSpan_.end;
+  if (task.src && (srcMoved || srcVersion_ != task.srcVersion)) {
+    if (!ctx_->copyToDevice(tissueSrc_, task.src + span.begin, bytes, error))
+      return fail(error, "uploading the tissue's stimulus");
+    srcVersion_ = task.srcVersion;
+    srcSpan_ = span;
+    bytesToDevice += bytes;
+  }
+  return true;
+}
+
+/// Queues the sub-step: the halo from the host and the range's own Vm
+/// into the tissue buffer, then the generated kernel from it into the
+/// range's Vm.
+bool GpuDevice::diffuse(const DiffusionTask &task, std::string &error) {
+  if (range_.empty())
+    return true;
+  if (!prepareDiffusion(task, error))
+    return false;
+  CellRange span = tissueSpan_, r = range_;
+  auto offset = [&](int64_t point) {
+    return tissueV_ + static_cast<uint64_t>(point - span.begin) * kDouble;
+  };
+  CellRange halos[2] = {{span.begin, r.begin}, {r.end, span.end}};
+  for (CellRange h : halos)
+    if (!h.empty()) {
+      if (!ctx_->copyToDevice(offset(h.begin), task.hostVm + h.begin,
+                              h.size() * kDouble, error))
+        return fail(error, "uploading the halo of Vm");
+      bytesToDevice += h.size() * kDouble;
+    }
+  // The host's Vm is rewritten as devices finish: the halo must be on the
+  // device before.
+  if (!ctx_->synchronize(error))
+    return fail(error, "uploading the halo of Vm");
+  if (!ctx_->copyOnDevice(offset(r.begin), vmRow(), r.size() * kDouble,
+                          error))
+    return fail(error, "copying Vm for the diffusion");
+  // The kernel indexes its arrays by grid point: each pointer is the
+  // buffer's address less its first point's offset.
+  auto shifted = [](uint64_t base, int64_t first, size_t size) {
+    return base - static_cast<uint64_t>(first) * size;
+  };
+  easyml_diffusion_args a = task.grid;
+  a.begin = r.begin;
+  a.end = r.end;
+  a.v = reinterpret_cast<const double *>(
+      shifted(tissueV_, span.begin, kDouble));
+  a.out = reinterpret_cast<double *>(shifted(vmRow(), r.begin, kDouble));
+  a.flags = reinterpret_cast<const uint8_t *>(
+      shifted(tissueFlags_, span.begin, 1));
+  a.src = task.src ? reinterpret_cast<const double *>(
+                         shifted(tissueSrc_, span.begin, kDouble))
+                   : nullptr;
+  if (!diffusion_->launch(a, error))
+    return fail(error, "kernel diffuse on points [" + std::to_string(r.begin) +
+                           ", " + std::to_string(r.end) + ")");
+  return true;
+}
+
+bool GpuDevice::finishDiffusion(const DiffusionTask &task,
+                                std::string &error) {
+  if (range_.empty())
+    return true;
+  if (task.downloadVm) {
+    if (!ctx_->copyToHost(task.hostVm + range_.begin, vmRow(),
+                          range_.size() * kDouble, error))
+      return fail(error, "downloading Vm");
+    bytesToHost += range_.size() * kDouble;
+  }
+  if (!ctx_->synchronize(error))
+    return fail(error, "running the diffusion");
+  return true;
+}
 
 std::unique_ptr<Device>
 easyml::rt::makeGpuDevice(const easyml_model_desc &desc,

@@ -181,12 +181,14 @@ bool Scheduler::syncStates() {
   if (!usable())
     return false;
   for (auto &device : set_.devices) {
-    if (!device->hostStale)
+    unsigned newer = (device->hostStale ? kStateRows : 0) |
+                     (device->externalsOnDevice ? kExternalRows : 0);
+    if (!newer)
       continue;
     std::string err;
-    if (!device->download(device->range(), kStateRows, err))
+    if (!device->download(device->range(), newer, err))
       return fail(*device, err);
-    device->hostStale = false;
+    device->hostStale = device->externalsOnDevice = false;
   }
   return true;
 }
@@ -283,6 +285,30 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
   return ok;
 }
 
+/// GPUs first (their halos to the host, then their sub-steps queued), the
+/// host's devices while they run, then every device's result in place.
+bool Scheduler::diffuse(const DiffusionTask &task) {
+  if (!usable() || bad_)
+    return false;
+  std::vector<int> act = active();
+  std::string err;
+  for (int i : act)
+    if (!set_.devices[i]->runsOnHost() &&
+        !set_.devices[i]->sendHalo(task, err))
+      return fail(*set_.devices[i], err);
+  for (bool host : {false, true})
+    for (int i : act)
+      if (set_.devices[i]->runsOnHost() == host &&
+          !set_.devices[i]->diffuse(task, err))
+        return fail(*set_.devices[i], err);
+  for (bool host : {false, true})
+    for (int i : act)
+      if (set_.devices[i]->runsOnHost() == host &&
+          !set_.devices[i]->finishDiffusion(task, err))
+        return fail(*set_.devices[i], err);
+  return true;
+}
+
 bool Scheduler::runWave(const WaveTask &task) {
   if (!usable() || bad_)
     return false;
@@ -299,7 +325,9 @@ bool Scheduler::runWave(const WaveTask &task) {
   for (int i : act) {
     Device &device = *set_.devices[i];
     if (device.deviceStale) {
-      if (!device.upload(device.range(), kStateRows, err))
+      unsigned rows = kStateRows | (device.externalsOnDevice ? kExternalRows : 0);
+      device.externalsOnDevice = false;
+      if (!device.upload(device.range(), rows, err))
         return fail(device, err);
       device.deviceStale = false;
     }
@@ -505,10 +533,12 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
       for (CellRange r : minus(ranges_[i], next[i]))
         if (!device.download(r, kBioRows, err))
           return fail(device, err);
-    if (!device.hostStale)
+    unsigned newer = (device.hostStale ? kStateRows : 0) |
+                     (device.externalsOnDevice ? kExternalRows : 0);
+    if (!newer)
       continue;
     for (CellRange r : minus(ranges_[i], next[i]))
-      if (!device.download(r, kStateRows, err))
+      if (!device.download(r, newer, err))
         return fail(device, err);
     if (next[i].empty())
       device.hostStale = false;
@@ -519,8 +549,9 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
       return fail(device, err);
     if (device.deviceStale)
       continue; // its whole range goes up before the next wave
+    // Externals go too: waves that keep them on the device upload none.
     for (CellRange r : minus(next[i], ranges_[i]))
-      if (!device.upload(r, kStateRows | kParamRows, err))
+      if (!device.upload(r, kStateRows | kExternalRows | kParamRows, err))
         return fail(device, err);
   }
   if (bio.on)
@@ -641,6 +672,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
     task.step0 = step_;
     task.stim = timeline.stimulusAt(step_);
     task.integrateVm = true;
+    task.keepExternals = keepExternals;
     Timeline::Samples samples =
         timeline.samplesIn(step_, end, recording.plan.capacity);
     if (timeline.recording()) {

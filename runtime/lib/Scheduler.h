@@ -59,6 +59,12 @@ public:
   bool runWave(const WaveTask &task);
   bool run(int64_t until, Simulation &sim);
 
+  /// One diffusion sub-step of a tissue on every active device over its
+  /// range (Device::sendHalo, diffuse, finishDiffusion).
+  bool diffuse(const DiffusionTask &task);
+  /// Compute waves keep the externals on the GPUs (WaveTask).
+  bool keepExternals = false;
+
   /// The host store holds every device's newest states afterwards.
   bool syncStates();
   /// The host store's states were written: devices reload them.

@@ -396,6 +396,14 @@ double *Simulation::vm() {
   return i < 0 ? nullptr : external(i);
 }
 
+void Simulation::keepExternalsOnDevices(bool keep) {
+  scheduler_->keepExternals = keep;
+}
+
+bool Simulation::diffuse(const DiffusionTask &task) {
+  return scheduler_->diffuse(task);
+}
+
 double *Simulation::iion() {
   int64_t i = desc().iion_index;
   return i < 0 ? nullptr : external(i);

@@ -101,8 +101,6 @@ bool Tissue::initialize(std::string &error) {
            false;
   if (cellPoint_.empty())
     return error = "the grid has no tissue (the mask is all zero)", false;
-  if (!diffuse_ && !generatedDiffusion(error))
-    return false;
   double bound = stableStep(grid_, conductivity_);
   int64_t m = 1;
   if (options_.scheme == TissueOptions::Explicit) {
@@ -127,6 +125,11 @@ bool Tissue::initialize(std::string &error) {
   flags_ = grid_.diffusionFlags();
   size_t n = grid_.points();
   identity_ = grid_.mask.empty();
+  onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
+               !options_.diffusionOnHost;
+  // The host's operator, where the diffusion step runs on the host.
+  if (!onDevices_ && !generatedDiffusion(error))
+    return false;
   v_.assign(identity_ ? 0 : n, 0);
   out_.assign(n, 0);
   src_.assign(n, 0);
@@ -138,6 +141,8 @@ bool Tissue::initialize(std::string &error) {
   }
   if (!sim_.initialize(options_.dt))
     return error = sim_.failure(), false;
+  sim_.local()->keepExternalsOnDevices(onDevices_);
+  stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
   prev_.assign(gridVm(), gridVm() + n);
@@ -183,7 +188,11 @@ void Tissue::stimulusSource(int64_t step) {
     std::fill(src_.begin(), src_.end(), 0.0);
   hasSource_ = false;
   for (size_t s = 0; s < stimuli_.size(); ++s) {
-    if (!stimuli_[s].onAtStep(step, options_.dt))
+    bool on = stimuli_[s].onAtStep(step, options_.dt);
+    if (on != stimulusOn_[s])
+      ++srcVersion_;
+    stimulusOn_[s] = on;
+    if (!on)
       continue;
     double add = options_.dt * stimuli_[s].rate(conductivity_);
     for (int64_t p : stimulusPoints_[s])
@@ -230,6 +239,32 @@ bool Tissue::diffuseExplicit() {
     in = to;
   }
   std::memcpy(v, in, sizeof(double) * grid_.points());
+  return true;
+}
+
+/// The sub-steps on the devices, the stimulus in the first; Vm comes to
+/// the host after the last.
+bool Tissue::diffuseOnDevices(std::string &error) {
+  DiffusionTask task;
+  task.grid.sx = 1;
+  task.grid.sy = grid_.n[0];
+  task.grid.sz = grid_.n[0] * grid_.n[1];
+  task.grid.cx = c_[0];
+  task.grid.cy = c_[1];
+  task.grid.cz = c_[2];
+  task.halo = grid_.n[2] > 1   ? task.grid.sz
+              : grid_.n[1] > 1 ? task.grid.sy
+                               : 1;
+  task.flags = flags_.data();
+  task.hostVm = gridVm();
+  task.hostOut = out_.data();
+  for (int64_t s = 0; s < report_.substeps; ++s) {
+    task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
+    task.srcVersion = srcVersion_;
+    task.downloadVm = s + 1 == report_.substeps;
+    if (!sim_.local()->diffuse(task))
+      return error = sim_.failure(), false;
+  }
   return true;
 }
 
@@ -354,7 +389,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     gatherVm();
     double t1 = now();
     stimulusSource(step_);
-    ok = options_.scheme == TissueOptions::Explicit
+    ok = onDevices_ ? diffuseOnDevices(error)
+         : options_.scheme == TissueOptions::Explicit
              ? diffuseExplicit()
              : diffuseCrankNicolson(error);
     double t2 = now();

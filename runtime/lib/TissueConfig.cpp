@@ -154,7 +154,7 @@ bool readConductivity(Reader &r, const Value &c, Conductivity &out) {
 bool readTime(Reader &r, const Value &t, TissueSetup &s) {
   if (!r.known(t, "time",
                {"dt", "duration", "scheme", "substeps", "cg_tolerance",
-                "cg_max_iterations", "until_activated"}))
+                "cg_max_iterations", "until_activated", "diffusion_on"}))
     return false;
   const Value *v;
   if ((v = t.find("dt")) && !r.number(*v, "dt", s.options.dt, true))
@@ -178,6 +178,15 @@ bool readTime(Reader &r, const Value &t, TissueSetup &s) {
   if ((v = t.find("substeps")) &&
       !r.integer(*v, "substeps", s.options.substeps, 1))
     return false;
+  if ((v = t.find("diffusion_on"))) {
+    std::string where;
+    if (!r.string(*v, "diffusion_on", where))
+      return false;
+    if (where != "devices" && where != "host")
+      return r.fail(*v, "unknown 'diffusion_on' value '" + where +
+                            "' (devices, host)");
+    s.options.diffusionOnHost = where == "host";
+  }
   if ((v = t.find("until_activated"))) {
     if (v->kind != Value::Bool)
       return r.fail(*v, "'until_activated' must be true or false");

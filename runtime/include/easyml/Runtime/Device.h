@@ -197,6 +197,31 @@ struct WaveTask {
   int64_t recFirst = 0, recEvery = 1, recSamples = 0, recOffset = 0;
   /// Keep the state before the wave, for NaN diagnosis.
   bool snapshot = true;
+  /// GPUs keep the externals on the device: none go up or down in this
+  /// wave (a tissue's Vm between its ionic and diffusion steps).
+  bool keepExternals = false;
+};
+
+/// One explicit diffusion sub-step of a tissue (Tissue.h) on every device
+/// over its own range, cell k being grid point k and Vm the model's
+/// external `vm`. The host's copy of Vm (the whole grid) carries the halos:
+/// the points within `halo` of a range that other devices own.
+struct DiffusionTask {
+  /// Strides and coefficients (the range and pointers are the devices').
+  easyml_diffusion_args grid{};
+  /// Host, the whole grid; a device uploads them again when the version
+  /// changes.
+  const uint8_t *flags = nullptr;
+  const double *src = nullptr; // null: no source in this sub-step
+  uint64_t flagsVersion = 0, srcVersion = 0;
+  /// Points either side of a point that the operator reads.
+  int64_t halo = 0;
+  /// Host Vm of every point, and scratch of the same size that devices
+  /// computing on the host write before their result is committed.
+  double *hostVm = nullptr, *hostOut = nullptr;
+  /// After this sub-step every device brings its whole range of Vm to the
+  /// host (the end of a step).
+  bool downloadVm = false;
 };
 
 /// What a device reports after a wave.
@@ -263,6 +288,18 @@ public:
   /// Waits for the last launch and reports it.
   virtual bool wait(WaveTiming &timing, std::string &error) = 0;
 
+  /// A tissue's diffusion sub-step (DiffusionTask), in three calls the
+  /// scheduler makes on every device in turn: sendHalo() brings the
+  /// boundary planes of the range's Vm to the host; diffuse() starts the
+  /// sub-step (a device computing in the host store writes task.hostOut);
+  /// finishDiffusion() waits for it and leaves the range's new Vm on the
+  /// device (and on the host if task.downloadVm; host devices copy
+  /// hostOut into hostVm). False with `error` when the device cannot.
+  virtual bool sendHalo(const DiffusionTask &task, std::string &error) = 0;
+  virtual bool diffuse(const DiffusionTask &task, std::string &error) = 0;
+  virtual bool finishDiffusion(const DiffusionTask &task,
+                               std::string &error) = 0;
+
   /// After a compute wave that left cells non-finite: finds the first bad
   /// cell, replays it step by step from the state before the wave and
   /// names the first step and variable that went bad. The host store then
@@ -274,6 +311,9 @@ public:
   /// Kept by the scheduler: the device holds newer states than the host
   /// store for its range, or the reverse.
   bool hostStale = false, deviceStale = false;
+  /// The device holds newer externals than the host store for its range
+  /// (after waves that keep them on the device).
+  bool externalsOnDevice = false;
   /// Bytes moved between host and device so far.
   double bytesToDevice = 0, bytesToHost = 0;
 

@@ -165,6 +165,7 @@ std::string summarizeBiomarkers(const BiomarkerTable &lastBeat, int64_t rows,
                                 FILE *out);
 
 class Scheduler;
+struct DiffusionTask;
 
 /// N cells of one model on a set of devices, in one process (the one-rank
 /// case of SimulationInterface).
@@ -354,6 +355,14 @@ public:
   double *external(int64_t index);
   double *vm();
   double *iion();
+
+  /// For a tissue (Tissue.h), whose cell k is grid point k: compute waves
+  /// leave the externals on the GPUs (the host's Vm is stale between a
+  /// wave and the diffusion sub-step that brings it back), and one explicit
+  /// diffusion sub-step on every device over its cells. False with
+  /// failure() when a device fails.
+  void keepExternalsOnDevices(bool keep);
+  bool diffuse(const DiffusionTask &task);
 
   /// CPU threads (before the first wave).
   void setThreads(int threads);

@@ -16,7 +16,12 @@
 //      Crank-Nicolson step solved with a matrix-free conjugate gradient.
 //
 // Both use the diffusion operator the compiler generates with every
-// variant of every model (easyml_diffusion_args in ABI.h). The stimulus
+// variant of every model (easyml_diffusion_args in ABI.h). Explicit
+// diffusion on a grid without a mask (cell k is point k) runs on the
+// simulation's devices, each over its own cells: Vm stays on a GPU between
+// the ionic and diffusion steps, and only halo planes and the new Vm come
+// to the host (Simulation::diffuse). With a mask, and for Crank-Nicolson,
+// the diffusion step runs on the host's threads. The stimulus
 // current enters the diffusion step as a source, and the local activation
 // time of a point is when its Vm first crosses a threshold upwards
 // (interpolated within the step).
@@ -51,7 +56,10 @@ struct TissueOptions {
   int64_t cgMaxIterations = 1000;
   /// Local activation time: Vm first above this (mV).
   double activationThreshold = 0;
-  /// Threads of the diffusion step (0: OpenMP's default).
+  /// Explicit diffusion without a mask runs on the simulation's devices
+  /// unless this is set: then on the host's threads (as with a mask).
+  bool diffusionOnHost = false;
+  /// Threads of the diffusion step on the host (0: OpenMP's default).
   int threads = 0;
 };
 
@@ -81,8 +89,6 @@ public:
   /// semi-implicit scheme, a diffusion operator) and initialises the
   /// simulation for dt; false with `error`.
   bool initialize(std::string &error);
-  /// The diffusion operator (default: the model's generated one).
-  void setDiffusion(DiffuseFn fn) { diffuse_ = std::move(fn); }
   void addStimulus(const TissueStimulus &s) { stimuli_.push_back(s); }
   void onStep(StepFn fn) { onStep_.push_back(std::move(fn)); }
 
@@ -117,6 +123,8 @@ private:
   void applyOperator(const double *v, double *out, const double c[3],
                      const double *src);
   bool diffuseExplicit();
+  /// Explicit sub-steps on the simulation's devices.
+  bool diffuseOnDevices(std::string &error);
   bool diffuseCrankNicolson(std::string &error);
   double dot(const double *a, const double *b) const;
   bool updateActivation(int64_t step, std::string &error);
@@ -138,6 +146,12 @@ private:
   double c_[3] = {0, 0, 0};
   int64_t step_ = 0, activated_ = 0;
   bool hasSource_ = false, initialized_ = false, identity_ = false;
+  /// Explicit diffusion on the devices (DiffusionTask).
+  bool onDevices_ = false;
+  /// Which stimuli were on at the last step, and the version of src_ that
+  /// devices hold (it changes when that set changes).
+  std::vector<bool> stimulusOn_;
+  uint64_t srcVersion_ = 0;
   TissueReport report_;
 };
 
