@@ -21,6 +21,10 @@
 # --compile-args adds easyml-compile options to every model (an A/B pack:
 # e.g. without shared-memory spilling, --out build/gpu-pack-nosmem).
 #
+# --tissue adds easyml-tissue and the example models of the tissue
+# benchmarks (models/tissue/: ten Tusscher-Panfilov 2006 for the N-version
+# slab and 256^3 grids, Aliev-Panfilov), for scripts/gpu-tissue.sh.
+#
 # --archive FILE also writes the pack as one .tar.xz (about 27 MB for the
 # corpus, where the folder is 67 MB: a lent machine takes 64 MiB at most).
 #
@@ -36,6 +40,7 @@ CORPUS="${EASYML_CORPUS:-$ROOT/../shared/corpus}"
 EXTRA=""
 MODELS=""
 ARCHIVE=""
+TISSUE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$2"; shift 2 ;;
@@ -50,7 +55,8 @@ while [ $# -gt 0 ]; do
     --corpus) CORPUS="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
     --archive) ARCHIVE="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --tissue) TISSUE=1; shift ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "gpu-pack.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -86,6 +92,15 @@ fi
 "$BIN/easyml-compile" "$mix" --model-name tentusscher-2006-opencarp-mix \
   --variant="$VARIANTS" --cuda-chips="$CHIPS" --cpu="$CPU" --emit=shared \
   -o "$OUT.tmp/models/tentusscher-2006-opencarp-mix.so" -w $EXTRA
+if [ -n "$TISSUE" ]; then
+  cp "$BIN/easyml-tissue" "$OUT.tmp/bin/"
+  mkdir -p "$OUT.tmp/models/tissue"
+  for m in ten_tusscher_panfilov_2006 aliev_panfilov_1996; do
+    "$BIN/easyml-compile" "$ROOT/examples/models/$m.model" \
+      --variant="$VARIANTS" --cuda-chips="$CHIPS" --cpu="$CPU" --emit=shared \
+      -o "$OUT.tmp/models/tissue/$m.so" -w $EXTRA
+  done
+fi
 # Roofline facts per model (the FP64 operations of one cell-step).
 python3 "$ROOT/benchmarks/gpu.py" --facts "$OUT.tmp/facts.json" \
   --corpus "$CORPUS" --build "$ROOT/build" --derived "$OUT.tmp/derived" \

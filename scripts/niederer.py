@@ -9,7 +9,7 @@ surface-to-volume 140 /mm, Cm 1 uF/cm^2; 50,000 uA/cm^3 for 2 ms in the
 activation times (Vm first above 0 mV, ms) at P1..P9 as JSON:
 
   scripts/niederer.py --dx 0.2 --dt 0.01 [--scheme explicit|crank-nicolson]
-                      [--threads N] [--keep DIR]
+                      [--threads N] [--devices gpu:0] [--keep DIR]
 
 With --all, every case of the benchmark (dx 0.5, 0.2, 0.1 mm x dt 0.05,
 0.01, 0.005 ms; or those of --dx-list and --dt-list), then a Markdown
@@ -34,13 +34,15 @@ POINTS = {  # the eight corners (P1 the stimulated one) and the centre
 def config(args):
     return {
         "model": os.path.abspath(args.model),
+        "devices": args.devices,
         "threads": args.threads,
         "grid": {"size_mm": list(SIZE), "spacing_mm": args.dx},
         "conductivity": {"intracellular": [0.17, 0.019, 0.019],
                          "extracellular": [0.62, 0.24, 0.24],
                          "surface_to_volume": 140, "capacitance": 1},
         "time": {"dt": args.dt, "duration": args.duration,
-                 "scheme": args.scheme, "until_activated": True},
+                 "scheme": args.scheme, "until_activated": True,
+                 "diffusion_on": args.diffusion_on},
         "stimuli": [{"box": [[0, 0, 0], [1.5, 1.5, 1.5]],
                      "current_per_volume": 50000, "start": 0,
                      "duration": 2}],
@@ -110,6 +112,10 @@ def main():
     ap.add_argument("--duration", type=float, default=200,
                     help="ms at most (the run stops once all has activated)")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--devices", default="cpu",
+                    help="devices of the run (e.g. gpu:0, cpu+gpu:all)")
+    ap.add_argument("--diffusion-on", default="devices",
+                    choices=["devices", "host"])
     ap.add_argument("--tissue", default=os.path.join(ROOT, "build", "bin",
                                                      "easyml-tissue"))
     ap.add_argument("--keep", help="keep the configuration and outputs here")

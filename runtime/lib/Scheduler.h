@@ -64,6 +64,8 @@ public:
   bool diffuse(const DiffusionTask &task);
   /// Compute waves keep the externals on the GPUs (WaveTask).
   bool keepExternals = false;
+  /// Seconds diffuse() spent bringing halos to the host.
+  double haloSeconds = 0;
 
   /// The host store holds every device's newest states afterwards.
   bool syncStates();

@@ -404,6 +404,8 @@ bool Simulation::diffuse(const DiffusionTask &task) {
   return scheduler_->diffuse(task);
 }
 
+double Simulation::haloSeconds() const { return scheduler_->haloSeconds; }
+
 double *Simulation::iion() {
   int64_t i = desc().iion_index;
   return i < 0 ? nullptr : external(i);

@@ -405,6 +405,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     report_.outputSeconds += now() - t2;
   }
   scatterVm();
+  report_.haloSeconds = sim_.local()->haloSeconds();
   report_.wallSeconds += now() - wall0;
   return ok;
 }
@@ -417,11 +418,12 @@ std::string TissueReport::json(int indent) const {
       "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
       "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
       "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
-      "\"diffusion\": %.6f, \"output\": %.6f, \"total\": %.6f}\n%s}",
+      "\"diffusion\": %.6f, \"halo\": %.6f, \"output\": %.6f, \"total\": "
+      "%.6f}\n%s}",
       pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
       pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
       pad.c_str(), (long long)cgIterations, pad.c_str(),
       pointStepsPerSecond(), pad.c_str(), ionicSeconds, diffusionSeconds,
-      outputSeconds, wallSeconds, pad.c_str());
+      haloSeconds, outputSeconds, wallSeconds, pad.c_str());
   return buf;
 }

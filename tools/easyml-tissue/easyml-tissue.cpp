@@ -80,10 +80,11 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               s.options.scheme == rt::TissueOptions::CrankNicolson
                   ? " (crank-nicolson)"
                   : "");
-  std::printf("%-10s %10.3f s\n%-10s %10.3f s\n%-10s %10.3f s\n%-10s "
-              "%10.3f s\n",
+  std::printf("%-10s %10.3f s\n%-10s %10.3f s (halo %.3f s)\n%-10s %10.3f "
+              "s\n%-10s %10.3f s\n",
               "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,
-              "output", t.outputSeconds, "total", t.wallSeconds);
+              t.haloSeconds, "output", t.outputSeconds, "total",
+              t.wallSeconds);
   std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
   for (int a = 0; a < 3; ++a)
     if (!std::isnan(r.velocity[a]))

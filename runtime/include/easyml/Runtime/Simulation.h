@@ -363,6 +363,8 @@ public:
   /// failure() when a device fails.
   void keepExternalsOnDevices(bool keep);
   bool diffuse(const DiffusionTask &task);
+  /// Seconds diffuse() has spent bringing halos to the host so far.
+  double haloSeconds() const;
 
   /// CPU threads (before the first wave).
   void setThreads(int threads);

@@ -67,8 +67,10 @@ struct TissueOptions {
 struct TissueReport {
   int64_t steps = 0, points = 0, tissuePoints = 0, substeps = 1;
   int64_t cgIterations = 0;
-  double ionicSeconds = 0, diffusionSeconds = 0, outputSeconds = 0,
-         wallSeconds = 0;
+  /// haloSeconds is part of diffusionSeconds: halo planes brought from
+  /// the devices to the host.
+  double ionicSeconds = 0, diffusionSeconds = 0, haloSeconds = 0,
+         outputSeconds = 0, wallSeconds = 0;
   double pointStepsPerSecond() const {
     return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
   }
