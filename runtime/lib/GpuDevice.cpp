@@ -825,9 +825,9 @@ bool GpuDevice::prepareDiffusion(const DiffusionTask &task,
     if (!diffusion_)
       return false;
   }
-  int64_t points = store_->cells();
-  CellRange span{std::max<int64_t>(0, range_.begin - task.halo),
-                 std::min(points, range_.end + task.halo)};
+  int64_t hi = task.hi < 0 ? store_->cells() : task.hi;
+  CellRange span{std::max<int64_t>(task.lo, range_.begin - task.halo),
+                 std::min(hi, range_.end + task.halo)};
   size_t bytes = span.size() * kDouble;
   if (bytes > tissueCapacity_) {
     releaseTissue();

@@ -285,20 +285,28 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
   return ok;
 }
 
-/// GPUs first (their halos to the host, then their sub-steps queued), the
-/// host's devices while they run, then every device's result in place.
-bool Scheduler::diffuse(const DiffusionTask &task) {
+/// GPUs' sub-steps queued first, the host's devices while they run, then
+/// every device's result in place.
+bool Scheduler::sendHalos(const DiffusionTask &task, bool always) {
   if (!usable() || bad_)
     return false;
   std::vector<int> act = active();
   std::string err;
   double t0 = now();
-  // One device has no neighbour to send a halo to.
+  // One device has no neighbour to send a halo to, but another rank's.
   for (int i : act)
-    if (act.size() > 1 && !set_.devices[i]->runsOnHost() &&
+    if ((always || act.size() > 1) && !set_.devices[i]->runsOnHost() &&
         !set_.devices[i]->sendHalo(task, err))
       return fail(*set_.devices[i], err);
   haloSeconds += now() - t0;
+  return true;
+}
+
+bool Scheduler::diffuse(const DiffusionTask &task) {
+  if (!usable() || bad_)
+    return false;
+  std::vector<int> act = active();
+  std::string err;
   for (bool host : {false, true})
     for (int i : act)
       if (set_.devices[i]->runsOnHost() == host &&

@@ -60,7 +60,10 @@ public:
   bool run(int64_t until, Simulation &sim);
 
   /// One diffusion sub-step of a tissue on every active device over its
-  /// range (Device::sendHalo, diffuse, finishDiffusion).
+  /// range: sendHalos() (Device::sendHalo; `always`: even with one
+  /// device, for a neighbour rank), then diffuse() (Device::diffuse and
+  /// finishDiffusion).
+  bool sendHalos(const DiffusionTask &task, bool always);
   bool diffuse(const DiffusionTask &task);
   /// Compute waves keep the externals on the GPUs (WaveTask).
   bool keepExternals = false;

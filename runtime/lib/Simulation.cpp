@@ -400,6 +400,10 @@ void Simulation::keepExternalsOnDevices(bool keep) {
   scheduler_->keepExternals = keep;
 }
 
+bool Simulation::sendHalos(const DiffusionTask &task, bool always) {
+  return scheduler_->sendHalos(task, always);
+}
+
 bool Simulation::diffuse(const DiffusionTask &task) {
   return scheduler_->diffuse(task);
 }

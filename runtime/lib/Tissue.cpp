@@ -8,6 +8,7 @@
 #include "easyml/Runtime/Backend.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
+#include "easyml/Runtime/TissueComm.h"
 
 #include <algorithm>
 #include <chrono>
@@ -67,9 +68,10 @@ bool Tissue::generatedDiffusion(std::string &error) {
 }
 
 Tissue::Tissue(SimulationInterface &sim, TissueGrid grid,
-               Conductivity conductivity, TissueOptions options)
-    : sim_(sim), grid_(std::move(grid)), conductivity_(conductivity),
-      options_(options) {}
+               Conductivity conductivity, TissueOptions options,
+               TissueComm *comm)
+    : sim_(sim), comm_(comm), grid_(std::move(grid)),
+      conductivity_(conductivity), options_(options) {}
 
 double Tissue::stableStep(const TissueGrid &grid, const Conductivity &c) {
   double sum = 0;
@@ -88,9 +90,8 @@ bool Tissue::initialize(std::string &error) {
     return error = "the time step is " + number(options_.dt) +
                    " ms: it must be positive",
            false;
-  if (sim_.ranks() != 1 || !sim_.local())
-    return error = "tissue runs in one process (ranks are not supported yet)",
-           false;
+  if (sim_.ranks() == 1 && !sim_.local())
+    return error = "the simulation holds no cells", false;
   for (int64_t p = 0; p < grid_.points(); ++p)
     if (grid_.isTissue(p))
       cellPoint_.push_back(p);
@@ -128,7 +129,8 @@ bool Tissue::initialize(std::string &error) {
   onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
                !options_.diffusionOnHost;
   // The host's operator, where the diffusion step runs on the host.
-  if (!onDevices_ && !generatedDiffusion(error))
+  if (sim_.ranks() > 1 ? !initializeRanks(error)
+                       : !onDevices_ && !generatedDiffusion(error))
     return false;
   v_.assign(identity_ ? 0 : n, 0);
   out_.assign(n, 0);
@@ -145,7 +147,14 @@ bool Tissue::initialize(std::string &error) {
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
-  prev_.assign(gridVm(), gridVm() + n);
+  if (blocks_.empty()) {
+    prev_.assign(gridVm(), gridVm() + n);
+  } else {
+    const double *vm = sim_.local()->vm();
+    prev_.assign(n, NAN);
+    std::copy(vm, vm + block_.size(), prev_.begin() + block_.begin);
+    std::copy(vm, vm + block_.size(), vr_.begin() + (block_.begin - first_));
+  }
   report_ = TissueReport();
   report_.points = grid_.points();
   report_.tissuePoints = cellPoint_.size();
@@ -155,6 +164,8 @@ bool Tissue::initialize(std::string &error) {
 }
 
 double *Tissue::gridVm() {
+  if (!blocks_.empty())
+    return vr_.data();
   return identity_ ? sim_.local()->vm() : v_.data();
 }
 
@@ -174,12 +185,23 @@ void Tissue::scatterVm() {
     vm[k] = v_[cellPoint_[k]];
 }
 
-std::vector<double> Tissue::vm() const {
+std::vector<double> Tissue::vm() {
+  if (!blocks_.empty())
+    return gather(std::vector<double>(
+        vr_.begin() + (block_.begin - first_),
+        vr_.begin() + (block_.end - first_)));
   std::vector<double> out(grid_.points(), NAN);
   const double *v = identity_ ? sim_.local()->vm() : v_.data();
   for (int64_t p : cellPoint_)
     out[p] = v[p];
   return out;
+}
+
+std::vector<double> Tissue::activationTimes() {
+  if (!blocks_.empty())
+    return gather(std::vector<double>(lat_.begin() + block_.begin,
+                                      lat_.begin() + block_.end));
+  return lat_;
 }
 
 /// The stimulus of `step` as a source of the diffusion step: dt * I/Cm.
@@ -262,7 +284,7 @@ bool Tissue::diffuseOnDevices(std::string &error) {
     task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
     task.srcVersion = srcVersion_;
     task.downloadVm = s + 1 == report_.substeps;
-    if (!sim_.local()->diffuse(task))
+    if (!sim_.local()->sendHalos(task) || !sim_.local()->diffuse(task))
       return error = sim_.failure(), false;
   }
   return true;
@@ -343,15 +365,19 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double thr = options_.activationThreshold;
   const double t1 = step * options_.dt, dt = options_.dt;
   const double *vm = gridVm();
-  const int64_t n = cellPoint_.size();
+  // Across ranks, the cells of this rank's block; Vm of point p is at
+  // vm[p - first].
+  const int64_t c0 = blocks_.empty() ? 0 : block_.begin;
+  const int64_t n = blocks_.empty() ? cellPoint_.size() : block_.size();
+  const int64_t first = blocks_.empty() ? 0 : first_;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   int64_t found = 0, bad = INT64_MAX;
   int threads = options_.threads > 0 ? options_.threads : 0;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1) reduction(+ : found) reduction(min : bad)
   for (int64_t k = 0; k < chunks; ++k) {
     for (int64_t c = k * kChunk, e = std::min(n, c + kChunk); c < e; ++c) {
-      int64_t p = cellPoint_[c];
-      double v = vm[p], before = prev_[p];
+      int64_t p = cellPoint_[c0 + c];
+      double v = vm[p - first], before = prev_[p];
       if (!std::isfinite(v))
         bad = std::min(bad, p);
       if (before < thr && v >= thr && std::isnan(lat_[p])) {
@@ -360,6 +386,10 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
       }
       prev_[p] = v;
     }
+  }
+  if (!blocks_.empty()) {
+    found = comm_->sum(found);
+    bad = comm_->minimum(bad);
   }
   activated_ += found;
   if (bad == INT64_MAX)
@@ -389,7 +419,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     gatherVm();
     double t1 = now();
     stimulusSource(step_);
-    ok = onDevices_ ? diffuseOnDevices(error)
+    ok = !blocks_.empty() ? diffuseOnRanks(error)
+         : onDevices_     ? diffuseOnDevices(error)
          : options_.scheme == TissueOptions::Explicit
              ? diffuseExplicit()
              : diffuseCrankNicolson(error);
@@ -405,7 +436,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     report_.outputSeconds += now() - t2;
   }
   scatterVm();
-  report_.haloSeconds = sim_.local()->haloSeconds();
+  report_.haloSeconds = sim_.local()->haloSeconds() + exchangeSeconds_;
   report_.wallSeconds += now() - wall0;
   return ok;
 }

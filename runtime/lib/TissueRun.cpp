@@ -7,6 +7,8 @@
 #include "easyml/Runtime/TissueRun.h"
 #include "easyml/Runtime/Compile.h"
 #include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/SimulationInterface.h"
+#include "easyml/Runtime/Tissue.h"
 #include "easyml/Runtime/TissueFiles.h"
 
 #include <cerrno>
@@ -43,7 +45,7 @@ std::unique_ptr<ModelHandle> loadModel(const std::string &path,
 }
 
 /// Per-point parameter files, as values of the tissue points.
-bool setPointParameters(const TissueSetup &setup, Simulation &sim,
+bool setPointParameters(const TissueSetup &setup, SimulationInterface &sim,
                         std::string &error) {
   for (auto &[name, file] : setup.pointParameters) {
     std::vector<double> all, cells;
@@ -103,42 +105,32 @@ SimulationOptions deviceOptions(const TissueSetup &setup) {
 
 } // namespace
 
-bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
-                           std::string &error,
-                           const std::function<void(double)> &progress,
-                           const std::string &cacheDir) {
-  auto model = loadModel(setup.model, cacheDir, error);
-  if (!model)
-    return false;
-  SimulationOptions options = deviceOptions(setup);
-  if (!options.devices.valid())
-    return error = "devices: " + options.devices.error, false;
-  int64_t cells = 0;
-  for (int64_t p = 0; p < setup.grid.points(); ++p)
-    cells += setup.grid.isTissue(p);
-  Simulation sim(*model, cells, options);
-  if (!sim.valid(error))
-    return false;
-  if (!setup.parameters.empty() && !sim.modifyParams(setup.parameters, error))
-    return error = "parameters: " + error, false;
-  if (!setPointParameters(setup, sim, error))
-    return false;
-  Tissue tissue(sim, setup.grid, setup.conductivity, setup.options);
-  for (const TissueStimulus &s : setup.stimuli)
-    tissue.addStimulus(s);
-  if (!tissue.initialize(error))
-    return false;
-  mkdir(setup.outputs.directory.c_str(), 0777);
-  Writer writer(setup, result.files);
+namespace {
+
+/// A grid field written by rank 0 (every rank takes part in gathering it
+/// and learns whether the write worked).
+bool writeField(SimulationInterface &sim, Writer &writer,
+                const std::string &base, const std::string &field,
+                const std::vector<double> &values, std::string &error) {
+  bool ok = sim.rank() != 0 || writer.write(base, field, values, error);
+  return sim.ranks() == 1 ? ok : sim.agree(ok, error);
+}
+
+/// The time loop with its snapshots, stop and progress.
+bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
+              Tissue &tissue, Writer &writer,
+              const std::function<void(double)> &progress,
+              std::string &error) {
   int64_t steps = std::llround(setup.duration / setup.options.dt);
-  int64_t every = setup.outputs.snapshotEvery > 0
-                      ? std::max<int64_t>(1, std::llround(setup.outputs.snapshotEvery /
-                                                          setup.options.dt))
-                      : 0;
+  int64_t every =
+      setup.outputs.snapshotEvery > 0
+          ? std::max<int64_t>(
+                1, std::llround(setup.outputs.snapshotEvery / setup.options.dt))
+          : 0;
   auto snapshot = [&](int64_t step, std::string &e) {
     char name[64];
     std::snprintf(name, sizeof name, "vm_%09.3f", step * setup.options.dt);
-    return writer.write(name, "Vm", tissue.vm(), e);
+    return writeField(sim, writer, name, "Vm", tissue.vm(), e);
   };
   if (every)
     tissue.onStep([&](int64_t step, std::string &e) {
@@ -149,7 +141,7 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
       // A stop, not a failure: run() returns with the step reached.
       return tissue.activated() < tissue.report().tissuePoints;
     });
-  if (progress)
+  if (progress && sim.rank() == 0)
     tissue.onStep([&](int64_t step, std::string &) {
       if (step % std::max<int64_t>(1, steps / 100) == 0)
         progress(double(step) / steps);
@@ -158,28 +150,75 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   bool ok = (!every || snapshot(0, error)) && tissue.run(steps, error);
   if (!ok && setup.untilActivated && error.empty())
     ok = true; // every point activated
-  if (ok && !setup.outputs.activation.empty())
-    ok = writer.write(setup.outputs.activation, "activation_time",
-                      tissue.activationTimes(), error);
-  if (!ok) {
-    for (const std::string &f : result.files)
-      std::remove(f.c_str());
-    result.files.clear();
+  return ok;
+}
+
+/// Activation map, probes and conduction velocities (on rank 0).
+bool finish(const TissueSetup &setup, SimulationInterface &sim,
+            Tissue &tissue, Writer &writer, TissueResult &result,
+            std::string &error) {
+  std::vector<double> lat = tissue.activationTimes();
+  if (!setup.outputs.activation.empty() &&
+      !writeField(sim, writer, setup.outputs.activation, "activation_time",
+                  lat, error))
     return false;
-  }
-  for (const auto &x : setup.outputs.probes)
-    result.probeTimes.push_back(
-        tissue.activationTimes()[nearestPoint(setup.grid, x)]);
-  result.activation = tissue.activationTimes();
-  for (int a = 0; a < 3; ++a)
-    if (setup.grid.n[a] > 2)
-      result.velocity[a] =
-          conductionVelocity(setup.grid, result.activation, a);
   result.vm = tissue.vm();
   result.report = tissue.report();
   result.model = sim.desc().name;
   result.devices = sim.deviceDescription();
+  if (sim.rank() != 0)
+    return true;
+  for (const auto &x : setup.outputs.probes)
+    result.probeTimes.push_back(lat[nearestPoint(setup.grid, x)]);
+  for (int a = 0; a < 3; ++a)
+    if (setup.grid.n[a] > 2)
+      result.velocity[a] = conductionVelocity(setup.grid, lat, a);
+  result.activation = std::move(lat);
   return true;
+}
+
+} // namespace
+
+bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
+                           std::string &error,
+                           const std::function<void(double)> &progress,
+                           const std::string &cacheDir,
+                           const TissueRanks *ranks) {
+  auto model = loadModel(setup.model, cacheDir, error);
+  if (!model)
+    return false;
+  SimulationOptions options = deviceOptions(setup);
+  if (!options.devices.valid())
+    return error = "devices: " + options.devices.error, false;
+  int64_t cells = 0;
+  for (int64_t p = 0; p < setup.grid.points(); ++p)
+    cells += setup.grid.isTissue(p);
+  std::unique_ptr<SimulationInterface> sim =
+      ranks ? ranks->simulation(*model, cells, options)
+            : std::make_unique<Simulation>(*model, cells, options);
+  if (!sim->valid(error))
+    return false;
+  if (!setup.parameters.empty() && !sim->modifyParams(setup.parameters, error))
+    return error = "parameters: " + error, false;
+  if (!setPointParameters(setup, *sim, error))
+    return false;
+  Tissue tissue(*sim, setup.grid, setup.conductivity, setup.options,
+                ranks ? ranks->comm : nullptr);
+  for (const TissueStimulus &s : setup.stimuli)
+    tissue.addStimulus(s);
+  if (!tissue.initialize(error))
+    return false;
+  if (sim->rank() == 0)
+    mkdir(setup.outputs.directory.c_str(), 0777);
+  Writer writer(setup, result.files);
+  bool ok = runSteps(setup, *sim, tissue, writer, progress, error) &&
+            finish(setup, *sim, tissue, writer, result, error);
+  if (!ok) {
+    for (const std::string &f : result.files)
+      std::remove(f.c_str());
+    result.files.clear();
+  }
+  return ok;
 }
 
 std::string TissueResult::json(const TissueSetup &setup) const {

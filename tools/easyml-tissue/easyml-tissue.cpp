@@ -10,10 +10,16 @@
 //   easyml-tissue CONFIG.json [--report-json FILE] [--quiet] [--no-progress]
 //                 [--cache-dir DIR]
 //
+// Under mpirun (when built with MPI) the grid is split over the ranks;
+// rank 0 prints and writes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/TissueRun.h"
+#ifdef EASYML_HAVE_MPI
+#include "easyml/Runtime/TissueMPI.h"
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -97,6 +103,35 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
                     : (std::to_string(r.probeTimes[i]) + " ms").c_str());
 }
 
+/// The ranks' side of a run under mpirun: MPI started, the communicator
+/// made; nothing outside mpirun or without MPI.
+struct Ranks {
+#ifdef EASYML_HAVE_MPI
+  rt::MpiTissueRanks mpi;
+  bool started = false;
+  Ranks(int &argc, char **&argv) {
+    for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+      started = started || std::getenv(v);
+    if (!started)
+      return;
+    MPI_Init(&argc, &argv);
+    mpi = rt::makeMpiTissueRanks(MPI_COMM_WORLD);
+  }
+  ~Ranks() {
+    if (started) {
+      mpi = {};
+      MPI_Finalize();
+    }
+  }
+  const rt::TissueRanks *get() const { return started ? &mpi.ranks : nullptr; }
+  int rank() const { return started ? mpi.comm->rank() : 0; }
+#else
+  Ranks(int &, char **&) {}
+  const rt::TissueRanks *get() const { return nullptr; }
+  int rank() const { return 0; }
+#endif
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -108,7 +143,9 @@ int main(int argc, char **argv) {
   std::string e;
   if (!rt::readTissueConfig(args.config, setup, e))
     return error(e);
-  bool bar = args.progress && !args.quiet && isatty(fileno(stderr));
+  Ranks ranks(argc, argv);
+  bool lead = ranks.rank() == 0;
+  bool bar = lead && args.progress && !args.quiet && isatty(fileno(stderr));
   auto progress = [&](double f) {
     std::fprintf(stderr, "\r[%-50s] %3.0f%%", std::string(size_t(50 * f), '#').c_str(),
                  100 * f);
@@ -117,11 +154,13 @@ int main(int argc, char **argv) {
   rt::TissueResult result;
   bool ok = rt::runTissue(setup, result, e, bar ? std::function<void(double)>(progress)
                                                 : nullptr,
-                          args.cacheDir);
+                          args.cacheDir, ranks.get());
   if (bar)
     std::fprintf(stderr, "\n");
   if (!ok)
-    return error(e);
+    return lead ? error(e) : 1;
+  if (!lead)
+    return 0;
   if (!args.quiet)
     print(setup, result);
   if (!args.reportJson.empty() &&

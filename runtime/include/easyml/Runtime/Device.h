@@ -203,8 +203,8 @@ struct WaveTask {
 };
 
 /// One explicit diffusion sub-step of a tissue (Tissue.h) on every device
-/// over its own range, cell k being grid point k and Vm the model's
-/// external `vm`. The host's copy of Vm (the whole grid) carries the halos:
+/// over its own range, cell k being grid point k (plus an offset, the
+/// pointers' business) and Vm the model's external `vm`. The host's copy of Vm (the whole grid) carries the halos:
 /// the points within `halo` of a range that other devices own.
 struct DiffusionTask {
   /// Strides and coefficients (the range and pointers are the devices').
@@ -216,9 +216,13 @@ struct DiffusionTask {
   uint64_t flagsVersion = 0, srcVersion = 0;
   /// Points either side of a point that the operator reads.
   int64_t halo = 0;
-  /// Host Vm of every point, and scratch of the same size that devices
-  /// computing on the host write before their result is committed.
+  /// Host Vm by cell index, and scratch of the same layout that devices
+  /// computing on the host write before their result is committed. Vm is
+  /// there for cells [lo, hi) (hi < 0: every cell of the simulation): a
+  /// tissue across ranks puts its neighbours' planes before cell 0 and
+  /// after the last.
   double *hostVm = nullptr, *hostOut = nullptr;
+  int64_t lo = 0, hi = -1;
   /// After this sub-step every device brings its whole range of Vm to the
   /// host (the end of a step).
   bool downloadVm = false;

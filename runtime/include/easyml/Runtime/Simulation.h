@@ -359,9 +359,12 @@ public:
   /// For a tissue (Tissue.h), whose cell k is grid point k: compute waves
   /// leave the externals on the GPUs (the host's Vm is stale between a
   /// wave and the diffusion sub-step that brings it back), and one explicit
-  /// diffusion sub-step on every device over its cells. False with
+  /// diffusion sub-step on every device over its cells: sendHalos() brings
+  /// the devices' boundary planes to the host (`always`: even from a
+  /// single device, for neighbour ranks), diffuse() runs it. False with
   /// failure() when a device fails.
   void keepExternalsOnDevices(bool keep);
+  bool sendHalos(const DiffusionTask &task, bool always = false);
   bool diffuse(const DiffusionTask &task);
   /// Seconds diffuse() has spent bringing halos to the host so far.
   double haloSeconds() const;

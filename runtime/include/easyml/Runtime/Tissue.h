@@ -26,12 +26,20 @@
 // time of a point is when its Vm first crosses a threshold upwards
 // (interpolated within the step).
 //
+// Across MPI ranks (a DistributedSimulation and a TissueComm), each rank
+// holds a block of points in point order, a slab along the grid's slowest
+// axis; before every diffusion sub-step the ranks exchange the planes of
+// Vm within the stencil's reach of their blocks. The blocks stay fixed
+// (even shares), and the result is the same bits for any number of
+// ranks. Ranks need a grid without a mask and explicit diffusion.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_RUNTIME_TISSUE_H
 #define EASYML_RUNTIME_TISSUE_H
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/TissueGrid.h"
 
 #include <functional>
@@ -42,6 +50,7 @@ namespace easyml {
 namespace rt {
 
 class SimulationInterface;
+class TissueComm;
 
 struct TissueOptions {
   /// The step of the splitting (ms): the ionic models' step.
@@ -83,9 +92,10 @@ public:
   /// Called after every step with the step reached; false stops the run.
   using StepFn = std::function<bool(int64_t step, std::string &error)>;
 
-  /// `sim` holds one cell per tissue point, in point order.
+  /// `sim` holds one cell per tissue point, in point order. Across ranks
+  /// `comm` connects them (it must outlive the tissue).
   Tissue(SimulationInterface &sim, TissueGrid grid, Conductivity conductivity,
-         TissueOptions options);
+         TissueOptions options, TissueComm *comm = nullptr);
 
   /// Checks the set-up (grid, conductivities, cell count, a stable or
   /// semi-implicit scheme, a diffusion operator) and initialises the
@@ -100,12 +110,13 @@ public:
   int64_t step() const { return step_; }
   double time() const { return step_ * options_.dt; }
 
-  /// Vm at every grid point (NaN outside the tissue).
-  std::vector<double> vm() const;
+  /// Vm at every grid point (NaN outside the tissue). Across ranks:
+  /// collective, the grid on rank 0 and empty elsewhere.
+  std::vector<double> vm();
   /// Local activation time of every grid point (ms; NaN before it
-  /// activates and outside the tissue).
-  const std::vector<double> &activationTimes() const { return lat_; }
-  /// Points of tissue that have activated.
+  /// activates and outside the tissue). Across ranks as vm().
+  std::vector<double> activationTimes();
+  /// Points of tissue that have activated (on every rank).
   int64_t activated() const { return activated_; }
   const TissueGrid &grid() const { return grid_; }
   const Conductivity &conductivity() const { return conductivity_; }
@@ -117,7 +128,8 @@ public:
 private:
   bool generatedDiffusion(std::string &error);
   /// Vm on the grid: the simulation's own array when every point is
-  /// tissue (cell k is point k), else v_ (gathered from the cells).
+  /// tissue (cell k is point k), else v_ (gathered from the cells). Across
+  /// ranks: Vm of the block and its halo, point p at gridVm()[p - first_].
   double *gridVm();
   void gatherVm();
   void scatterVm();
@@ -130,8 +142,22 @@ private:
   bool diffuseCrankNicolson(std::string &error);
   double dot(const double *a, const double *b) const;
   bool updateActivation(int64_t step, std::string &error);
+  // Across ranks (TissueRanks.cpp).
+  bool initializeRanks(std::string &error);
+  bool diffuseOnRanks(std::string &error);
+  /// The whole grid of `values` (this rank's block) on rank 0.
+  std::vector<double> gather(const std::vector<double> &values);
 
   SimulationInterface &sim_;
+  TissueComm *comm_;
+  /// Across ranks: every rank's block of points, this rank's, and the
+  /// first point of the halo'd buffer vr_ (with vo_, its scratch).
+  std::vector<CellRange> blocks_;
+  CellRange block_;
+  int64_t first_ = 0;
+  std::vector<double> vr_, vo_;
+  /// Seconds spent exchanging halos between ranks.
+  double exchangeSeconds_ = 0;
   TissueGrid grid_;
   Conductivity conductivity_;
   TissueOptions options_;

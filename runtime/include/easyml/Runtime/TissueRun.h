@@ -19,11 +19,17 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml {
 namespace rt {
+
+class ModelHandle;
+class SimulationInterface;
+class TissueComm;
+struct SimulationOptions;
 
 struct TissueResult {
   TissueReport report;
@@ -41,12 +47,24 @@ struct TissueResult {
   std::string json(const TissueSetup &setup) const;
 };
 
+/// A run across MPI ranks (makeMpiTissueRanks in TissueMPI.h makes one):
+/// the simulation of the cells over the ranks, and their communicator.
+struct TissueRanks {
+  std::function<std::unique_ptr<SimulationInterface>(
+      const ModelHandle &, int64_t cells, const SimulationOptions &)>
+      simulation;
+  TissueComm *comm = nullptr;
+};
+
 /// Runs `setup`; `progress` (if set) gets the fraction done now and then.
 /// `cacheDir`: where compiled models are kept ("" for the default).
+/// Across `ranks` every rank calls it; rank 0 writes the files and gets
+/// the whole result (the others: the report).
 bool runTissue(const TissueSetup &setup, TissueResult &result,
                std::string &error,
                const std::function<void(double)> &progress = nullptr,
-               const std::string &cacheDir = "");
+               const std::string &cacheDir = "",
+               const TissueRanks *ranks = nullptr);
 
 } // namespace rt
 } // namespace easyml

@@ -1,0 +1,59 @@
+//===- TissueComm.h - how a tissue's ranks talk -----------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A tissue across MPI ranks (Tissue.h): each rank holds a block of the
+// grid's points, the cells its DistributedSimulation owns, and needs its
+// neighbours' planes of Vm (the halo) before every diffusion sub-step.
+// This interface is what Tissue needs from the ranks; the MPI version is
+// makeMpiTissueComm (TissueMPI.h, in EasyMLRuntimeMPI), so the runtime
+// itself needs no MPI. Every call is collective.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_TISSUECOMM_H
+#define EASYML_RUNTIME_TISSUECOMM_H
+
+#include "easyml/Runtime/Device.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+class TissueComm {
+public:
+  virtual ~TissueComm();
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// Every rank's block of points, from each rank's own (in rank order;
+  /// the blocks tile the points).
+  virtual std::vector<CellRange> blocks(CellRange mine) = 0;
+
+  /// Fills the halo of this rank's block `blocks[rank()]`: `vm` holds Vm of
+  /// points [lo, hi) at vm[p - lo], where lo = max(0, begin - halo) and hi
+  /// = min(points, end + halo), the block's own points current; the points
+  /// of [lo, begin) and [end, hi) come from the ranks that own them, which
+  /// send the parts of their blocks within `halo` of this one.
+  virtual bool exchangeHalo(const std::vector<CellRange> &blocks,
+                            int64_t halo, double *vm,
+                            std::string &error) = 0;
+
+  /// Sum and minimum over the ranks.
+  virtual int64_t sum(int64_t value) = 0;
+  virtual int64_t minimum(int64_t value) = 0;
+
+  /// On rank 0, the whole array of `points` values from every rank's
+  /// block (`local` holds this rank's); other ranks get `whole` empty.
+  virtual bool gather(const std::vector<CellRange> &blocks,
+                      const double *local, int64_t points,
+                      std::vector<double> &whole, std::string &error) = 0;
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_TISSUECOMM_H
