@@ -15,8 +15,8 @@ runtime's: the same as `easyml-tissue` on the configuration that
 import json
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -26,11 +26,13 @@ from . import _easyml
 @dataclass
 class TissueResult:
     """What a run produced: activation times and the final Vm on the grid
-    (NaN outside the tissue), and the report (times per phase,
-    point-steps/s, probes)."""
+    (NaN outside the tissue), the report (times per phase,
+    point-steps/s, probes), and the biomarker maps asked for, per name a
+    list of one array per beat."""
     activation: np.ndarray
     vm: np.ndarray
     report: dict
+    biomarkers: Dict[str, List[np.ndarray]] = field(default_factory=dict)
 
 
 class Tissue:
@@ -108,7 +110,8 @@ class Tissue:
                until_activated: bool = False,
                snapshots_every: Optional[float] = None,
                formats: Sequence[str] = ("npy",),
-               probes: Optional[Dict[str, Sequence[float]]] = None) -> dict:
+               probes: Optional[Dict[str, Sequence[float]]] = None,
+               biomarkers: Sequence[str] = ()) -> dict:
         """The easyml-tissue configuration of a run (arrays are saved as
         .npy files in `folder`)."""
         grid = dict(self._grid)
@@ -127,6 +130,8 @@ class Tissue:
             outputs["snapshots_every"] = float(snapshots_every)
         if probes:
             outputs["probes"] = {k: _floats(v) for k, v in probes.items()}
+        if biomarkers:
+            outputs["biomarkers"] = list(biomarkers)
         cfg = {"model": self.model, "grid": grid,
                "conductivity": self._conductivity,
                "time": dict(self._time, duration=float(duration),
@@ -142,17 +147,18 @@ class Tissue:
             snapshots_every: Optional[float] = None,
             formats: Sequence[str] = ("npy",),
             probes: Optional[Dict[str, Sequence[float]]] = None,
-            progress: Optional[Callable[[float], None]] = None
-            ) -> TissueResult:
+            progress: Optional[Callable[[float], None]] = None,
+            biomarkers: Sequence[str] = ()) -> TissueResult:
         """Runs for `duration` ms (or until every point has activated) and
-        returns the activation map and the final Vm; files (activation map,
-        Vm snapshots) go to `outputs` when given."""
+        returns the activation map, the final Vm and the maps per beat of
+        `biomarkers` ("apd90", "dvdt_max", ...); files (activation map, Vm
+        snapshots, biomarker maps) go to `outputs` when given."""
         from . import Error, _compiler
         with tempfile.TemporaryDirectory(prefix="easyml-tissue-") as tmp:
             folder = os.path.abspath(outputs) if outputs else tmp
             os.makedirs(folder, exist_ok=True)
             cfg = self.config(duration, folder, until_activated,
-                              snapshots_every, formats, probes)
+                              snapshots_every, formats, probes, biomarkers)
             path = os.path.join(tmp, "tissue.json")
             with open(path, "w") as f:
                 json.dump(cfg, f, indent=1)
@@ -162,8 +168,13 @@ class Tissue:
                 out = _easyml.run_tissue(path, "", progress)
             except RuntimeError as e:
                 raise Error(str(e)) from None
-        return TissueResult(out["activation"], out["vm"],
-                            json.loads(out["report"]))
+            report = json.loads(out["report"])
+            beats = report.get("beats", 0) if "npy" in formats else 0
+            maps = {name: [np.load(os.path.join(folder,
+                                                f"{name}_beat{k}.npy"))
+                           for k in range(beats)]
+                    for name in biomarkers}
+        return TissueResult(out["activation"], out["vm"], report, maps)
 
 
 def _floats(v):

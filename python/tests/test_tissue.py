@@ -56,3 +56,24 @@ def test_bad_configuration_is_an_error():
         t.run(duration=1)
     with pytest.raises(ValueError):
         easyml.Tissue(LR)
+
+
+def test_apd_maps_per_beat():
+    # A masked sheet paced twice: APD90 at every point of tissue, none
+    # outside it, and the second beat (short cycle) shorter.
+    mask = np.ones((6, 20), dtype=np.uint8)
+    mask[:, 10] = 0
+    mask[5, 10] = 1
+    t = easyml.Tissue(LR, points=[20, 6], spacing_mm=0.1, mask=mask,
+                      dt=0.02)
+    t.stimulate(box=((0, 0, 0), (0.1, 0.5, 0)), current_per_area=80,
+                duration=1, start=2, period=400, count=2)
+    r = t.run(duration=800, biomarkers=["apd90", "dvdt_max"])
+    assert r.report["beats"] == 2
+    apd = r.biomarkers["apd90"]
+    assert len(apd) == 2 and apd[0].shape == (6, 20)
+    tissue = mask.astype(bool)
+    assert np.isnan(apd[0][~tissue]).all()
+    assert np.isfinite(apd[0][tissue]).all()
+    assert (apd[1][tissue] < apd[0][tissue]).all()
+    assert (r.biomarkers["dvdt_max"][0][tissue] > 100).all()

@@ -143,6 +143,8 @@ bool Tissue::initialize(std::string &error) {
   }
   if (!sim_.initialize(options_.dt))
     return error = sim_.failure(), false;
+  if (options_.biomarkers && !sim_.enableBiomarkers(BiomarkerOptions(), error))
+    return false;
   sim_.local()->keepExternalsOnDevices(onDevices_);
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
@@ -408,6 +410,10 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
   bool ok = true;
   while (ok && step_ < untilStep) {
     double t0 = now();
+    if (!beatBoundary(step_, error)) {
+      ok = false;
+      break;
+    }
     scatterVm();
     if (!sim_.run(step_ + 1)) {
       const NonFinite *bad = sim_.nonFinite();
@@ -439,6 +445,49 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
   report_.haloSeconds = sim_.local()->haloSeconds() + exchangeSeconds_;
   report_.wallSeconds += now() - wall0;
   return ok;
+}
+
+bool Tissue::beatBoundary(int64_t step, std::string &error) {
+  if (!options_.biomarkers)
+    return true;
+  bool onset = false;
+  for (const TissueStimulus &s : stimuli_)
+    onset = onset || (s.onAtStep(step, options_.dt) &&
+                      (step == 0 || !s.onAtStep(step - 1, options_.dt)));
+  if (!onset)
+    return true;
+  // The first onset: what came before is no beat; its rows are dropped.
+  if (step > 0 && !sim_.closeBeat())
+    return error = sim_.failure(), false;
+  if (firstBeat_ < 0)
+    firstBeat_ = step > 0 ? 1 : 0;
+  else
+    ++beats_;
+  beatStep_ = step;
+  return true;
+}
+
+bool Tissue::finishBeats(std::string &error) {
+  if (!options_.biomarkers || firstBeat_ < 0 || step_ == beatStep_)
+    return true;
+  if (!sim_.closeBeat())
+    return error = sim_.failure(), false;
+  ++beats_;
+  return true;
+}
+
+std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
+  std::vector<double> map(grid_.points(), NAN);
+  const BiomarkerTable &t = sim_.biomarkers();
+  for (int64_t r = 0; r < t.rows(); ++r) {
+    const double *row = t.row(r);
+    if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)
+      map[cellPoint_[static_cast<int64_t>(row[kBioCell])]] = row[column];
+  }
+  if (blocks_.empty())
+    return map;
+  return gather(std::vector<double>(map.begin() + block_.begin,
+                                    map.begin() + block_.end));
 }
 
 std::string TissueReport::json(int indent) const {

@@ -6,6 +6,7 @@
 
 #include "easyml/Runtime/TissueConfig.h"
 #include "easyml/Runtime/Json.h"
+#include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/TissueFiles.h"
 
 #include <cmath>
@@ -285,10 +286,34 @@ bool readStimulus(Reader &r, const Value &s, TissueSetup &setup) {
   return true;
 }
 
+/// "biomarkers": ["apd90", "dvdt_max"]: maps per beat.
+bool readBiomarkers(Reader &r, const Value &v, TissueSetup &s) {
+  std::string known;
+  for (int c = kBioVRest; c < kBioNumColumns; ++c)
+    known += (known.empty() ? "" : ", ") + std::string(biomarkerColumnName(c));
+  if (!v.isArray() || v.items.empty())
+    return r.fail(v, "'biomarkers' must be a list of biomarker names (" +
+                         known + ")");
+  for (const Value &item : v.items) {
+    std::string name;
+    if (!r.string(item, "biomarkers", name))
+      return false;
+    int column = -1;
+    for (int c = kBioVRest; c < kBioNumColumns; ++c)
+      if (name == biomarkerColumnName(c))
+        column = c;
+    if (column < 0)
+      return r.fail(item, "unknown biomarker '" + name + "' (" + known + ")");
+    s.outputs.biomarkers.push_back(column);
+  }
+  s.options.biomarkers = true;
+  return true;
+}
+
 bool readOutputs(Reader &r, const Value &o, TissueSetup &s) {
   if (!r.known(o, "outputs",
                {"directory", "activation", "activation_threshold",
-                "snapshots_every", "formats", "probes"}))
+                "snapshots_every", "formats", "probes", "biomarkers"}))
     return false;
   auto &out = s.outputs;
   const Value *v;
@@ -318,6 +343,8 @@ bool readOutputs(Reader &r, const Value &o, TissueSetup &s) {
         return r.fail(f, "unknown format '" + name + "' (npy, vtk)");
     }
   }
+  if ((v = o.find("biomarkers")) && !readBiomarkers(r, *v, s))
+    return false;
   if ((v = o.find("probes"))) {
     if (!v->isObject())
       return r.fail(*v, "'probes' must map names to points [x, y, z] (mm)");

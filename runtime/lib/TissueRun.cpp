@@ -153,10 +153,33 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
   return ok;
 }
 
-/// Activation map, probes and conduction velocities (on rank 0).
+/// Biomarker maps, <column>_beat<k>, for every beat closed.
+bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
+                     Tissue &tissue, Writer &writer, TissueResult &result,
+                     std::string &error) {
+  if (setup.outputs.biomarkers.empty())
+    return true;
+  if (!tissue.finishBeats(error))
+    return false;
+  result.beats = tissue.beats();
+  for (int64_t beat = 0; beat < tissue.beats(); ++beat)
+    for (int column : setup.outputs.biomarkers) {
+      std::string name = std::string(biomarkerColumnName(column)) + "_beat" +
+                         std::to_string(beat);
+      if (!writeField(sim, writer, name, biomarkerColumnName(column),
+                      tissue.biomarkerMap(column, beat), error))
+        return false;
+    }
+  return true;
+}
+
+/// Activation map, biomarker maps, probes and conduction velocities (on
+/// rank 0).
 bool finish(const TissueSetup &setup, SimulationInterface &sim,
             Tissue &tissue, Writer &writer, TissueResult &result,
             std::string &error) {
+  if (!writeBiomarkers(setup, sim, tissue, writer, result, error))
+    return false;
   std::vector<double> lat = tissue.activationTimes();
   if (!setup.outputs.activation.empty() &&
       !writeField(sim, writer, setup.outputs.activation, "activation_time",
@@ -241,7 +264,7 @@ std::string TissueResult::json(const TissueSetup &setup) const {
     out += std::string(a ? ", \"" : "\"") + "xyz"[a] + "\": " +
            (std::isnan(velocity[a]) ? "null" : v);
   }
-  out += "},\n  \"files\": [";
+  out += "},\n  \"beats\": " + std::to_string(beats) + ",\n  \"files\": [";
   for (size_t i = 0; i < files.size(); ++i)
     out += (i ? ", \"" : "\"") + files[i] + "\"";
   return out + "]\n}\n";

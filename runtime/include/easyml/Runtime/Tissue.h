@@ -70,6 +70,11 @@ struct TissueOptions {
   bool diffusionOnHost = false;
   /// Threads of the diffusion step on the host (0: OpenMP's default).
   int threads = 0;
+  /// Per-cell biomarkers (APDs, dV/dt max, ...; docs/biomarkers.md),
+  /// measured in the ionic kernels on Vm as each ionic step leaves it. A
+  /// beat starts at every onset of a stimulus; finishBeats() closes the
+  /// last.
+  bool biomarkers = false;
 };
 
 /// Where the time went, and how much was done.
@@ -116,6 +121,14 @@ public:
   /// Local activation time of every grid point (ms; NaN before it
   /// activates and outside the tissue). Across ranks as vm().
   std::vector<double> activationTimes();
+  /// Closes the running beat (biomarkers on): call once, after the last
+  /// run(). Collective across ranks.
+  bool finishBeats(std::string &error);
+  /// Beats closed so far (biomarkers on).
+  int64_t beats() const { return beats_; }
+  /// Biomarker `column` (biomarkerColumnName) of beat `beat` at every grid
+  /// point (NaN outside the tissue). Across ranks as vm().
+  std::vector<double> biomarkerMap(int column, int64_t beat);
   /// Points of tissue that have activated (on every rank).
   int64_t activated() const { return activated_; }
   const TissueGrid &grid() const { return grid_; }
@@ -142,6 +155,8 @@ private:
   bool diffuseCrankNicolson(std::string &error);
   double dot(const double *a, const double *b) const;
   bool updateActivation(int64_t step, std::string &error);
+  /// A stimulus starts at `step`: the running beat ends (biomarkers on).
+  bool beatBoundary(int64_t step, std::string &error);
   // Across ranks (TissueRanks.cpp).
   bool initializeRanks(std::string &error);
   bool diffuseOnRanks(std::string &error);
@@ -158,6 +173,9 @@ private:
   std::vector<double> vr_, vo_;
   /// Seconds spent exchanging halos between ranks.
   double exchangeSeconds_ = 0;
+  /// Biomarkers: beats closed, and the table's beat number of the first
+  /// beat that began with a stimulus (earlier time is not a beat).
+  int64_t beats_ = 0, firstBeat_ = -1, beatStep_ = 0;
   TissueGrid grid_;
   Conductivity conductivity_;
   TissueOptions options_;

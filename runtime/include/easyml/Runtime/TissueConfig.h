@@ -52,6 +52,9 @@ struct TissueSetup {
     /// Vm snapshots every this many ms (0: none), named vm_<ms>.
     double snapshotEvery = 0;
     bool npy = true, vtk = false;
+    /// Biomarker maps per beat (columns of docs/biomarkers.md, by
+    /// biomarkerColumnName index), named <column>_beat<k>.
+    std::vector<int> biomarkers;
     /// Points (mm) whose activation times are reported.
     std::vector<std::array<double, 3>> probes;
     std::vector<std::string> probeNames;

@@ -41,6 +41,8 @@ struct TissueResult {
   /// Activation times and Vm at the end, per grid point (NaN outside the
   /// tissue).
   std::vector<double> activation, vm;
+  /// Beats whose biomarker maps were written.
+  int64_t beats = 0;
   /// The files written.
   std::vector<std::string> files;
   /// The report as JSON (with the probes and files).
