@@ -16,7 +16,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench", "easyml-tissue"]
+TOOLS = ["easyml-compile", "easyml-opt", "easyml-bench", "easyml-tissue",
+         "easyml-drug"]
 ODS_DOCS = ["EasyMLDialect.md", "EasyMLPasses.md", "EasyMLConversionPasses.md",
             "EasyMLPipelinePasses.md", "EasyMLTargetPasses.md",
             "EasyMLInterfaces.md"]
@@ -48,6 +49,9 @@ INTRO = {
     "easyml-tissue": "Monodomain tissue simulations on structured grids "
                      "from a JSON configuration (every key: "
                      "[tissue.md](tissue.md)).",
+    "easyml-drug": "Drug studies: control and every drug at every dose as "
+                   "one population, paced to the last beat's qNet and "
+                   "biomarkers ([drug-trials.md](drug-trials.md)).",
 }
 
 

@@ -32,6 +32,7 @@ tools = [
     ToolSubst("easyml-opt", unresolved="fatal"),
     ToolSubst("easyml-bench", unresolved="fatal"),
     ToolSubst("easyml-tissue", unresolved="fatal"),
+    ToolSubst("easyml-drug", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.easyml_tools_dir])
 

@@ -1,0 +1,95 @@
+//===- DrugBlock.h - drugs as changes of model parameters -------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A drug at a concentration acts on a model through its parameters:
+//
+// - conduction block of a channel, the Hill equation: every parameter the
+//   channel maps to is multiplied by 1 / (1 + (D / IC50)^h);
+// - dynamic hERG binding (CiPA's IKr-dynamic O'Hara-Rudy model, Dutta et
+//   al. 2017): the drug's Kmax, Ku, n, halfmax and Vhalf, the concentration
+//   D, and the constants the model takes with any drug (Kt).
+//
+// A ChannelMapping (docs/drug-trials.md; data/drugs/<model>.json) says
+// which parameters a model's channels are, which variables qNet sums and
+// which state is calcium. Drugs come from CiPA-format folders (the FDA
+// repository's hERG_fitting/results and Hill_fitting/results, and its Cmax
+// table) or from one CSV table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_DRUGBLOCK_H
+#define EASYML_RUNTIME_DRUGBLOCK_H
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace easyml::rt {
+
+/// The channels of CiPA's drug data, in its column order.
+const std::vector<std::string> &drugChannels();
+
+struct ChannelMapping {
+  std::string model;
+  /// Channel ("INa", "INaL", "ICaL", "IK1", "IKs", "Ito", "hERG") to the
+  /// parameters its block scales.
+  std::map<std::string, std::vector<std::string>> channels;
+  /// Dynamic hERG binding: drug parameter ("Kmax", "Ku", "n", "halfmax",
+  /// "Vhalf") to model parameter; empty when the model has none (hERG is
+  /// then a conduction block like the others).
+  std::map<std::string, std::string> herg;
+  /// The model parameter that holds the concentration (nM) for binding.
+  std::string concentration;
+  /// Model parameters set whenever a drug is present (CiPA's Kt).
+  std::map<std::string, double> withDrug;
+  /// The variables qNet integrates (Dutta 2017: INaL, ICaL, Ito, IKr, IKs,
+  /// IK1), and the calcium state.
+  std::vector<std::string> qnet;
+  std::string calcium;
+};
+
+/// Reads a mapping file; false with "PATH:LINE:COLUMN: what".
+bool readChannelMapping(const std::string &path, ChannelMapping &out,
+                        std::string &error);
+
+/// One drug: its therapeutic concentration (nM; 0 when unknown, doses are
+/// then concentrations), Hill parameters per channel (IC50 nM, h), and
+/// hERG binding parameters (empty without).
+struct Drug {
+  std::string name;
+  double cmax = 0;
+  std::map<std::string, std::pair<double, double>> hill;
+  std::map<std::string, double> herg;
+};
+
+/// `names` from a CiPA-format folder: `dir`/hERG_fitting/results/<drug>/
+/// pars.txt, `dir`/Hill_fitting/results/<drug>/IC50_optimal.csv and the
+/// Cmax table `dir`/AP_simulation/data/CiPA_training_drugs.csv.
+bool readCipaDrugs(const std::string &dir,
+                   const std::vector<std::string> &names,
+                   std::vector<Drug> &out, std::string &error);
+
+/// The Hill factor: 1 / (1 + (conc / ic50)^h).
+double hillFactor(double conc, double ic50, double h);
+
+/// One cell of a study: a drug (null: control) at a concentration.
+struct DrugCell {
+  const Drug *drug = nullptr;
+  double dose = 0, concentration = 0;
+};
+
+/// The parameter values of `cell` given the base values `base` (name to
+/// value): what the drug scales or sets. False with `error` naming a
+/// mapped parameter the model lacks or a channel the drug blocks that the
+/// mapping does not name.
+bool drugParameters(const ChannelMapping &m, const DrugCell &cell,
+                    const std::map<std::string, double> &base,
+                    std::map<std::string, double> &out, std::string &error);
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_DRUGBLOCK_H

@@ -1,0 +1,88 @@
+//===- DrugStudy.h - a drug study as one population run ---------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every (drug, dose) of a study is one cell of one simulation: the drug's
+// parameter changes (DrugBlock.h) are per-cell parameters, every cell is
+// paced the same number of beats, and the metrics of the last beat come
+// from the kernels: the biomarkers (APDs, triangulation, dV/dt max, EAD
+// flag; docs/biomarkers.md) and qNet, the integral over the beat of the
+// currents the mapping names (Dutta et al. 2017), integrated as a state
+// the study adds to the model (withQnet) and reset at every beat. Between
+// beats each cell's convergence is measured: the largest relative change
+// of any state over the beat, and APD90's change.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_DRUGSTUDY_H
+#define EASYML_RUNTIME_DRUGSTUDY_H
+
+#include "easyml/Runtime/DrugBlock.h"
+#include "easyml/Runtime/Simulation.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+/// The state a study adds to a model to integrate qNet.
+extern const char kQnetState[];
+
+/// The model file's text with the qNet integral added: a state, forward
+/// Euler, the sum of the mapping's variables. False with `error` when the
+/// mapping names none.
+bool withQnet(const std::string &modelText, const ChannelMapping &m,
+              std::string &out, std::string &error);
+
+/// Compiles `modelPath` (an EasyML file) with the qNet state added, through
+/// the artifact cache; `flags` go to easyml-compile. A model whose
+/// variables the mapping names wrongly is an error that names them.
+std::unique_ptr<ModelHandle> loadStudyModel(const std::string &modelPath,
+                                            const ChannelMapping &m,
+                                            const std::vector<std::string> &flags,
+                                            const std::string &cacheDir,
+                                            std::string &error);
+
+struct DrugStudyOptions {
+  int64_t beats = 1000;
+  /// Cycle length and time step (ms).
+  double bcl = 2000, dt = 0.01;
+  /// The stimulus at the start of every beat: uA/cm^2, positive
+  /// depolarises (CiPA: 80 for 0.5 ms).
+  double stimStart = 0, stimDuration = 0.5, stimStrength = 80;
+  /// Shared parameter changes, openCARP's --imp-par syntax.
+  std::string parameters;
+  SimulationOptions simulation;
+};
+
+/// One cell's result: its last beat.
+struct DrugStudyRow {
+  std::string drug;
+  double dose = 0, concentration = 0;
+  double qnet = 0;
+  /// Biomarker columns (BiomarkerColumn) of the last beat.
+  std::vector<double> biomarkers;
+  /// Over the last beat: the largest relative change of a state, and
+  /// APD90's change (ms).
+  double stateChange = 0, apd90Change = 0;
+};
+
+/// Runs the study; `progress` (if set) gets the beats done.
+bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
+                  const std::vector<DrugCell> &cells,
+                  const DrugStudyOptions &options,
+                  std::vector<DrugStudyRow> &rows, std::string &error,
+                  const std::function<void(int64_t)> &progress = nullptr);
+
+/// The rows as CSV (drug, dose, concentration_nM, qnet, apd50, apd90,
+/// triangulation, dvdt_max, v_peak, v_rest, ead, flags, apd90_change,
+/// state_change).
+std::string drugStudyCsv(const std::vector<DrugStudyRow> &rows);
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_DRUGSTUDY_H

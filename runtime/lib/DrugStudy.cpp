@@ -1,0 +1,263 @@
+//===- DrugStudy.cpp - a drug study as one population run -----------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/DrugStudy.h"
+#include "easyml/Runtime/Compile.h"
+#include "easyml/Runtime/Timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+using namespace easyml::rt;
+
+const char easyml::rt::kQnetState[] = "easyml_qnet_integral";
+
+bool easyml::rt::withQnet(const std::string &modelText,
+                          const ChannelMapping &m, std::string &out,
+                          std::string &error) {
+  if (m.qnet.empty()) {
+    error = "the drug mapping of model " + m.model +
+            " names no variables for qNet ('qnet')";
+    return false;
+  }
+  std::string sum;
+  for (const std::string &v : m.qnet) {
+    // A whole word of the model's text: a variable it defines or uses.
+    if (!std::regex_search(modelText, std::regex("\\b" + v + "\\b"))) {
+      error = "model " + m.model + " has no variable '" + v +
+              "' (named for qNet in its drug mapping)";
+      return false;
+    }
+    sum += (sum.empty() ? "" : " + ") + v;
+  }
+  out = modelText + "\n\n// Added by the drug study: qNet, the integral of " +
+        "these currents over a beat\n// (reset at every beat).\n" +
+        std::string(kQnetState) + "_init = 0;\ndiff_" + kQnetState + " = " +
+        sum + ";\n";
+  return true;
+}
+
+std::unique_ptr<ModelHandle>
+easyml::rt::loadStudyModel(const std::string &modelPath,
+                           const ChannelMapping &m,
+                           const std::vector<std::string> &flags,
+                           const std::string &cacheDir, std::string &error) {
+  std::ifstream in(modelPath);
+  if (!in) {
+    error = "cannot read model '" + modelPath + "'";
+    return nullptr;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string augmented;
+  if (!withQnet(text.str(), m, augmented, error))
+    return nullptr;
+  char dir[] = "/tmp/easyml-drug-XXXXXX";
+  if (!mkdtemp(dir)) {
+    error = "cannot make a temporary folder";
+    return nullptr;
+  }
+  std::string base = modelPath.substr(modelPath.find_last_of('/') + 1);
+  std::string path = std::string(dir) + "/" + base;
+  std::ofstream(path) << augmented;
+  CompiledModel compiled;
+  std::unique_ptr<ModelHandle> model;
+  if (compileModelFile(path, flags, cacheDir, compiled, error)) {
+    model = ModelHandle::load(compiled.library, error);
+    unlink(compiled.library.c_str()); // loaded: the cache keeps it
+  }
+  unlink(path.c_str());
+  rmdir(dir);
+  return model;
+}
+
+namespace {
+
+/// Per-cell values of every parameter a drug changes.
+bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
+                       const std::vector<DrugCell> &cells,
+                       std::string &error) {
+  const ParamSet &ps = sim.paramSet();
+  std::map<std::string, double> base;
+  const easyml_model_desc &d = sim.desc();
+  for (int64_t i = 0; i < d.num_params; ++i)
+    base[d.param_names[i]] = ps.values()[ps.index(d.param_names[i])];
+  std::map<std::string, std::vector<double>> rows;
+  for (size_t c = 0; c < cells.size(); ++c) {
+    std::map<std::string, double> values;
+    if (!drugParameters(m, cells[c], base, values, error))
+      return false;
+    for (const auto &[name, v] : values) {
+      auto &row = rows[name];
+      if (row.empty())
+        for (const DrugCell &ignored : cells)
+          (void)ignored, row.push_back(base[name]);
+      row[c] = v;
+    }
+  }
+  for (const auto &[name, values] : rows)
+    if (!sim.setPerCellParam(name, values.data(), error))
+      return false;
+  return true;
+}
+
+/// What the study keeps between beats.
+struct Tracker {
+  Simulation &sim;
+  int64_t qnetIndex;
+  std::vector<DrugStudyRow> &rows;
+  std::vector<std::vector<double>> previous; // per state row
+  std::vector<double> row;
+
+  /// A beat ended: its qNet (then reset), biomarkers and state change.
+  void beatEnded() {
+    int64_t n = sim.numCells();
+    row.resize(n);
+    sim.getStateRow(qnetIndex, row.data());
+    for (int64_t c = 0; c < n; ++c)
+      rows[c].qnet = row[c];
+    std::fill(row.begin(), row.end(), 0.0);
+    sim.setStateRow(qnetIndex, row.data());
+    const BiomarkerTable &t = sim.biomarkers();
+    for (int64_t r = 0; r < t.rows(); ++r) {
+      const double *b = t.row(r);
+      DrugStudyRow &out = rows[static_cast<int64_t>(b[kBioCell])];
+      out.biomarkers.assign(b, b + kBioNumColumns);
+      out.apd90Change = b[kBioApd90Change];
+    }
+    sim.clearBiomarkers();
+    stateChange();
+  }
+
+  /// The largest relative change of a state over the beat, per cell
+  /// (states below 1e-9 in magnitude at both ends are not counted).
+  void stateChange() {
+    int64_t n = sim.numCells(), states = sim.desc().num_states;
+    bool first = previous.empty();
+    previous.resize(states);
+    row.resize(n);
+    std::vector<double> worst(n, 0.0);
+    for (int64_t s = 0; s < states; ++s) {
+      if (s == qnetIndex)
+        continue;
+      sim.getStateRow(s, row.data());
+      if (!first)
+        for (int64_t c = 0; c < n; ++c) {
+          double a = previous[s][c], b = row[c];
+          double scale = std::max(std::fabs(a), std::fabs(b));
+          if (scale > 1e-9)
+            worst[c] = std::max(worst[c], std::fabs(b - a) / scale);
+        }
+      previous[s] = row;
+    }
+    for (int64_t c = 0; c < n; ++c)
+      rows[c].stateChange = first ? NAN : worst[c];
+  }
+};
+
+int64_t stateIndex(const easyml_model_desc &d, const std::string &name) {
+  for (int64_t i = 0; i < d.num_states; ++i)
+    if (name == d.state_names[i])
+      return i;
+  return -1;
+}
+
+} // namespace
+
+bool easyml::rt::runDrugStudy(const ModelHandle &model,
+                              const ChannelMapping &m,
+                              const std::vector<DrugCell> &cells,
+                              const DrugStudyOptions &o,
+                              std::vector<DrugStudyRow> &rows,
+                              std::string &error,
+                              const std::function<void(int64_t)> &progress) {
+  int64_t qnet = stateIndex(model.desc(), kQnetState);
+  if (qnet < 0)
+    return error = "model " + std::string(model.desc().name) +
+                   " has no qNet state: give the EasyML file (the study "
+                   "adds it)",
+           false;
+  if (cells.empty() || o.beats < 1 || !(o.bcl > 0) || !(o.dt > 0))
+    return error = "a study needs cells, beats >= 1, bcl > 0 and dt > 0",
+           false;
+  Simulation sim(model, static_cast<int64_t>(cells.size()), o.simulation);
+  if (!sim.valid(error))
+    return false;
+  if (!o.parameters.empty() && !sim.modifyParams(o.parameters, error))
+    return error = "parameters: " + error, false;
+  if (!setDrugParameters(sim, m, cells, error))
+    return false;
+  int64_t period = std::llround(o.bcl / o.dt);
+  sim.addStimulus(Stimulus::fromMs(o.dt, o.stimStart, o.stimDuration,
+                                   o.stimStrength, o.bcl, o.beats));
+  if (!sim.initialize(o.dt))
+    return error = sim.failure(), false;
+  BiomarkerOptions bio;
+  bio.caVariable = m.calcium;
+  if (!sim.enableBiomarkers(bio, error))
+    return false;
+  rows.assign(cells.size(), DrugStudyRow());
+  for (size_t c = 0; c < cells.size(); ++c) {
+    rows[c].drug = cells[c].drug ? cells[c].drug->name : "control";
+    rows[c].dose = cells[c].dose;
+    rows[c].concentration = cells[c].concentration;
+  }
+  Tracker tracker{sim, qnet, rows, {}, {}};
+  int64_t start = std::llround(o.stimStart / o.dt);
+  tracker.stateChange(); // the states the first beat starts from
+  sim.addEvent(
+      start + period,
+      [&](SimulationInterface &, int64_t step, std::string &) {
+        tracker.beatEnded();
+        if (progress)
+          progress((step - start) / period);
+        return true;
+      },
+      period);
+  if (!sim.run(start + o.beats * period)) {
+    const NonFinite *bad = sim.nonFinite();
+    error = bad ? "a value is no longer finite: " + bad->message()
+                : sim.failure();
+    return false;
+  }
+  if (!sim.closeBeat())
+    return error = sim.failure(), false;
+  tracker.beatEnded();
+  if (progress)
+    progress(o.beats);
+  return true;
+}
+
+std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
+  std::string out = "drug,dose,concentration_nM,qnet,apd50,apd90,"
+                    "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,ead,"
+                    "flags,apd90_change,state_change\n";
+  char buf[512];
+  for (const DrugStudyRow &r : rows) {
+    auto b = [&](int c) {
+      return c < static_cast<int>(r.biomarkers.size()) ? r.biomarkers[c]
+                                                       : NAN;
+    };
+    int flags = std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags))
+                                            : 0;
+    std::snprintf(buf, sizeof buf,
+                  "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
+                  "%.10g,%d,%d,%.10g,%.10g\n",
+                  r.drug.c_str(), r.dose, r.concentration, r.qnet,
+                  b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
+                  b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
+                  b(kBioCaAmplitude), (flags & 4) ? 1 : 0, flags,
+                  r.apd90Change, r.stateChange);
+    out += buf;
+  }
+  return out;
+}

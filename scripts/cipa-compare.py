@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""easyml-drug against FDA's CiPA reference code (AP_simulation, R).
+
+    scripts/cipa-compare.py --cipa DIR [--drugs dofetilide,bepridil,...]
+        [--doses 1,4] [--model M.model] [--mapping MAP.json]
+        [--imp-par mode=0] [--work DIR] [--ours CSV] [--json FILE]
+
+DIR is a checkout of github.com/FDA/CiPA (its AP_simulation R code, the
+hERG and Hill fitting results and the Cmax table; needs Debian's
+r-base-core, r-cran-desolve and r-cran-optparse). The script runs FDA's
+AP_simulation.R for control and each drug at the doses (1,000 beats at
+2,000 ms, lsoda, optimal-fit inputs) in a copy under --work, and
+easyml-drug on the same inputs (or reads its table from --ours), then
+prints qNet and APD90 side by side and, on its last line, the largest
+relative difference in percent. FDA's metrics are of the beat with the
+largest max_dv among its last 250, sampled every 1 ms; ours are of the
+last beat, from the kernels.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus")
+
+
+def run_fda(args, work):
+    """FDA's metrics per (drug, dose): {(drug, dose): row}."""
+    ap = os.path.join(work, "AP_simulation")
+    if not os.path.isdir(ap):
+        shutil.copytree(os.path.join(args.cipa, "AP_simulation"), ap)
+        subprocess.run(["R", "CMD", "SHLIB", "newordherg_qNet.c"],
+                       cwd=os.path.join(ap, "models"), check=True,
+                       capture_output=True)
+    herg = os.path.join(os.path.abspath(args.cipa), "hERG_fitting", "results")
+    hill = os.path.join(os.path.abspath(args.cipa), "Hill_fitting", "results")
+    out = {}
+    for drug in ["control"] + args.drugs:
+        rds = os.path.join(ap, "results", "fixed", drug, "metrics.rds")
+        if not os.path.exists(rds):
+            print(f"FDA AP_simulation.R: {drug} ...", file=sys.stderr,
+                  flush=True)
+            cmd = ["Rscript", "AP_simulation.R", "-d", drug,
+                   "-b", herg + "/", "-m", hill + "/"]
+            if drug != "control":
+                cmd += ["-x", ",".join(args.doses)]
+            subprocess.run(cmd, cwd=ap, check=True, capture_output=True)
+        text = subprocess.run(
+            ["Rscript", "-e", f'write.csv(readRDS("{rds}"), stdout(), '
+                              'row.names=FALSE)'],
+            check=True, capture_output=True, text=True).stdout
+        for row in csv.DictReader(io.StringIO(text)):
+            out[(drug, float(row["dose"]))] = row
+    return out
+
+
+def run_ours(args, work):
+    path = args.ours or os.path.join(work, "easyml-drug.csv")
+    if not args.ours:
+        cmd = [args.easyml_drug, "--model", args.model, "--mapping",
+               args.mapping, "--cipa", args.cipa, "--drugs",
+               ",".join(args.drugs), "--doses", ",".join(args.doses),
+               "--beats", str(args.beats), "--out", path, "-q"]
+        if args.imp_par:
+            cmd += ["--imp-par", args.imp_par]
+        print("easyml-drug ...", file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=True)
+    return {(r["drug"], float(r["dose"])): r
+            for r in csv.DictReader(open(path))}
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cipa", required=True)
+    ap.add_argument("--drugs", default="dofetilide,bepridil,verapamil,"
+                                       "ranolazine")
+    ap.add_argument("--doses", default="1,4")
+    ap.add_argument("--beats", type=int, default=1000)
+    ap.add_argument("--model", default=os.path.join(
+        CORPUS, "models", "ohara-cipa-v1-2017", "model.model"))
+    ap.add_argument("--mapping", default=os.path.join(
+        ROOT, "data", "drugs", "ohara-cipa-v1-2017.json"))
+    ap.add_argument("--imp-par", default="mode=0",
+                    help="shared parameters (FDA's cell type is endo)")
+    ap.add_argument("--easyml-drug", default=os.path.join(
+        ROOT, "build", "bin", "easyml-drug"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "build",
+                                                   "cipa-compare"))
+    ap.add_argument("--ours", help="easyml-drug's table, already run")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    args.drugs = [d for d in args.drugs.split(",") if d]
+    args.doses = [d for d in args.doses.split(",") if d]
+    os.makedirs(args.work, exist_ok=True)
+    fda = run_fda(args, args.work)
+    ours = run_ours(args, args.work)
+    rows, worst = [], 0.0
+    print(f"{'drug':<12} {'dose':>5} {'qNet FDA':>10} {'qNet ours':>10} "
+          f"{'diff':>7} {'APD90 FDA':>10} {'APD90 ours':>11} {'diff':>7}")
+    for (drug, dose), f in sorted(fda.items()):
+        o = ours.get((drug, dose))
+        if o is None:
+            continue
+        r = {"drug": drug, "dose": dose}
+        for name, fk, ok in (("qnet", "qNet", "qnet"),
+                             ("apd90", "APD90", "apd90")):
+            a, b = float(f[fk]), float(o[ok])
+            r[name] = {"fda": a, "ours": b,
+                       "percent": 100 * abs(b - a) / abs(a)}
+            worst = max(worst, r[name]["percent"])
+        rows.append(r)
+        print(f"{drug:<12} {dose:>5g} {r['qnet']['fda']:>10.3f} "
+              f"{r['qnet']['ours']:>10.3f} {r['qnet']['percent']:>6.2f}% "
+              f"{r['apd90']['fda']:>10.1f} {r['apd90']['ours']:>11.2f} "
+              f"{r['apd90']['percent']:>6.2f}%")
+    if args.json:
+        json.dump({"rows": rows, "largest_percent": worst},
+                  open(args.json, "w"), indent=1)
+    print(f"largest relative difference: {worst:.2f}%")
+
+
+if __name__ == "__main__":
+    main()
