@@ -6,6 +6,7 @@
 
 #include "easyml/Runtime/DrugStudy.h"
 #include "easyml/Runtime/Compile.h"
+#include "easyml/Runtime/PopulationState.h"
 #include "easyml/Runtime/Timeline.h"
 
 #include <algorithm>
@@ -201,6 +202,14 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
                                    o.stimStrength, o.bcl, o.beats));
   if (!sim.initialize(o.dt))
     return error = sim.failure(), false;
+  if (!o.loadStates.empty()) {
+    // The saved states; this study's drugs, and qNet from zero.
+    if (!loadState(o.loadStates, sim, error, /*restoreClock=*/false) ||
+        !setDrugParameters(sim, m, cells, error))
+      return false;
+    std::vector<double> zero(cells.size(), 0.0);
+    sim.setStateRow(qnet, zero.data());
+  }
   BiomarkerOptions bio;
   bio.caVariable = m.calcium;
   if (!sim.enableBiomarkers(bio, error))
@@ -234,7 +243,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
   tracker.beatEnded();
   if (progress)
     progress(o.beats);
-  return true;
+  return o.saveStates.empty() || saveState(o.saveStates, sim, error);
 }
 
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {

@@ -166,6 +166,25 @@ bool Simulation::setPerCellParam(const std::string &name, const double *values,
   return true;
 }
 
+std::vector<std::string> Simulation::perCellParams() const {
+  std::vector<std::string> out;
+  const std::vector<bool> &rows = scheduler_->userRows();
+  for (size_t p = 0; p < rows.size(); ++p)
+    if (rows[p])
+      out.push_back(scheduler_->params().name(p));
+  return out;
+}
+
+bool Simulation::perCellParam(const std::string &name, double *values) const {
+  int64_t p = scheduler_->params().index(name);
+  const std::vector<bool> &rows = scheduler_->userRows();
+  if (p < 0 || p >= static_cast<int64_t>(rows.size()) || !rows[p])
+    return false;
+  const double *row = scheduler_->store().paramRow(p);
+  std::copy(row, row + scheduler_->store().cells(), values);
+  return true;
+}
+
 bool Simulation::setSharedParam(const std::string &name, std::string &error) {
   int64_t p = scheduler_->params().index(name);
   if (p < 0) {

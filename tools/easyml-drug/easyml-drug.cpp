@@ -36,7 +36,8 @@ const char kUsage[] =
     "                   [--beats 1000] [--bcl 2000] [--dt 0.01]\n"
     "                   [--stim 80] [--stim-dur 0.5] [--imp-par MODS]\n"
     "                   [--devices cpu] [--threads N] [--compile-args ARGS]\n"
-    "                   [--out results.csv] [--quiet]\n"
+    "                   [--out results.csv] [--save-states FILE]\n"
+    "                   [--load-states FILE] [--quiet]\n"
     "Paces control and every drug at every dose as one population and\n"
     "prints the last beat's qNet and biomarkers (docs/drug-trials.md).\n";
 
@@ -67,7 +68,8 @@ bool parse(int argc, char **argv, Args &a, int &code) {
   static const char *const valued[] = {
       "model", "mapping",  "cipa",     "drugs",   "doses",
       "beats", "bcl",      "dt",       "stim",    "stim-dur",
-      "out",   "imp-par",  "devices",  "threads", "compile-args"};
+      "out",   "imp-par",  "devices",  "threads", "compile-args",
+      "save-states", "load-states"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "-h" || s == "--help")
@@ -116,6 +118,8 @@ bool studyOptions(const Args &a, rt::DrugStudyOptions &o,
     return false;
   o.beats = static_cast<int64_t>(beats);
   o.parameters = a.get("imp-par");
+  o.loadStates = a.get("load-states");
+  o.saveStates = a.get("save-states");
   o.simulation.devices = rt::DeviceSpec(a.get("devices", "cpu"));
   o.simulation.threads = static_cast<int>(threads);
   if (!o.simulation.devices.valid())

@@ -57,6 +57,10 @@ struct DrugStudyOptions {
   /// Shared parameter changes, openCARP's --imp-par syntax.
   std::string parameters;
   SimulationOptions simulation;
+  /// A population state (PopulationState.h) to start from (a study paced
+  /// before: its states; the drugs are this study's), and where to save
+  /// the states at the end ("": none).
+  std::string loadStates, saveStates;
 };
 
 /// One cell's result: its last beat.

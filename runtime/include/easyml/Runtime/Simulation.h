@@ -326,6 +326,10 @@ public:
   /// per-cell layout) out of / into the simulation.
   void exportStates(double *aos);
   void importStates(const double *aos);
+  /// The parameters given per cell (setPerCellParam, a population), and
+  /// the values of one of them (numCells(); false if it is shared).
+  std::vector<std::string> perCellParams() const;
+  bool perCellParam(const std::string &name, double *values) const;
   //===--- Moving cells between simulations ----------------------------===//
   // Simulations of one model and protocol hand cells to each other (MPI
   // ranks re-splitting a population): everything a cell carries, packed.

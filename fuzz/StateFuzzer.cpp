@@ -1,0 +1,62 @@
+//===- StateFuzzer.cpp - libFuzzer entry for the state-file reader --------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Parses arbitrary bytes as a population state file (PopulationState.h).
+// Any crash or sanitizer report is a bug: a damaged file must only be
+// refused with a message. What parses must write back to the same bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/PopulationState.h"
+
+#include <cinttypes>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+/// `body` with the checksum line the format asks for (FNV-1a 64), so that
+/// mutations reach the header and the values behind the checksum.
+std::string withChecksum(std::string body) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : body) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char line[40];
+  std::snprintf(line, sizeof line, "CHECKSUM %016" PRIx64 "\n", h);
+  return body + line;
+}
+
+} // namespace
+
+// The first byte picks the case: odd, the rest of the input gets a correct
+// checksum; even, the input is read as it is.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return 0;
+  std::string bytes(reinterpret_cast<const char *>(data) + 1, size - 1);
+  if (data[0] & 1)
+    bytes = withChecksum(bytes);
+  easyml::rt::PopulationState s;
+  std::string error;
+  if (!easyml::rt::parseState(bytes, s, error)) {
+    if (error.empty())
+      std::abort(); // a refusal always says why
+    return 0;
+  }
+  // The header's numbers are re-printed canonically, so compare the
+  // contents, not the bytes.
+  easyml::rt::PopulationState again;
+  if (!easyml::rt::parseState(easyml::rt::serializeState(s), again, error) ||
+      again.values.size() != s.values.size() || again.model != s.model ||
+      again.sv != s.sv || again.params != s.params || again.cells != s.cells)
+    std::abort();
+  return 0;
+}

@@ -1,0 +1,71 @@
+//===- PopulationState.h - the saved state of a whole population -*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A population's state saved to continue it later (a drug study paced to
+// steady state, then more beats or other outputs): every cell's states,
+// nodal parameters and the values its kernels keep between steps (an
+// adaptive integrator's step size), its per-cell parameter values, and the
+// clock. The file:
+//
+//   EASYML-STATE\n
+//   one line of JSON: {"format": 1, "model": NAME, "cells": N,
+//     "sv": [state, nodal and hidden names], "externals": [Vm, ...],
+//     "params": [per-cell parameter names],
+//     "step": S, "beat": B, "beat_start": S0, "dt": DT}
+//   N * (len(sv) + len(externals) + len(params)) little-endian doubles:
+//     cell by cell, its sv values, externals, then parameter values
+//   CHECKSUM <16 hex digits: FNV-1a 64 of every byte before>\n
+//
+// It is written whole or not at all (OutputFile). Reading checks, before
+// any cell changes, the magic, the format version, the model, the cell
+// count, the variables, the length and the checksum, and names what
+// differs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_POPULATIONSTATE_H
+#define EASYML_RUNTIME_POPULATIONSTATE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+class Simulation;
+
+/// The contents of a state file.
+struct PopulationState {
+  static constexpr int kFormat = 1;
+  std::string model;
+  int64_t cells = 0;
+  std::vector<std::string> sv, externals, params;
+  int64_t step = 0, beat = 0, beatStart = 0;
+  double dt = 0;
+  size_t width() const { return sv.size() + externals.size() + params.size(); }
+  /// cells * width() values, cell by cell: sv, externals, parameters.
+  std::vector<double> values;
+};
+
+/// The bytes of a state file, and back; `parse` checks the format and the
+/// checksum, and names the first thing wrong ("truncated", "checksum
+/// mismatch", ...).
+std::string serializeState(const PopulationState &s);
+bool parseState(const std::string &bytes, PopulationState &out,
+                std::string &error);
+
+/// Every cell of `sim` (after initialize()) to `path`.
+bool saveState(const std::string &path, Simulation &sim, std::string &error);
+/// `path` into `sim` (after initialize()): the same model, cell count and
+/// variables, else an error naming the difference and nothing changed.
+/// `restoreClock`: the simulation continues at the saved step (else it
+/// keeps its own, as a study that starts its beats again).
+bool loadState(const std::string &path, Simulation &sim, std::string &error,
+               bool restoreClock = true);
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_POPULATIONSTATE_H

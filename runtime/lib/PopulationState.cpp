@@ -1,0 +1,245 @@
+//===- PopulationState.cpp - the saved state of a whole population --------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/PopulationState.h"
+#include "easyml/Runtime/Json.h"
+#include "easyml/Runtime/OutputFile.h"
+#include "easyml/Runtime/Simulation.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace easyml::rt;
+
+namespace {
+
+const char kMagic[] = "EASYML-STATE\n";
+const char kChecksum[] = "CHECKSUM ";
+constexpr size_t kChecksumLine = sizeof(kChecksum) - 1 + 16 + 1;
+
+uint64_t fnv1a(const char *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(p[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string quoted(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+std::string list(const std::vector<std::string> &v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + quoted(v[i]);
+  return out + "]";
+}
+
+bool names(const json::Value *v, std::vector<std::string> &out) {
+  if (!v || !v->isArray())
+    return false;
+  for (const json::Value &s : v->items) {
+    if (!s.isString())
+      return false;
+    out.push_back(s.string);
+  }
+  return true;
+}
+
+bool integer(const json::Value *v, int64_t &out) {
+  if (!v || !v->isNumber() || v->number != std::floor(v->number) ||
+      std::fabs(v->number) > 9.0e15)
+    return false;
+  out = static_cast<int64_t>(v->number);
+  return true;
+}
+
+/// The header's fields; false with what is wrong.
+bool readHeader(const json::Value &h, PopulationState &s, std::string &error) {
+  int64_t format = 0;
+  if (!h.isObject() || !integer(h.find("format"), format))
+    return error = "no format version", false;
+  if (format != PopulationState::kFormat)
+    return error = "format version " + std::to_string(format) +
+                   " (this program reads " +
+                   std::to_string(PopulationState::kFormat) + ")",
+           false;
+  const json::Value *model = h.find("model"), *dt = h.find("dt");
+  if (!model || !model->isString() || !integer(h.find("cells"), s.cells) ||
+      s.cells < 0 || !names(h.find("sv"), s.sv) ||
+      !names(h.find("externals"), s.externals) ||
+      !names(h.find("params"), s.params) || !integer(h.find("step"), s.step) ||
+      !integer(h.find("beat"), s.beat) ||
+      !integer(h.find("beat_start"), s.beatStart) || !dt || !dt->isNumber())
+    return error = "a damaged header", false;
+  s.model = model->string;
+  s.dt = dt->number;
+  return true;
+}
+
+/// The sv rows: states, nodal parameters, then the kernels' hidden values.
+std::vector<std::string> svNames(const easyml_model_desc &d) {
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < d.sv_size; ++i)
+    out.push_back(d.state_names[i]);
+  for (int64_t i = 0; i < d.num_hidden; ++i)
+    out.push_back(d.hidden_names[i]);
+  return out;
+}
+
+} // namespace
+
+std::string easyml::rt::serializeState(const PopulationState &s) {
+  char num[64];
+  std::snprintf(num, sizeof num, "%.17g", s.dt);
+  std::string out = kMagic;
+  out += "{\"format\": " + std::to_string(PopulationState::kFormat) +
+         ", \"model\": " + quoted(s.model) +
+         ", \"cells\": " + std::to_string(s.cells) + ", \"sv\": " +
+         list(s.sv) + ", \"externals\": " + list(s.externals) +
+         ", \"params\": " + list(s.params) +
+         ", \"step\": " + std::to_string(s.step) +
+         ", \"beat\": " + std::to_string(s.beat) +
+         ", \"beat_start\": " + std::to_string(s.beatStart) +
+         ", \"dt\": " + num + "}\n";
+  out.append(reinterpret_cast<const char *>(s.values.data()),
+             s.values.size() * sizeof(double));
+  std::snprintf(num, sizeof num, "%s%016" PRIx64 "\n", kChecksum,
+                fnv1a(out.data(), out.size()));
+  return out + num;
+}
+
+bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
+                            std::string &error) {
+  size_t magic = sizeof(kMagic) - 1;
+  if (bytes.compare(0, magic, kMagic) != 0)
+    return error = "not an EasyML state file", false;
+  if (bytes.size() < magic + kChecksumLine)
+    return error = "truncated", false;
+  size_t end = bytes.size() - kChecksumLine;
+  if (bytes.compare(end, sizeof(kChecksum) - 1, kChecksum) != 0 ||
+      bytes.back() != '\n')
+    return error = "truncated (no checksum at its end)", false;
+  char *stop = nullptr;
+  std::string hex = bytes.substr(end + sizeof(kChecksum) - 1, 16);
+  uint64_t want = std::strtoull(hex.c_str(), &stop, 16);
+  if (*stop || want != fnv1a(bytes.data(), end))
+    return error = "checksum mismatch: the file is damaged", false;
+  size_t eol = bytes.find('\n', magic);
+  json::Value h;
+  PopulationState s;
+  if (eol == std::string::npos || eol > end ||
+      !json::parse(bytes.substr(magic, eol - magic), h, error))
+    return error = "a damaged header", false;
+  if (!readHeader(h, s, error))
+    return false;
+  size_t count = static_cast<size_t>(s.cells) * s.width();
+  if (end - (eol + 1) != count * sizeof(double))
+    return error = "holds " + std::to_string((end - eol - 1) / sizeof(double)) +
+                   " values where its header says " + std::to_string(count),
+           false;
+  s.values.resize(count);
+  std::memcpy(s.values.data(), bytes.data() + eol + 1, count * sizeof(double));
+  out = std::move(s);
+  return true;
+}
+
+bool easyml::rt::saveState(const std::string &path, Simulation &sim,
+                           std::string &error) {
+  const easyml_model_desc &d = sim.desc();
+  PopulationState s;
+  s.model = d.name;
+  s.cells = sim.numCells();
+  s.sv = svNames(d);
+  for (int64_t e = 0; e < d.num_externals; ++e)
+    s.externals.push_back(d.external_sim_names[e]);
+  s.params = sim.perCellParams();
+  Simulation::Clock c = sim.clock();
+  s.step = c.step;
+  s.beat = c.beat;
+  s.beatStart = c.beatStart;
+  s.dt = sim.dt();
+  std::vector<double> row(s.cells);
+  size_t width = s.width(), sv = s.sv.size(), ext = sv + s.externals.size();
+  s.values.resize(s.cells * width);
+  for (size_t v = 0; v < width; ++v) {
+    if (v < sv)
+      sim.getStateRow(static_cast<int64_t>(v), row.data());
+    else if (v < ext)
+      std::copy(sim.external(v - sv), sim.external(v - sv) + s.cells,
+                row.begin());
+    else
+      sim.perCellParam(s.params[v - ext], row.data());
+    for (int64_t cell = 0; cell < s.cells; ++cell)
+      s.values[cell * width + v] = row[cell];
+  }
+  return writeWholeFile(path, serializeState(s), error);
+}
+
+bool easyml::rt::loadState(const std::string &path, Simulation &sim,
+                           std::string &error, bool restoreClock) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return error = "cannot read state file '" + path + "'", false;
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  PopulationState s;
+  auto bad = [&](const std::string &what) {
+    error = path + ": " + what;
+    return false;
+  };
+  if (!parseState(bytes.str(), s, error))
+    return bad(error);
+  const easyml_model_desc &d = sim.desc();
+  if (s.model != d.name)
+    return bad("a state of model " + s.model + ", not " + d.name);
+  if (s.cells != sim.numCells())
+    return bad(std::to_string(s.cells) + " cells, the simulation " +
+               std::to_string(sim.numCells()));
+  std::vector<std::string> want = svNames(d);
+  if (s.sv.size() != want.size())
+    return bad(std::to_string(s.sv.size()) + " variables per cell, model " +
+               d.name + " " + std::to_string(want.size()));
+  for (size_t i = 0; i < want.size(); ++i)
+    if (s.sv[i] != want[i])
+      return bad("variable " + std::to_string(i + 1) + " is '" + s.sv[i] +
+                 "', model " + d.name + " has '" + want[i] + "'");
+  bool sameExternals =
+      static_cast<int64_t>(s.externals.size()) == d.num_externals;
+  for (int64_t e = 0; sameExternals && e < d.num_externals; ++e)
+    sameExternals = s.externals[e] == d.external_sim_names[e];
+  if (!sameExternals)
+    return bad("its externals differ from model " + std::string(d.name) +
+               "'s");
+  for (const std::string &p : s.params)
+    if (sim.paramSet().index(p) < 0)
+      return bad("per-cell parameter '" + p + "': model " + d.name +
+                 " has none");
+  size_t width = s.width(), sv = s.sv.size(), ext = sv + s.externals.size();
+  std::vector<double> row(s.cells);
+  for (size_t v = 0; v < width; ++v) {
+    for (int64_t cell = 0; cell < s.cells; ++cell)
+      row[cell] = s.values[cell * width + v];
+    if (v < sv)
+      sim.setStateRow(static_cast<int64_t>(v), row.data());
+    else if (v < ext)
+      std::copy(row.begin(), row.end(), sim.external(v - sv));
+    else if (!sim.setPerCellParam(s.params[v - ext], row.data(), error))
+      return bad(error);
+  }
+  if (restoreClock)
+    sim.setClock({s.step, s.beat, s.beatStart});
+  return true;
+}
