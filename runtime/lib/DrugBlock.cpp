@@ -69,29 +69,64 @@ bool readLines(const std::string &path, std::vector<std::string> &lines,
   return true;
 }
 
-/// Hill parameters: a header of <channel>_IC50, <channel>_h columns and
-/// one row (CiPA's IC50_optimal.csv).
-bool readHill(const std::string &path, Drug &d, std::string &error) {
-  std::vector<std::string> lines;
-  if (!readLines(path, lines, error))
-    return false;
-  if (lines.size() < 2)
-    return fail(error, path + ": expected a header and a row of values");
-  std::vector<std::string> head = splitCsv(lines[0]), row = splitCsv(lines[1]);
+/// Files already read (the uncertainty tables are read once per drug).
+std::map<std::string, std::vector<std::string>> &fileCache() {
+  static std::map<std::string, std::vector<std::string>> cache;
+  return cache;
+}
+
+/// Row `k` (from 1) of a CSV table with a header, by column name.
+bool readRow(const std::string &path, int64_t k,
+             std::map<std::string, double> &v, std::string &error) {
+  auto cached = fileCache().find(path);
+  if (cached == fileCache().end()) {
+    std::vector<std::string> read;
+    if (!readLines(path, read, error))
+      return false;
+    cached = fileCache().emplace(path, std::move(read)).first;
+  }
+  const std::vector<std::string> &lines = cached->second;
+  if (static_cast<int64_t>(lines.size()) <= k)
+    return fail(error, path + ": has " + std::to_string(lines.size() - 1) +
+                           " rows of values, row " + std::to_string(k) +
+                           " was asked for");
+  std::vector<std::string> head = splitCsv(lines[0]), row = splitCsv(lines[k]);
+  std::string at = path + ":" + std::to_string(k + 1);
   if (head.size() != row.size())
-    return fail(error, path + ":2: expected " + std::to_string(head.size()) +
+    return fail(error, at + ": expected " + std::to_string(head.size()) +
                            " values, got " + std::to_string(row.size()));
-  std::map<std::string, double> v;
   for (size_t i = 0; i < head.size(); ++i)
     if (!numberOrNa(row[i], v[head[i]]))
-      return fail(error, path + ":2:" + std::to_string(i + 1) + ": '" +
-                             row[i] + "' is not a number or NA");
+      return fail(error, at + ":" + std::to_string(i + 1) + ": '" + row[i] +
+                             "' is not a number or NA");
+  return true;
+}
+
+/// Hill parameters: <channel>_IC50, <channel>_h columns (CiPA's
+/// IC50_optimal.csv, or a row of IC50_samples.csv).
+bool readHill(const std::string &path, int64_t row, Drug &d,
+              std::string &error) {
+  std::map<std::string, double> v;
+  if (!readRow(path, row, v, error))
+    return false;
   for (const std::string &c : drugChannels()) {
     auto ic50 = v.find(c + "_IC50"), h = v.find(c + "_h");
     if (ic50 != v.end() && h != v.end() && std::isfinite(ic50->second) &&
         std::isfinite(h->second))
       d.hill[c] = {ic50->second, h->second};
   }
+  return true;
+}
+
+/// hERG binding parameters of a sample: row `row` of boot_pars.csv.
+bool readHergSample(const std::string &path, int64_t row, Drug &d,
+                    std::string &error) {
+  std::map<std::string, double> v;
+  if (!readRow(path, row, v, error))
+    return false;
+  for (const auto &[name, value] : v)
+    if (std::isfinite(value))
+      d.herg[name] = value;
   return true;
 }
 
@@ -182,23 +217,33 @@ bool easyml::rt::readChannelMapping(const std::string &path,
 
 bool easyml::rt::readCipaDrugs(const std::string &dir,
                                const std::vector<std::string> &names,
+                               const std::vector<int64_t> &samples,
                                std::vector<Drug> &out, std::string &error) {
   std::map<std::string, double> cmax;
   if (!readCmax(dir + "/AP_simulation/data/CiPA_training_drugs.csv", cmax,
                 error))
     return false;
-  for (const std::string &name : names) {
-    Drug d;
-    d.name = name;
-    auto c = cmax.find(name);
-    d.cmax = c == cmax.end() ? 0 : c->second;
-    if (!readHill(dir + "/Hill_fitting/results/" + name + "/IC50_optimal.csv",
-                  d, error) ||
-        !readHerg(dir + "/hERG_fitting/results/" + name + "/pars.txt", d,
-                  error))
-      return fail(error, "drug '" + name + "': " + error);
-    out.push_back(std::move(d));
-  }
+  for (const std::string &name : names)
+    for (int64_t k : samples) {
+      Drug d;
+      d.name = name;
+      d.sample = k;
+      auto c = cmax.find(name);
+      d.cmax = c == cmax.end() ? 0 : c->second;
+      std::string hill = dir + "/Hill_fitting/results/" + name + "/";
+      std::string herg = dir + "/hERG_fitting/results/" + name + "/";
+      bool ok = k == 0 ? readHill(hill + "IC50_optimal.csv", 1, d, error) &&
+                             readHerg(herg + "pars.txt", d, error)
+                       : readHill(hill + "IC50_samples.csv", k, d, error) &&
+                             readHergSample(herg + "boot_pars.csv", k, d,
+                                            error);
+      if (!ok) {
+        fileCache().clear();
+        return fail(error, "drug '" + name + "': " + error);
+      }
+      out.push_back(std::move(d));
+    }
+  fileCache().clear();
   return true;
 }
 

@@ -217,6 +217,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
   rows.assign(cells.size(), DrugStudyRow());
   for (size_t c = 0; c < cells.size(); ++c) {
     rows[c].drug = cells[c].drug ? cells[c].drug->name : "control";
+    rows[c].sample = cells[c].drug ? cells[c].drug->sample : 0;
     rows[c].dose = cells[c].dose;
     rows[c].concentration = cells[c].concentration;
   }
@@ -247,7 +248,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
 }
 
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
-  std::string out = "drug,dose,concentration_nM,qnet,apd50,apd90,"
+  std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,ead,"
                     "flags,apd90_change,state_change\n";
   char buf[512];
@@ -259,9 +260,9 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
     int flags = std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags))
                                             : 0;
     std::snprintf(buf, sizeof buf,
-                  "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                  "%.10g,%d,%d,%.10g,%.10g\n",
-                  r.drug.c_str(), r.dose, r.concentration, r.qnet,
+                  "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
+                  "%.10g,%.10g,%d,%d,%.10g,%.10g\n",
+                  r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
                   b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), (flags & 4) ? 1 : 0, flags,

@@ -33,6 +33,7 @@ namespace {
 const char kUsage[] =
     "usage: easyml-drug --model M.model --mapping MAP.json --cipa DIR\n"
     "                   --drugs A,B,... [--doses 1,2,3,4] [--nM]\n"
+    "                   [--samples 0 | 1-2000]\n"
     "                   [--beats 1000] [--bcl 2000] [--dt 0.01]\n"
     "                   [--stim 80] [--stim-dur 0.5] [--imp-par MODS]\n"
     "                   [--devices cpu] [--threads N] [--compile-args ARGS]\n"
@@ -69,7 +70,7 @@ bool parse(int argc, char **argv, Args &a, int &code) {
       "model", "mapping",  "cipa",     "drugs",   "doses",
       "beats", "bcl",      "dt",       "stim",    "stim-dur",
       "out",   "imp-par",  "devices",  "threads", "compile-args",
-      "save-states", "load-states"};
+      "save-states", "load-states", "samples"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "-h" || s == "--help")
@@ -92,6 +93,21 @@ bool parse(int argc, char **argv, Args &a, int &code) {
     if (!a.v.count(k))
       return code = error(std::string("--") + k + " is required", 2), false;
   return true;
+}
+
+/// "0", "1-100", "3,5,9-12": sample numbers.
+bool sampleList(const std::string &text, std::vector<int64_t> &out) {
+  for (const std::string &item : split(text)) {
+    char *end = nullptr;
+    long long a = std::strtoll(item.c_str(), &end, 10), b = a;
+    if (*end == '-')
+      b = std::strtoll(end + 1, &end, 10);
+    if (*end || a < 0 || b < a || b - a > 10000000)
+      return false;
+    for (long long k = a; k <= b; ++k)
+      out.push_back(k);
+  }
+  return !out.empty();
 }
 
 /// A number option; false (with `error`) if it is not one.
@@ -152,13 +168,14 @@ bool studyCells(const Args &a, const std::vector<rt::Drug> &drugs,
 
 void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
            int64_t beats) {
-  std::printf("%-16s %8s %12s %10s %9s %9s %6s %12s\n", "drug", "dose",
-              "conc. (nM)", "qNet", "APD50", "APD90", "EAD", "state chg.");
+  std::printf("%-16s %6s %8s %12s %10s %9s %9s %6s %12s\n", "drug",
+              "sample", "dose", "conc. (nM)", "qNet", "APD50", "APD90", "EAD",
+              "state chg.");
   for (const rt::DrugStudyRow &r : rows) {
     auto b = [&](int c) { return r.biomarkers.empty() ? NAN : r.biomarkers[c]; };
     int flags = std::isfinite(b(rt::kBioFlags)) ? int(b(rt::kBioFlags)) : 0;
-    std::printf("%-16s %8g %12.4g %10.4f %9.2f %9.2f %6s %12.3g\n",
-                r.drug.c_str(), r.dose, r.concentration, r.qnet,
+    std::printf("%-16s %6lld %8g %12.4g %10.4f %9.2f %9.2f %6s %12.3g\n",
+                r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
                 b(rt::kBioApd50), b(rt::kBioApd90), flags & 4 ? "yes" : "no",
                 r.stateChange);
   }
@@ -184,7 +201,13 @@ int main(int argc, char **argv) {
   std::vector<std::string> names = split(args.get("drugs"));
   if (!names.empty() && !args.v.count("cipa"))
     return error("--drugs needs --cipa DIR (the drugs' parameters)", 2);
-  if (!names.empty() && !rt::readCipaDrugs(args.get("cipa"), names, drugs, e))
+  std::vector<int64_t> samples;
+  if (!sampleList(args.get("samples", "0"), samples))
+    return error("--samples: expected sample numbers and ranges (0: the "
+                 "optimal fit; 1-2000), got '" + args.get("samples") + "'",
+                 2);
+  if (!names.empty() &&
+      !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
     return error(e);
   rt::DrugStudyOptions options;
   std::vector<rt::DrugCell> cells;

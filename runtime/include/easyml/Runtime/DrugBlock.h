@@ -61,16 +61,22 @@ bool readChannelMapping(const std::string &path, ChannelMapping &out,
 /// hERG binding parameters (empty without).
 struct Drug {
   std::string name;
+  /// 0: the optimal fit; k >= 1: the k-th sample of the uncertainty
+  /// tables.
+  int64_t sample = 0;
   double cmax = 0;
   std::map<std::string, std::pair<double, double>> hill;
   std::map<std::string, double> herg;
 };
 
-/// `names` from a CiPA-format folder: `dir`/hERG_fitting/results/<drug>/
-/// pars.txt, `dir`/Hill_fitting/results/<drug>/IC50_optimal.csv and the
-/// Cmax table `dir`/AP_simulation/data/CiPA_training_drugs.csv.
+/// `names` from a CiPA-format folder, one Drug per name and sample: sample
+/// 0 from `dir`/hERG_fitting/results/<drug>/pars.txt and
+/// `dir`/Hill_fitting/results/<drug>/IC50_optimal.csv, sample k >= 1 from
+/// row k of boot_pars.csv and IC50_samples.csv there; Cmax from
+/// `dir`/AP_simulation/data/CiPA_training_drugs.csv.
 bool readCipaDrugs(const std::string &dir,
                    const std::vector<std::string> &names,
+                   const std::vector<int64_t> &samples,
                    std::vector<Drug> &out, std::string &error);
 
 /// The Hill factor: 1 / (1 + (conc / ic50)^h).

@@ -66,6 +66,7 @@ struct DrugStudyOptions {
 /// One cell's result: its last beat.
 struct DrugStudyRow {
   std::string drug;
+  int64_t sample = 0;
   double dose = 0, concentration = 0;
   double qnet = 0;
   /// Biomarker columns (BiomarkerColumn) of the last beat.
@@ -82,7 +83,7 @@ bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
                   std::vector<DrugStudyRow> &rows, std::string &error,
                   const std::function<void(int64_t)> &progress = nullptr);
 
-/// The rows as CSV (drug, dose, concentration_nM, qnet, apd50, apd90,
+/// The rows as CSV (drug, sample, dose, concentration_nM, qnet, apd50, apd90,
 /// triangulation, dvdt_max, v_peak, v_rest, ead, flags, apd90_change,
 /// state_change).
 std::string drugStudyCsv(const std::vector<DrugStudyRow> &rows);
