@@ -52,6 +52,10 @@ easyml::rt::loadStudyModel(const std::string &modelPath,
                            const ChannelMapping &m,
                            const std::vector<std::string> &flags,
                            const std::string &cacheDir, std::string &error) {
+  // A library compiled before (with the qNet state; runDrugStudy checks).
+  if (modelPath.size() > 3 &&
+      modelPath.compare(modelPath.size() - 3, 3, ".so") == 0)
+    return ModelHandle::load(modelPath, error);
   std::ifstream in(modelPath);
   if (!in) {
     error = "cannot read model '" + modelPath + "'";

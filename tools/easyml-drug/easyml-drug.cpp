@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -38,7 +39,8 @@ const char kUsage[] =
     "                   [--stim 80] [--stim-dur 0.5] [--imp-par MODS]\n"
     "                   [--devices cpu] [--threads N] [--compile-args ARGS]\n"
     "                   [--out results.csv] [--save-states FILE]\n"
-    "                   [--load-states FILE] [--quiet]\n"
+    "                   [--load-states FILE] [--write-model FILE]\n"
+    "                   [--quiet]\n"
     "Paces control and every drug at every dose as one population and\n"
     "prints the last beat's qNet and biomarkers (docs/drug-trials.md).\n";
 
@@ -70,7 +72,7 @@ bool parse(int argc, char **argv, Args &a, int &code) {
       "model", "mapping",  "cipa",     "drugs",   "doses",
       "beats", "bcl",      "dt",       "stim",    "stim-dur",
       "out",   "imp-par",  "devices",  "threads", "compile-args",
-      "save-states", "load-states", "samples"};
+      "save-states", "load-states", "samples", "write-model"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "-h" || s == "--help")
@@ -186,6 +188,21 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
               seconds * cores / rows.size());
 }
 
+/// --write-model FILE: the model with the study's qNet state, to compile
+/// elsewhere (easyml-compile ... -o M.so; then --model M.so).
+int writeModel(const Args &a, const rt::ChannelMapping &m) {
+  std::ifstream in(a.get("model"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string out, e;
+  if (!in)
+    return error("cannot read model '" + a.get("model") + "'");
+  if (!rt::withQnet(text.str(), m, out, e) ||
+      !rt::writeWholeFile(a.get("write-model"), out, e))
+    return error(e);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -209,6 +226,8 @@ int main(int argc, char **argv) {
   if (!names.empty() &&
       !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
     return error(e);
+  if (args.v.count("write-model"))
+    return writeModel(args, mapping);
   rt::DrugStudyOptions options;
   std::vector<rt::DrugCell> cells;
   if (!studyOptions(args, options, e) || !studyCells(args, drugs, cells, e))

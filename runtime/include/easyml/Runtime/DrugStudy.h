@@ -40,7 +40,9 @@ bool withQnet(const std::string &modelText, const ChannelMapping &m,
 
 /// Compiles `modelPath` (an EasyML file) with the qNet state added, through
 /// the artifact cache; `flags` go to easyml-compile. A model whose
-/// variables the mapping names wrongly is an error that names them.
+/// variables the mapping names wrongly is an error that names them. A
+/// shared library (.so) is loaded as it is: one compiled from withQnet's
+/// text (where no compiler is, e.g. a GPU machine).
 std::unique_ptr<ModelHandle> loadStudyModel(const std::string &modelPath,
                                             const ChannelMapping &m,
                                             const std::vector<std::string> &flags,
