@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A drug study on a GPU machine (no compiler there), from a pack made here:
+#
+#   scripts/gpu-drug.sh --make-pack build/gpu-drug --cipa DIR   (here)
+#   scripts/gpu-drug.sh --pack build/gpu-drug --out DIR [--samples 100]
+#                       [--beats 10] [--big-samples 2000]     (there)
+#
+# The pack: easyml-drug, CiPA's O'Hara-Rudy model (the corpus's Myokit
+# export) with its qNet state compiled for cpu-simd and cuda (sm_90), and
+# CiPA's drug data (the 12 training drugs' Cmax, Hill and hERG tables,
+# optimal and uncertainty). On the GPU machine it runs:
+# 1. the 12 drugs x 4 doses x --small-samples (10), 2 beats, on the CPU (all
+#    cores) and on the GPU, and compares their qNet and APD90;
+# 2. 12 drugs x 4 doses x --samples samples, --beats beats at 2,000 ms on
+#    the GPU: throughput and time per simulation-beat;
+# 3. with --big-samples N, 12 x 4 x N simulations for one beat (the
+#    uncertainty study's population size).
+# Writes DIR/drug.md and the tables.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PACK="" OUT="" MAKE="" CIPA="" SAMPLES=100 BEATS=10 BIG=0 SMALL=10
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pack) PACK="$2"; shift 2 ;;
+    --make-pack) MAKE="$2"; shift 2 ;;
+    --cipa) CIPA="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --samples) SAMPLES="$2"; shift 2 ;;
+    --beats) BEATS="$2"; shift 2 ;;
+    --big-samples) BIG="$2"; shift 2 ;;
+    --small-samples) SMALL="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "gpu-drug.sh: error: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+MAP="$ROOT/data/drugs/ohara-cipa-v1-2017.json"
+DRUGS=dofetilide,bepridil,sotalol,quinidine,cisapride,terfenadine,ondansetron,chlorpromazine,verapamil,ranolazine,mexiletine,diltiazem
+if [ -n "$MAKE" ]; then
+  [ -d "$CIPA/hERG_fitting/results" ] || { echo "gpu-drug.sh: error: --cipa needs a CiPA checkout" >&2; exit 1; }
+  BIN="$ROOT/build/bin"
+  CORPUS="${EASYML_CORPUS:-$ROOT/../shared/corpus}"
+  rm -rf "$MAKE" && mkdir -p "$MAKE"/{bin,lib,models,cipa/AP_simulation}
+  cp "$BIN/easyml-drug" "$MAKE/bin/"
+  ldd "$BIN/easyml-drug" | awk '/libomp/ {print $3}' | xargs -r -I{} cp {} "$MAKE/lib/"
+  cp -r "$CIPA/AP_simulation/data" "$MAKE/cipa/AP_simulation/"
+  cp -r "$CIPA/hERG_fitting" "$CIPA/Hill_fitting" "$MAKE/cipa/"
+  "$BIN/easyml-drug" --model "$CORPUS/models/ohara-cipa-v1-2017/model.model" \
+    --mapping "$MAP" --write-model "$MAKE/models/qnet.model" || exit 1
+  "$BIN/easyml-compile" "$MAKE/models/qnet.model" --model-name ohara-cipa-v1-2017 \
+    --variant=cpu-simd,cuda --cuda-chips=sm_90 --cpu=x86-64-v4 \
+    --per-cell-params=gNa,gNaL,PCa_base,gK1,gKs,gto,gKr,Kmax,Ku,n,halfmax,Vhalf,Kt,D \
+    --emit=shared -o "$MAKE/models/qnet.so" || exit 1
+  echo "packed: $MAKE ($(du -sh "$MAKE" | cut -f1))"
+  exit 0
+fi
+[ -x "$PACK/bin/easyml-drug" ] || { echo "gpu-drug.sh: error: no pack at '$PACK'" >&2; exit 1; }
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+study() { "$PACK/bin/easyml-drug" --model "$PACK/models/qnet.so" --mapping "$MAP" \
+  --cipa "$PACK/cipa" --drugs "$DRUGS" --doses 1,2,3,4 --imp-par mode=0 -q "$@"; }
+timed() { # name, args...: runs a study, prints its wall time
+  local name="$1"; shift
+  local t0=$(date +%s.%N)
+  study "$@" --out "$OUT/$name.csv" || { echo "$name: failed"; return 1; }
+  echo "$name: $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s ($(($(wc -l < "$OUT/$name.csv") - 1)) simulations)"
+}
+status=0
+{
+  echo "# Drug study on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) CPU cores, $(date +%F)"
+  echo '```'
+  timed cpu-small --samples 1-"$SMALL" --beats 2 --devices cpu || status=1
+  timed gpu-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 || status=1
+  python3 - "$OUT/cpu-small.csv" "$OUT/gpu-small.csv" <<'PY'
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+for col in ("qnet", "apd90"):
+    d = max(abs(float(x[col]) - float(y[col])) / max(abs(float(x[col])), 1e-12)
+            for x, y in zip(a, b) if x[col] not in ("nan", "") and y[col] not in ("nan", ""))
+    print(f"GPU vs CPU, {len(a)} simulations x 2 beats: largest relative difference of {col} {100 * d:.3g}%")
+PY
+  timed gpu-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 || status=1
+  if [ "$BIG" -gt 0 ]; then
+    timed gpu-big --samples 1-"$BIG" --beats 1 --devices gpu:0 || status=1
+    rm -f "$OUT/gpu-big.csv"
+  fi
+  echo '```'
+} 2>&1 | tee "$OUT/drug.md"
+exit $status
