@@ -169,6 +169,27 @@ struct Tracker {
   }
 };
 
+/// Ca of every cell, every 1 ms of the last beat (sample k, cell c at
+/// [k * cells + c]).
+struct CalciumRecord {
+  int64_t cells = 0;
+  std::vector<double> samples;
+  void add(CellRange part, const double *values) {
+    size_t base = samples.size();
+    samples.resize(base + cells);
+    std::copy(values, values + part.size(), samples.begin() + base + part.begin);
+  }
+  void durations(std::vector<DrugStudyRow> &rows) const {
+    int64_t n = static_cast<int64_t>(samples.size()) / std::max<int64_t>(1, cells);
+    std::vector<double> ca(n);
+    for (int64_t c = 0; c < cells; ++c) {
+      for (int64_t k = 0; k < n; ++k)
+        ca[k] = samples[k * cells + c];
+      calciumDurations(ca, 1.0, rows[c].catd50, rows[c].catd90);
+    }
+  }
+};
+
 int64_t stateIndex(const easyml_model_desc &d, const std::string &name) {
   for (int64_t i = 0; i < d.num_states; ++i)
     if (name == d.state_names[i])
@@ -177,6 +198,31 @@ int64_t stateIndex(const easyml_model_desc &d, const std::string &name) {
 }
 
 } // namespace
+
+void easyml::rt::calciumDurations(const std::vector<double> &ca,
+                                  double every, double &catd50,
+                                  double &catd90) {
+  catd50 = catd90 = NAN;
+  if (ca.size() < 3)
+    return;
+  size_t peak = std::max_element(ca.begin(), ca.end()) - ca.begin();
+  if (peak == 0)
+    return;
+  double rest = *std::min_element(ca.begin(), ca.begin() + peak);
+  double amplitude = ca[peak] - rest;
+  size_t up = 0;
+  while (up < peak && !(ca[up] > rest + 0.9 * amplitude))
+    ++up;
+  auto decay = [&](double fraction) {
+    double level = rest + amplitude * (1 - fraction);
+    for (size_t k = peak + 1; k < ca.size(); ++k)
+      if (ca[k] <= level)
+        return (double(k) - double(up)) * every;
+    return double(NAN);
+  };
+  catd50 = decay(0.5);
+  catd90 = decay(0.9);
+}
 
 bool easyml::rt::runDrugStudy(const ModelHandle &model,
                               const ChannelMapping &m,
@@ -227,6 +273,16 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
   }
   Tracker tracker{sim, qnet, rows, {}, {}};
   int64_t start = std::llround(o.stimStart / o.dt);
+  CalciumRecord calcium{static_cast<int64_t>(cells.size()), {}};
+  int64_t ms = std::max<int64_t>(1, std::llround(1.0 / o.dt));
+  if (!m.calcium.empty() &&
+      !sim.record({m.calcium}, {0, static_cast<int64_t>(cells.size())},
+                  start + (o.beats - 1) * period, ms,
+                  [&](int64_t, CellRange part, const double *values) {
+                    calcium.add(part, values);
+                  },
+                  error))
+    return error = "calcium: " + error, false;
   tracker.stateChange(); // the states the first beat starts from
   sim.addEvent(
       start + period,
@@ -246,6 +302,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
   if (!sim.closeBeat())
     return error = sim.failure(), false;
   tracker.beatEnded();
+  calcium.durations(rows);
   if (progress)
     progress(o.beats);
   return o.saveStates.empty() || saveState(o.saveStates, sim, error);
@@ -253,8 +310,8 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
 
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
-                    "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,ead,"
-                    "flags,apd90_change,state_change\n";
+                    "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
+                    "catd50,catd90,ead,flags,apd90_change,state_change\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -265,11 +322,12 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
                                             : 0;
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                  "%.10g,%.10g,%d,%d,%.10g,%.10g\n",
+                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g\n",
                   r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
                   b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
-                  b(kBioCaAmplitude), (flags & 4) ? 1 : 0, flags,
+                  b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
+                  flags,
                   r.apd90Change, r.stateChange);
     out += buf;
   }

@@ -22,6 +22,7 @@
 #include "easyml/Runtime/DrugBlock.h"
 #include "easyml/Runtime/Simulation.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -76,7 +77,18 @@ struct DrugStudyRow {
   /// Over the last beat: the largest relative change of a state, and
   /// APD90's change (ms).
   double stateChange = 0, apd90Change = 0;
+  /// Calcium transient durations at 50% and 90% decay (ms; NaN without a
+  /// calcium state or when Ca does not decay that far), CiPA's way: on Ca
+  /// sampled every 1 ms over the last beat, from the first sample above
+  /// 90% of the rise to the first sample after the peak at or below the
+  /// level.
+  double catd50 = NAN, catd90 = NAN;
 };
+
+/// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every
+/// `every` ms (the definition above).
+void calciumDurations(const std::vector<double> &ca, double every,
+                      double &catd50, double &catd90);
 
 /// Runs the study; `progress` (if set) gets the beats done.
 bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
@@ -86,8 +98,8 @@ bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
                   const std::function<void(int64_t)> &progress = nullptr);
 
 /// The rows as CSV (drug, sample, dose, concentration_nM, qnet, apd50, apd90,
-/// triangulation, dvdt_max, v_peak, v_rest, ead, flags, apd90_change,
-/// state_change).
+/// triangulation, dvdt_max, v_peak, v_rest, ca_amplitude, catd50, catd90,
+/// ead, flags, apd90_change, state_change).
 std::string drugStudyCsv(const std::vector<DrugStudyRow> &rows);
 
 } // namespace easyml::rt

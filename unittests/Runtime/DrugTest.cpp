@@ -1,0 +1,101 @@
+//===- DrugTest.cpp - drug block, CaTD and state files --------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/DrugBlock.h"
+#include "easyml/Runtime/DrugStudy.h"
+#include "easyml/Runtime/PopulationState.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace easyml::rt;
+
+TEST(DrugBlock, HillFactor) {
+  EXPECT_DOUBLE_EQ(hillFactor(0, 10, 1), 1.0);
+  EXPECT_DOUBLE_EQ(hillFactor(10, 10, 1), 0.5);
+  EXPECT_DOUBLE_EQ(hillFactor(20, 10, 2), 0.2);
+}
+
+TEST(DrugBlock, ParametersScaleAndBind) {
+  ChannelMapping m;
+  m.model = "m";
+  m.channels = {{"ICaL", {"PCa"}}, {"hERG", {"GKr"}}};
+  m.herg = {{"Kmax", "Kmax"}};
+  m.concentration = "D";
+  m.withDrug = {{"Kt", 3.5e-5}};
+  Drug d;
+  d.name = "x";
+  d.hill = {{"ICaL", {100, 1}}, {"hERG", {5, 1}}};
+  d.herg = {{"Kmax", 40}};
+  std::map<std::string, double> base = {
+      {"PCa", 2.0}, {"GKr", 0.1}, {"Kmax", 0}, {"Kt", 0}, {"D", 0}};
+  std::map<std::string, double> out;
+  std::string error;
+  ASSERT_TRUE(drugParameters(m, {&d, 1, 100}, base, out, error)) << error;
+  EXPECT_DOUBLE_EQ(out["PCa"], 1.0);
+  // hERG binds: its conductance is left to the binding model.
+  EXPECT_EQ(out.count("GKr"), 0u);
+  EXPECT_DOUBLE_EQ(out["Kmax"], 40);
+  EXPECT_DOUBLE_EQ(out["Kt"], 3.5e-5);
+  EXPECT_DOUBLE_EQ(out["D"], 100);
+  // Without binding parameters hERG is a Hill block of its conductance.
+  m.herg.clear();
+  ASSERT_TRUE(drugParameters(m, {&d, 1, 5}, base, out, error)) << error;
+  EXPECT_DOUBLE_EQ(out["GKr"], 0.05);
+  // A blocked channel the mapping lacks is an error naming it.
+  m.channels.erase("ICaL");
+  EXPECT_FALSE(drugParameters(m, {&d, 1, 5}, base, out, error));
+  EXPECT_NE(error.find("blocks ICaL"), std::string::npos) << error;
+}
+
+TEST(DrugStudy, CalciumDurations) {
+  // Rest 1 for 10 ms, a linear rise to 11 over 10 ms, a linear fall to 1
+  // over 80 ms (exact in binary), every 1 ms.
+  std::vector<double> ca;
+  for (int t = 0; t < 10; ++t)
+    ca.push_back(1);
+  for (int t = 0; t <= 10; ++t)
+    ca.push_back(1 + t);
+  for (int t = 1; t <= 80; ++t)
+    ca.push_back(11 - 0.125 * t);
+  double c50, c90;
+  calciumDurations(ca, 1.0, c50, c90);
+  // Above 90% of the rise (10) first at the peak, t = 20 (10 is not
+  // above); at or below 6 at t = 60; the 90% level, 1 + 10 * (1 - 0.9),
+  // is just below 2 in floating point, so at or below it first at t = 93.
+  EXPECT_DOUBLE_EQ(c50, 60 - 20);
+  EXPECT_DOUBLE_EQ(c90, 93 - 20);
+  // No decay to 90%: NaN.
+  ca.resize(70);
+  calciumDurations(ca, 1.0, c50, c90);
+  EXPECT_TRUE(std::isnan(c90));
+}
+
+TEST(PopulationState, RoundTripAndRefusals) {
+  PopulationState s;
+  s.model = "m";
+  s.cells = 2;
+  s.sv = {"a"};
+  s.externals = {"Vm"};
+  s.params = {"g"};
+  s.step = 7;
+  s.dt = 0.01;
+  s.values = {1, -80, 0.5, 2, -81, 0.25};
+  std::string bytes = serializeState(s), error;
+  PopulationState back;
+  ASSERT_TRUE(parseState(bytes, back, error)) << error;
+  EXPECT_EQ(back.values, s.values);
+  EXPECT_EQ(back.step, 7);
+  EXPECT_FALSE(parseState(bytes.substr(0, bytes.size() - 3), back, error));
+  EXPECT_NE(error.find("truncated"), std::string::npos);
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 4;
+  EXPECT_FALSE(parseState(flipped, back, error));
+  EXPECT_NE(error.find("checksum"), std::string::npos);
+  EXPECT_FALSE(parseState("hello", back, error));
+  EXPECT_EQ(error, "not an EasyML state file");
+}
