@@ -1,5 +1,5 @@
 # Type stubs of the compiled extension (python/src/EasyMLModule.cpp).
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -60,3 +60,10 @@ class Simulation:
     def get_state(self, name: str) -> np.ndarray: ...
     def set_state(self, name: str, values: np.ndarray) -> None: ...
     def report_json(self) -> str: ...
+
+def run_drug_study(model: str, mapping: str, cipa: str, drugs: List[str],
+                   doses: List[float], samples: List[int], nM: bool,
+                   beats: int, bcl: float, dt: float, stim: float,
+                   stim_duration: float, parameters: str, devices: str,
+                   threads: int, load_states: str, save_states: str,
+                   cache_dir: str = ..., progress: Any = ...) -> dict: ...

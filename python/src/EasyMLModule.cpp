@@ -390,6 +390,7 @@ void bindValues(py::class_<PySimulation> &c) {
 } // namespace
 
 void bindTissue(py::module &m);
+void bindDrugStudy(py::module &m);
 
 PYBIND11_MODULE(_easyml, m) {
   m.doc() = "EasyML runtime bindings (use the easyml package)";
@@ -426,6 +427,7 @@ PYBIND11_MODULE(_easyml, m) {
   bindRun(sim);
   bindValues(sim);
   bindTissue(m);
+  bindDrugStudy(m);
 
 #ifdef EASYML_HAVE_MPI
   m.attr("HAVE_MPI") = true;

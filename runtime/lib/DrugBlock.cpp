@@ -247,6 +247,24 @@ bool easyml::rt::readCipaDrugs(const std::string &dir,
   return true;
 }
 
+bool easyml::rt::studyCells(const std::vector<Drug> &drugs,
+                            const std::vector<double> &doses, bool nM,
+                            std::vector<DrugCell> &cells, std::string &error) {
+  cells.assign(1, DrugCell());
+  for (double dose : doses)
+    if (!(dose >= 0))
+      return fail(error, "a dose must be a number >= 0");
+  for (const Drug &drug : drugs)
+    for (double dose : doses) {
+      if (!nM && !(drug.cmax > 0))
+        return fail(error, "drug " + drug.name +
+                               " has no therapeutic concentration (Cmax): "
+                               "give the doses in nM");
+      cells.push_back({&drug, dose, nM ? dose : dose * drug.cmax});
+    }
+  return true;
+}
+
 double easyml::rt::hillFactor(double conc, double ic50, double h) {
   if (!(conc > 0))
     return 1.0;

@@ -145,26 +145,15 @@ bool studyOptions(const Args &a, rt::DrugStudyOptions &o,
   return true;
 }
 
-/// Control, then every drug at every dose.
-bool studyCells(const Args &a, const std::vector<rt::Drug> &drugs,
-                std::vector<rt::DrugCell> &cells, std::string &error) {
-  cells.push_back({});
-  std::vector<double> doses;
-  for (const std::string &d : split(a.get("doses", "1"))) {
+/// --doses: numbers, or false.
+bool doseList(const std::string &text, std::vector<double> &doses,
+              std::string &error) {
+  for (const std::string &d : split(text)) {
     char *end = nullptr;
     doses.push_back(std::strtod(d.c_str(), &end));
     if (*end || !(doses.back() >= 0))
       return error = "--doses: '" + d + "' is not a dose", false;
   }
-  for (const rt::Drug &drug : drugs)
-    for (double dose : doses) {
-      if (!a.nM && !(drug.cmax > 0))
-        return error = "drug " + drug.name +
-                       " has no therapeutic concentration (Cmax): give the "
-                       "doses in nM (--nM)",
-               false;
-      cells.push_back({&drug, dose, a.nM ? dose : dose * drug.cmax});
-    }
   return true;
 }
 
@@ -230,7 +219,10 @@ int main(int argc, char **argv) {
     return writeModel(args, mapping);
   rt::DrugStudyOptions options;
   std::vector<rt::DrugCell> cells;
-  if (!studyOptions(args, options, e) || !studyCells(args, drugs, cells, e))
+  std::vector<double> doses;
+  if (!studyOptions(args, options, e) ||
+      !doseList(args.get("doses", "1"), doses, e) ||
+      !rt::studyCells(drugs, doses, args.nM, cells, e))
     return error(e, 2);
   auto model = rt::loadStudyModel(args.get("model"), mapping,
                                   split(args.get("compile-args"), ' '), "", e);

@@ -88,6 +88,13 @@ struct DrugCell {
   double dose = 0, concentration = 0;
 };
 
+/// A study's cells: control, then every drug (and sample) at every dose,
+/// `doses` multiples of the drug's Cmax (nM when `nM`). False with `error`
+/// for a negative dose or a drug without Cmax given in multiples of it.
+bool studyCells(const std::vector<Drug> &drugs,
+                const std::vector<double> &doses, bool nM,
+                std::vector<DrugCell> &cells, std::string &error);
+
 /// The parameter values of `cell` given the base values `base` (name to
 /// value): what the drug scales or sets. False with `error` naming a
 /// mapped parameter the model lacks or a channel the drug blocks that the

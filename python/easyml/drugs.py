@@ -1,0 +1,66 @@
+"""Drug studies (docs/drug-trials.md): control and every drug at every dose
+as one population, paced to the last beat's qNet and biomarkers.
+
+    r = easyml.drug_study("ohara-cipa-v1-2017.model",
+                          mapping="data/drugs/ohara-cipa-v1-2017.json",
+                          cipa="path/to/FDA-CiPA",
+                          drugs=["dofetilide", "verapamil"],
+                          doses=[1, 2, 3, 4], beats=1000,
+                          parameters="mode=0")
+    r.table["qnet"]          # one value per simulation
+    r.table["drug"]          # "control", "dofetilide", ...
+
+The run is the runtime's: the same as `easyml-drug` with these options.
+"""
+import csv
+import io
+import os
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional, Sequence
+
+import numpy as np
+
+from . import _easyml
+
+
+@dataclass
+class DrugStudyResult:
+    """The table, one entry per simulation (column name to array: `drug`
+    as strings, the rest as numbers), and the study's wall time (s)."""
+    table: Dict[str, np.ndarray]
+    seconds: float
+
+
+def drug_study(model: str, mapping: str, cipa: str = "",
+               drugs: Sequence[str] = (), doses: Sequence[float] = (1,),
+               samples: Sequence[int] = (0,), nM: bool = False,
+               beats: int = 1000, bcl: float = 2000, dt: float = 0.01,
+               stim: float = 80, stim_duration: float = 0.5,
+               parameters: str = "", devices: str = "cpu",
+               threads: int = 0, load_states: str = "",
+               save_states: str = "",
+               progress: Optional[Callable[[int], None]] = None
+               ) -> DrugStudyResult:
+    """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
+    (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
+    the optimal fit), `beats` beats at `bcl` ms; `progress` gets the beats
+    done."""
+    from . import Error, _compiler
+    if model.endswith(".model"):
+        os.environ.setdefault("EASYML_COMPILE", _compiler())
+    try:
+        out = _easyml.run_drug_study(
+            os.path.abspath(model), os.path.abspath(mapping), cipa,
+            list(drugs), [float(d) for d in doses], [int(s) for s in samples],
+            bool(nM), int(beats), float(bcl), float(dt), float(stim),
+            float(stim_duration), parameters, devices, int(threads),
+            load_states, save_states, "", progress)
+    except RuntimeError as e:
+        raise Error(str(e)) from None
+    rows = list(csv.DictReader(io.StringIO(out["csv"])))
+    table = {}
+    for name in (rows[0].keys() if rows else []):
+        values = [r[name] for r in rows]
+        table[name] = np.array(values) if name == "drug" else \
+            np.array([float(v) for v in values])
+    return DrugStudyResult(table, out["seconds"])

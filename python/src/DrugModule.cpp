@@ -1,0 +1,116 @@
+//===- DrugModule.cpp - easyml.drug_study's bindings ----------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// run_drug_study(...): the runtime's drug study (DrugStudy.h) on CiPA-format
+// drug data, returning the table as CSV text (the Python layer makes it
+// arrays) and the wall time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/DrugStudy.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+namespace py = pybind11;
+using namespace easyml::rt;
+
+namespace {
+
+struct StudyArgs {
+  std::string model, mapping, cipa;
+  std::vector<std::string> drugs;
+  std::vector<double> doses;
+  std::vector<int64_t> samples;
+  bool nM = false;
+  DrugStudyOptions options;
+};
+
+std::string run(const StudyArgs &a, const std::string &cacheDir,
+                const std::function<void(int64_t)> &progress,
+                double &seconds) {
+  std::string error;
+  ChannelMapping m;
+  std::vector<Drug> drugs;
+  std::vector<DrugCell> cells;
+  if (!readChannelMapping(a.mapping, m, error) ||
+      (!a.drugs.empty() &&
+       !readCipaDrugs(a.cipa, a.drugs, a.samples, drugs, error)) ||
+      !studyCells(drugs, a.doses, a.nM, cells, error))
+    throw std::runtime_error(error);
+  auto model = loadStudyModel(a.model, m, {}, cacheDir, error);
+  if (!model)
+    throw std::runtime_error(error);
+  std::vector<DrugStudyRow> rows;
+  auto t0 = std::chrono::steady_clock::now();
+  bool ok;
+  {
+    // The run releases the interpreter; progress takes it back to call.
+    py::gil_scoped_release release;
+    std::function<void(int64_t)> report;
+    if (progress)
+      report = [&](int64_t beat) {
+        py::gil_scoped_acquire acquire;
+        progress(beat);
+      };
+    ok = runDrugStudy(*model, m, cells, a.options, rows, error, report);
+  }
+  if (!ok)
+    throw std::runtime_error(error);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          t0)
+                .count();
+  return drugStudyCsv(rows);
+}
+
+py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
+                        const std::string &cipa,
+                        const std::vector<std::string> &drugs,
+                        const std::vector<double> &doses,
+                        const std::vector<int64_t> &samples, bool nM,
+                        int64_t beats, double bcl, double dt, double stim,
+                        double stimDuration, const std::string &parameters,
+                        const std::string &devices, int threads,
+                        const std::string &loadStates,
+                        const std::string &saveStates,
+                        const std::string &cacheDir,
+                        const std::function<void(int64_t)> &progress) {
+  StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
+  a.options.beats = beats;
+  a.options.bcl = bcl;
+  a.options.dt = dt;
+  a.options.stimStrength = stim;
+  a.options.stimDuration = stimDuration;
+  a.options.parameters = parameters;
+  a.options.simulation.devices = DeviceSpec(devices);
+  if (!a.options.simulation.devices.valid())
+    throw std::runtime_error("devices: " + a.options.simulation.devices.error);
+  a.options.simulation.threads = threads;
+  a.options.loadStates = loadStates;
+  a.options.saveStates = saveStates;
+  double seconds = 0;
+  std::string csv = run(a, cacheDir, progress, seconds);
+  py::dict out;
+  out["csv"] = csv;
+  out["seconds"] = seconds;
+  return out;
+}
+
+} // namespace
+
+void bindDrugStudy(py::module &m) {
+  m.def("run_drug_study", &runDrugStudyPy, py::arg("model"),
+        py::arg("mapping"), py::arg("cipa"), py::arg("drugs"),
+        py::arg("doses"), py::arg("samples"), py::arg("nM"),
+        py::arg("beats"), py::arg("bcl"), py::arg("dt"), py::arg("stim"),
+        py::arg("stim_duration"), py::arg("parameters"), py::arg("devices"),
+        py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
+        py::arg("cache_dir") = "", py::arg("progress") = nullptr,
+        "Runs a drug study (docs/drug-trials.md); the table as CSV text");
+}

@@ -1,0 +1,52 @@
+"""easyml.drug_study: a small study on the bundled ten Tusscher-Panfilov
+2006 model, with a drug written here in CiPA's formats."""
+
+import os
+
+import numpy as np
+import pytest
+
+import easyml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+MODEL = os.path.join(ROOT, "examples", "models",
+                     "ten_tusscher_panfilov_2006.model")
+MAPPING = os.path.join(ROOT, "data", "drugs",
+                       "ten_tusscher_panfilov_2006.json")
+HEADER = ("ICaL_IC50,ICaL_h,IK1_IC50,IK1_h,IKs_IC50,IKs_h,INa_IC50,INa_h,"
+          "INaL_IC50,INaL_h,Ito_IC50,Ito_h,hERG_IC50,hERG_h\n")
+
+
+def write_cipa(root):
+    """One drug, 'calblock': ICaL with IC50 100 nM, Cmax 100 nM."""
+    os.makedirs(root / "AP_simulation" / "data")
+    (root / "AP_simulation" / "data" / "CiPA_training_drugs.csv").write_text(
+        "drug,therapeutic,CiPA\ncalblock,100,0\n")
+    for sub in ("hERG_fitting", "Hill_fitting"):
+        os.makedirs(root / sub / "results" / "calblock")
+    (root / "hERG_fitting/results/calblock/pars.txt").write_text(
+        "Kmax 0\nKu 0\nn 1\nhalfmax 1\nVhalf 1\n")
+    (root / "Hill_fitting/results/calblock/IC50_optimal.csv").write_text(
+        HEADER + "100,1" + ",NA" * 12 + "\n")
+
+
+def test_calcium_block_raises_qnet_and_saves_states(tmp_path):
+    write_cipa(tmp_path / "cipa")
+    beats = []
+    r = easyml.drug_study(MODEL, MAPPING, cipa=str(tmp_path / "cipa"),
+                          drugs=["calblock"], doses=[1, 4], beats=2, bcl=800,
+                          save_states=str(tmp_path / "s.state"),
+                          progress=beats.append)
+    t = r.table
+    assert list(t["drug"]) == ["control", "calblock", "calblock"]
+    assert list(t["dose"]) == [0, 1, 4]
+    # ICaL blocked: qNet up, APD90 down, more with the dose.
+    assert t["qnet"][0] < t["qnet"][1] < t["qnet"][2]
+    assert t["apd90"][0] > t["apd90"][1] > t["apd90"][2]
+    assert np.isfinite(t["catd90"]).all()
+    assert beats[-1] == 2 and r.seconds > 0
+    assert (tmp_path / "s.state").exists()
+    with pytest.raises(easyml.Error, match="3 cells, the simulation 1"):
+        easyml.drug_study(MODEL, MAPPING, beats=1,
+                          load_states=str(tmp_path / "s.state"))
