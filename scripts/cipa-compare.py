@@ -10,7 +10,8 @@ hERG and Hill fitting results and the Cmax table; needs Debian's
 r-base-core, r-cran-desolve and r-cran-optparse). The script runs FDA's
 AP_simulation.R for control and each drug at the doses (1,000 beats at
 2,000 ms, lsoda, optimal-fit inputs) in a copy under --work, and
-easyml-drug on the same inputs (or reads its table from --ours), then
+easyml-drug on the same inputs, from the same initial states (FDA's,
+paced at 2,000 ms; or reads its table from --ours), then
 prints qNet, APD90 and CaTD90 side by side and, on its last line, the
 largest relative difference in percent. FDA's metrics are of the beat with the
 largest max_dv among its last 250, sampled every 1 ms; ours are of the
@@ -22,6 +23,7 @@ import io
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -59,15 +61,71 @@ def run_fda(args, work):
     return out
 
 
+# FDA's state names (models/newordherg_states_CL2000.txt) as the Myokit
+# export of the corpus names them; its compact hERG form has no Obound, and
+# D is a parameter the study sets.
+FDA_NAMES = {"nai": "Na_i", "nass": "Na_ss", "ki": "K_i", "kss": "K_ss",
+             "cai": "Ca_i", "cass": "Ca_ss", "cansr": "Ca_nsr",
+             "cajsr": "Ca_jsr", "m": "m_1", "mL": "m_2", "hL": "h_2",
+             "hLp": "hp_2", "iF": "if", "iS": "is", "iFp": "ifp",
+             "iSp": "isp", "xs1": "x1_1", "xs2": "x2_1", "xk1": "x",
+             "CaMKt": "CaMK_trapped"}
+
+
+def fnv1a(data):
+    h = 1469598103934665603
+    for c in data:
+        h = ((h ^ c) * 1099511628211) % 2**64
+    return h
+
+
+def fda_initial_states(args, work, path):
+    """A state file (PopulationState.h) of the study's cells, every cell
+    starting from FDA's initial states: a one-beat study gives the layout,
+    then FDA's values replace the states they name."""
+    template = os.path.join(work, "template.state")
+    subprocess.run(ours_command(args, os.path.join(work, "template.csv"),
+                                beats=1, bcl=20) +
+                   ["--save-states", template], check=True)
+    data = open(template, "rb").read()
+    magic, header, rest = data.split(b"\n", 2)
+    h = json.loads(header)
+    columns = h["sv"] + h["externals"] + h["params"]
+    values = list(struct.unpack("<%dd" % (h["cells"] * len(columns)),
+                                rest[:8 * h["cells"] * len(columns)]))
+    fda = {}
+    for line in open(os.path.join(args.cipa, "AP_simulation", "models",
+                                  "newordherg_states_CL2000.txt")):
+        name, value = line.split()
+        fda["Vm" if name == "v" else FDA_NAMES.get(name, name)] = float(value)
+    for k, name in enumerate(columns):
+        if name in fda and name not in h["params"]:
+            for c in range(h["cells"]):
+                values[c * len(columns) + k] = fda[name]
+    body = magic + b"\n" + header + b"\n" + struct.pack(
+        "<%dd" % len(values), *values)
+    open(path, "wb").write(body + b"CHECKSUM %016x\n" % fnv1a(body))
+
+
+def ours_command(args, out, beats=None, bcl=2000):
+    cmd = [args.easyml_drug, "--model", args.model, "--mapping",
+           args.mapping, "--cipa", args.cipa, "--drugs",
+           ",".join(args.drugs), "--doses", ",".join(args.doses),
+           "--beats", str(beats or args.beats), "--bcl", str(bcl),
+           "--out", out, "-q"]
+    if args.imp_par:
+        cmd += ["--imp-par", args.imp_par]
+    return cmd
+
+
 def run_ours(args, work):
     path = args.ours or os.path.join(work, "easyml-drug.csv")
     if not args.ours:
-        cmd = [args.easyml_drug, "--model", args.model, "--mapping",
-               args.mapping, "--cipa", args.cipa, "--drugs",
-               ",".join(args.drugs), "--doses", ",".join(args.doses),
-               "--beats", str(args.beats), "--out", path, "-q"]
-        if args.imp_par:
-            cmd += ["--imp-par", args.imp_par]
+        cmd = ours_command(args, path)
+        if args.fda_states:
+            states = os.path.join(work, "fda-initial.state")
+            fda_initial_states(args, work, states)
+            cmd += ["--load-states", states]
         print("easyml-drug ...", file=sys.stderr, flush=True)
         subprocess.run(cmd, check=True)
     return {(r["drug"], float(r["dose"])): r
@@ -94,11 +152,21 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build",
                                                    "cipa-compare"))
     ap.add_argument("--ours", help="easyml-drug's table, already run")
+    ap.add_argument("--own-initial-states", dest="fda_states",
+                    action="store_false",
+                    help="start from the model's initial values, not from "
+                         "FDA's states paced at 2,000 ms")
+    ap.add_argument("--write-initial-states",
+                    help="only write the state file of FDA's initial "
+                         "states for the study's cells, and stop")
     ap.add_argument("--json")
     args = ap.parse_args()
     args.drugs = [d for d in args.drugs.split(",") if d]
     args.doses = [d for d in args.doses.split(",") if d]
     os.makedirs(args.work, exist_ok=True)
+    if args.write_initial_states:
+        fda_initial_states(args, args.work, args.write_initial_states)
+        return
     fda = run_fda(args, args.work)
     ours = run_ours(args, args.work)
     rows, worst = [], 0.0
