@@ -44,7 +44,7 @@ std::string run(const StudyArgs &a, const std::string &cacheDir,
        !readCipaDrugs(a.cipa, a.drugs, a.samples, drugs, error)) ||
       !studyCells(drugs, a.doses, a.nM, cells, error))
     throw std::runtime_error(error);
-  auto model = loadStudyModel(a.model, m, {}, cacheDir, error);
+  auto model = loadStudyModel(a.model, m, a.options, {}, cacheDir, error);
   if (!model)
     throw std::runtime_error(error);
   std::vector<DrugStudyRow> rows;

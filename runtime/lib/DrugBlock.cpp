@@ -200,13 +200,21 @@ bool easyml::rt::readChannelMapping(const std::string &path,
           return bad("with_drug: '" + k + "' takes a number");
         else
           out.withDrug[k] = p.number;
-    } else if (key == "qnet" && strings(value, out.qnet)) {
+    } else if (key == "qnet") {
+      if (!strings(value, out.qnet))
+        return bad("'qnet' is a list of variable names");
     } else if (key == "calcium" && value.isString()) {
       out.calcium = value.string;
+    } else if (key == "stimulus_into" && value.isObject()) {
+      for (const auto &[eq, term] : value.members)
+        if (!term.isString() || term.string.find("STIM") == std::string::npos)
+          return bad("stimulus_into: '" + eq + "' takes a term with STIM");
+        else
+          out.stimulusInto[eq] = term.string;
     } else if (key != "note") {
       return bad("unknown or malformed key '" + key +
                  "' (model, channels, herg_binding, concentration, "
-                 "with_drug, qnet, calcium, note)");
+                 "with_drug, qnet, calcium, stimulus_into, note)");
     }
   }
   if (!out.herg.empty() && out.concentration.empty())

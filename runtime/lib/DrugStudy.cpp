@@ -22,8 +22,26 @@ using namespace easyml::rt;
 
 const char easyml::rt::kQnetState[] = "easyml_qnet_integral";
 
+namespace {
+
+/// The protocol's stimulus current (negative depolarises, as a model's
+/// currents) at the model's time t: on for the steps whose time within the
+/// cycle is in [0, duration), as the simulator's stimulus.
+std::string stimulusExpression(const DrugStudyOptions &o) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "((t >= %.17g) ? (((t - %.17g) - %.17g * floor((t - %.17g) / "
+                "%.17g + 1e-9) < %.17g) ? %.17g : 0.0) : 0.0)",
+                o.stimStart, o.stimStart, o.bcl, o.stimStart, o.bcl,
+                o.stimDuration - 0.5 * o.dt, -o.stimStrength);
+  return buf;
+}
+
+} // namespace
+
 bool easyml::rt::withQnet(const std::string &modelText,
-                          const ChannelMapping &m, std::string &out,
+                          const ChannelMapping &m,
+                          const DrugStudyOptions &protocol, std::string &out,
                           std::string &error) {
   if (m.qnet.empty()) {
     error = "the drug mapping of model " + m.model +
@@ -40,7 +58,23 @@ bool easyml::rt::withQnet(const std::string &modelText,
     }
     sum += (sum.empty() ? "" : " + ") + v;
   }
-  out = modelText + "\n\n// Added by the drug study: qNet, the integral of " +
+  std::string text = modelText;
+  if (!m.stimulusInto.empty())
+    text += "\n\n// Added by the drug study: the pacing current, where the "
+            "model's\n// equations leave it out.\neasyml_pacing_current = " +
+            stimulusExpression(protocol) + ";\n";
+  for (const auto &[eq, term] : m.stimulusInto) {
+    if (!std::regex_search(modelText, std::regex("\\b" + eq + "\\b"))) {
+      error = "model " + m.model + " has no equation '" + eq +
+              "' (named in stimulus_into in its drug mapping)";
+      return false;
+    }
+    text += eq + " += " +
+            std::regex_replace(term, std::regex("\\bSTIM\\b"),
+                               "easyml_pacing_current") +
+            ";\n";
+  }
+  out = text + "\n\n// Added by the drug study: qNet, the integral of " +
         "these currents over a beat\n// (reset at every beat).\n" +
         std::string(kQnetState) + "_init = 0;\ndiff_" + kQnetState + " = " +
         sum + ";\n";
@@ -50,6 +84,7 @@ bool easyml::rt::withQnet(const std::string &modelText,
 std::unique_ptr<ModelHandle>
 easyml::rt::loadStudyModel(const std::string &modelPath,
                            const ChannelMapping &m,
+                           const DrugStudyOptions &protocol,
                            const std::vector<std::string> &flags,
                            const std::string &cacheDir, std::string &error) {
   // A library compiled before (with the qNet state; runDrugStudy checks).
@@ -64,7 +99,7 @@ easyml::rt::loadStudyModel(const std::string &modelPath,
   std::stringstream text;
   text << in.rdbuf();
   std::string augmented;
-  if (!withQnet(text.str(), m, augmented, error))
+  if (!withQnet(text.str(), m, protocol, augmented, error))
     return nullptr;
   char dir[] = "/tmp/easyml-drug-XXXXXX";
   if (!mkdtemp(dir)) {

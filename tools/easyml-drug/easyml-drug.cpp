@@ -179,14 +179,15 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
 
 /// --write-model FILE: the model with the study's qNet state, to compile
 /// elsewhere (easyml-compile ... -o M.so; then --model M.so).
-int writeModel(const Args &a, const rt::ChannelMapping &m) {
+int writeModel(const Args &a, const rt::ChannelMapping &m,
+               const rt::DrugStudyOptions &protocol) {
   std::ifstream in(a.get("model"));
   std::stringstream text;
   text << in.rdbuf();
   std::string out, e;
   if (!in)
     return error("cannot read model '" + a.get("model") + "'");
-  if (!rt::withQnet(text.str(), m, out, e) ||
+  if (!rt::withQnet(text.str(), m, protocol, out, e) ||
       !rt::writeWholeFile(a.get("write-model"), out, e))
     return error(e);
   return 0;
@@ -215,16 +216,17 @@ int main(int argc, char **argv) {
   if (!names.empty() &&
       !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
     return error(e);
-  if (args.v.count("write-model"))
-    return writeModel(args, mapping);
   rt::DrugStudyOptions options;
+  if (!studyOptions(args, options, e))
+    return error(e, 2);
+  if (args.v.count("write-model"))
+    return writeModel(args, mapping, options);
   std::vector<rt::DrugCell> cells;
   std::vector<double> doses;
-  if (!studyOptions(args, options, e) ||
-      !doseList(args.get("doses", "1"), doses, e) ||
+  if (!doseList(args.get("doses", "1"), doses, e) ||
       !rt::studyCells(drugs, doses, args.nM, cells, e))
     return error(e, 2);
-  auto model = rt::loadStudyModel(args.get("model"), mapping,
+  auto model = rt::loadStudyModel(args.get("model"), mapping, options,
                                   split(args.get("compile-args"), ' '), "", e);
   if (!model)
     return error(e);

@@ -50,6 +50,13 @@ struct ChannelMapping {
   /// IK1), and the calcium state.
   std::vector<std::string> qnet;
   std::string calcium;
+  /// Terms the pacing current adds to other equations where the exporter
+  /// left it out (Myokit exports stimulate Vm only): equation (a state's
+  /// "diff_X") to a term in which STIM stands for the current (negative
+  /// depolarises), e.g. "-STIM * AFC / vmyo" for a potassium balance that
+  /// carries the stimulus as CiPA's code does. Vm still gets the
+  /// simulator's stimulus.
+  std::map<std::string, std::string> stimulusInto;
 };
 
 /// Reads a mapping file; false with "PATH:LINE:COLUMN: what".

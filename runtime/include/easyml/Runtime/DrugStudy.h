@@ -33,11 +33,16 @@ namespace easyml::rt {
 /// The state a study adds to a model to integrate qNet.
 extern const char kQnetState[];
 
+struct DrugStudyOptions;
+
 /// The model file's text with the qNet integral added: a state, forward
-/// Euler, the sum of the mapping's variables. False with `error` when the
-/// mapping names none.
+/// Euler, the sum of the mapping's variables; and, where the mapping names
+/// a stimulus current, its definition replaced by the current of
+/// `protocol`'s pacing. False with `error` when the mapping names no qNet
+/// variables or a variable the model lacks.
 bool withQnet(const std::string &modelText, const ChannelMapping &m,
-              std::string &out, std::string &error);
+              const DrugStudyOptions &protocol, std::string &out,
+              std::string &error);
 
 /// Compiles `modelPath` (an EasyML file) with the qNet state added, through
 /// the artifact cache; `flags` go to easyml-compile. A model whose
@@ -46,6 +51,7 @@ bool withQnet(const std::string &modelText, const ChannelMapping &m,
 /// text (where no compiler is, e.g. a GPU machine).
 std::unique_ptr<ModelHandle> loadStudyModel(const std::string &modelPath,
                                             const ChannelMapping &m,
+                                            const DrugStudyOptions &protocol,
                                             const std::vector<std::string> &flags,
                                             const std::string &cacheDir,
                                             std::string &error);
