@@ -47,11 +47,12 @@ bool DistributedSimulation::syncOutputs(std::string &error) {
 
 std::shared_ptr<MatrixFile>
 DistributedSimulation::openMatrix(const std::string &path, int64_t rows,
-                                  int64_t cols, std::string &error) {
+                                  int64_t cols, std::string &error,
+                                  int64_t resumeRows) {
   usedWriters_ |= options_.firstWriter >= 0;
   std::shared_ptr<MatrixFile> f =
       openRankMatrix(comm_, options_.world, options_.firstWriter,
-                     options_.writers, path, rows, cols, error);
+                     options_.writers, path, rows, cols, error, resumeRows);
   if (f)
     matrices_.push_back(f);
   return f;

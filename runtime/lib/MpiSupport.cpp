@@ -85,10 +85,11 @@ std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string &s) {
 }
 
 bool openPartFile(MPI_Comm comm, const std::string &part,
-                  const std::string &path, MPI_File &fh, std::string &error) {
+                  const std::string &path, MPI_File &fh, std::string &error,
+                  bool keep) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  if (rank == 0)
+  if (rank == 0 && !keep)
     std::remove(part.c_str());
   MPI_Barrier(comm);
   int rc = MPI_File_open(comm, part.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,

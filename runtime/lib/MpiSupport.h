@@ -28,7 +28,8 @@ std::vector<std::string> gatherStrings(MPI_Comm comm, const std::string &s);
 /// would keep its old length) for writing by every rank of `comm`; false
 /// with `error` on every rank when one could not.
 bool openPartFile(MPI_Comm comm, const std::string &part,
-                  const std::string &path, MPI_File &fh, std::string &error);
+                  const std::string &path, MPI_File &fh, std::string &error,
+                  bool keep = false);
 /// Collective: rank 0 renames `part` to `path` when every rank's part went
 /// well (`ok`), else removes it. True when the file is in place; false
 /// with `error` (`mine` or the rename's failure) on every rank.

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace easyml::rt;
 
@@ -21,6 +22,44 @@ OutputFile::OutputFile(std::string p) : path(std::move(p)) {
   file = std::fopen(tmp.c_str(), "wb");
   if (!file)
     fail(std::strerror(errno));
+}
+
+OutputFile::OutputFile(std::string p, int64_t at) : path(std::move(p)) {
+  struct stat st;
+  inPlace = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  tmp = inPlace ? path : path + ".tmp";
+  if (inPlace) {
+    file = std::fopen(tmp.c_str(), "wb");
+    if (!file)
+      fail(std::strerror(errno));
+    return;
+  }
+  if (::stat(tmp.c_str(), &st) != 0) {
+    message = "cannot continue '" + path + "': '" + tmp +
+              "', the part written before the checkpoint, is missing";
+    return;
+  }
+  if (st.st_size < at) {
+    message = "cannot continue '" + path + "': '" + tmp + "' has " +
+              std::to_string(st.st_size) + " bytes, the checkpoint " +
+              std::to_string(at);
+    return;
+  }
+  file = std::fopen(tmp.c_str(), "r+b");
+  if (!file || ::ftruncate(fileno(file), at) != 0 ||
+      std::fseek(file, 0, SEEK_END) != 0) {
+    fail(std::strerror(errno));
+    if (file)
+      std::fclose(file);
+    file = nullptr;
+  }
+}
+
+int64_t OutputFile::position() {
+  if (!file || inPlace || std::fflush(file) != 0)
+    return -1;
+  long at = std::ftell(file);
+  return at < 0 ? -1 : at;
 }
 
 OutputFile::~OutputFile() {

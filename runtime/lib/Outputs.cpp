@@ -17,6 +17,7 @@
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -46,13 +47,24 @@ double now() {
 class NpyMatrixFile : public MatrixFile {
 public:
   bool open(const std::string &path, int64_t rows, int64_t cols,
-            std::string &error) {
+            int64_t resumeRows, std::string &error) {
     path_ = path;
     rows_ = rows;
     cols_ = cols;
-    file_ = std::make_unique<OutputFile>(path);
     std::string h = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
                                            std::to_string(cols) + ")");
+    if (resumeRows > 0) {
+      // The header and rows a killed run wrote before its checkpoint.
+      written_ = std::min(resumeRows, rows);
+      int64_t at = static_cast<int64_t>(h.size()) + written_ * cols * 8;
+      file_ = std::make_unique<OutputFile>(path, at);
+      if (file_->ok())
+        return true;
+      error = file_->error();
+      file_.reset();
+      return false;
+    }
+    file_ = std::make_unique<OutputFile>(path);
     if (file_->write(h))
       return true;
     error = file_->error();
@@ -83,6 +95,15 @@ public:
   }
 
   bool flush(std::string &) override { return true; }
+
+  bool checkpoint(int64_t &rows, std::string &error) override {
+    if (!file_ || (file_->position() < 0 && !file_->error().empty())) {
+      error = file_ ? file_->error() : "'" + path_ + "' is closed";
+      return false;
+    }
+    rows = written_;
+    return true;
+  }
 
   bool close(bool ok, std::string &error) override {
     // An abandoned or short file is removed with the OutputFile.
@@ -115,9 +136,10 @@ private:
 
 std::shared_ptr<MatrixFile> Simulation::openMatrix(const std::string &path,
                                                    int64_t rows, int64_t cols,
-                                                   std::string &error) {
+                                                   std::string &error,
+                                                   int64_t resumeRows) {
   auto file = std::make_shared<NpyMatrixFile>();
-  if (!file->open(path, rows, cols, error))
+  if (!file->open(path, rows, cols, resumeRows, error))
     return nullptr;
   return file;
 }

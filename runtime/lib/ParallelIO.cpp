@@ -16,6 +16,7 @@
 #include "easyml/Runtime/Population.h"
 
 #include <algorithm>
+#include <sys/stat.h>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -56,11 +57,11 @@ ParallelMatrixFile::~ParallelMatrixFile() {
 }
 
 bool ParallelMatrixFile::open(MPI_Comm comm, const std::string &path,
-                              int64_t rows, int64_t cols,
-                              std::string &error) {
+                              int64_t rows, int64_t cols, std::string &error,
+                              int64_t resumeRows) {
   comm_ = comm;
   path_ = path;
-  part_ = path + ".part";
+  part_ = path + ".tmp";
   rows_ = rows;
   cols_ = cols;
   int rank;
@@ -69,7 +70,19 @@ bool ParallelMatrixFile::open(MPI_Comm comm, const std::string &path,
       npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
                              std::to_string(cols) + ")");
   header_ = static_cast<int64_t>(header.size());
-  if (!openPartFile(comm, part_, path, fh_, error))
+  written_ = std::min(resumeRows, rows);
+  if (resumeRows > 0) {
+    // The part a killed run wrote before its checkpoint must be there.
+    struct stat st;
+    int64_t need = header_ + written_ * cols * 8;
+    bool there = ::stat(part_.c_str(), &st) == 0 && st.st_size >= need;
+    std::string mine = "cannot continue '" + path + "': '" + part_ +
+                       "' is missing or shorter than the checkpoint's " +
+                       std::to_string(need) + " bytes";
+    if (!agree(comm, rank != 0 || there, mine))
+      return error = mine, false;
+  }
+  if (!openPartFile(comm, part_, path, fh_, error, resumeRows > 0))
     return false;
   open_ = true;
   int rc = MPI_SUCCESS;
@@ -171,7 +184,21 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
     buf.requests.push_back(req);
   }
   bytes_ += static_cast<double>(n * w) * 8;
+  written_ = std::max(written_, row0 + n);
   return true;
+}
+
+bool ParallelMatrixFile::finishWrites(int64_t &rows, std::string &error) {
+  if (writer_ >= 0) {
+    error = "'" + path_ +
+            "': checkpoints of a matrix written by writer ranks are not "
+            "supported (leave out --mpi-writer)";
+    return false;
+  }
+  bool ok = drain(0, error);
+  ok = drain(1, error) && ok;
+  rows = written_;
+  return ok;
 }
 
 bool ParallelMatrixFile::close(bool ok, std::string &error) {
@@ -243,7 +270,7 @@ bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
   comm_ = comm;
   world_ = world;
   path_ = path;
-  part_ = path + ".part";
+  part_ = path + ".tmp";
   rows_ = rows;
   cols_ = cols;
   int rank, size;
@@ -367,7 +394,7 @@ public:
              MPI_STATUS_IGNORE);
     rows_ = head[0];
     cols_ = head[1];
-    part_ = path_ + ".part";
+    part_ = path_ + ".tmp";
     // The computing ranks this writer serves (see openViaWriter).
     for (int r = 0; r < computeRanks_; ++r)
       group_ += static_cast<int>(static_cast<int64_t>(r) * k_ /
@@ -601,6 +628,12 @@ public:
     return ok;
   }
 
+  bool checkpoint(int64_t &rows, std::string &error) override {
+    // Collective like the event that calls it: the buffered rows go out,
+    // then this rank's writes are waited for.
+    return flush(error) && file_.finishWrites(rows, error);
+  }
+
   bool close(bool ok, std::string &error) override {
     if (!file_.isOpen())
       return true;
@@ -653,12 +686,20 @@ private:
 std::shared_ptr<MatrixFile>
 easyml::rt::openRankMatrix(MPI_Comm comm, MPI_Comm world, int firstWriter,
                            int writers, const std::string &path, int64_t rows,
-                           int64_t cols, std::string &error) {
+                           int64_t cols, std::string &error,
+                           int64_t resumeRows) {
   auto f = std::make_shared<RankMatrixFile>(comm);
+  if (resumeRows > 0 && firstWriter >= 0) {
+    error = "'" + path +
+            "': continuing a matrix written by writer ranks is not "
+            "supported (leave out --mpi-writer)";
+    return nullptr;
+  }
   bool opened = firstWriter >= 0
                     ? f->file().openViaWriter(comm, world, firstWriter,
                                               writers, path, rows, cols, error)
-                    : f->file().open(comm, path, rows, cols, error);
+                    : f->file().open(comm, path, rows, cols, error,
+                                     resumeRows);
   if (!opened)
     return nullptr;
   if (firstWriter >= 0)

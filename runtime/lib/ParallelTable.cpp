@@ -78,7 +78,7 @@ bool easyml::rt::writeTableParallel(MPI_Comm comm, const std::string &path,
       }
     return static_cast<MPI_Offset>(header.size()) + off;
   };
-  std::string part = path + ".part";
+  std::string part = path + ".tmp";
   MPI_File fh;
   if (!openPartFile(comm, part, path, fh, error))
     return false;

@@ -86,11 +86,21 @@ bool readHeader(const json::Value &h, PopulationState &s, std::string &error) {
     return error = "a damaged header", false;
   s.model = model->string;
   s.dt = dt->number;
+  int64_t rows = 0, run = 0;
+  if ((h.find("accumulators") &&
+       (!integer(h.find("accumulators"), s.accumulators) ||
+        s.accumulators < 0)) ||
+      (h.find("rows") && (!integer(h.find("rows"), rows) || rows < 0)) ||
+      (h.find("run") && !integer(h.find("run"), run)))
+    return error = "a damaged header", false;
+  s.rows.resize(rows);
+  s.run = run ? "{}" : "";
   return true;
 }
 
-/// The sv rows: states, nodal parameters, then the kernels' hidden values.
-std::vector<std::string> svNames(const easyml_model_desc &d) {
+} // namespace
+
+std::vector<std::string> easyml::rt::stateRowNames(const easyml_model_desc &d) {
   std::vector<std::string> out;
   for (int64_t i = 0; i < d.sv_size; ++i)
     out.push_back(d.state_names[i]);
@@ -99,23 +109,31 @@ std::vector<std::string> svNames(const easyml_model_desc &d) {
   return out;
 }
 
-} // namespace
-
 std::string easyml::rt::serializeState(const PopulationState &s) {
   char num[64];
   std::snprintf(num, sizeof num, "%.17g", s.dt);
   std::string out = kMagic;
   out += "{\"format\": " + std::to_string(PopulationState::kFormat) +
          ", \"model\": " + quoted(s.model) +
-         ", \"cells\": " + std::to_string(s.cells) + ", \"sv\": " +
-         list(s.sv) + ", \"externals\": " + list(s.externals) +
+         ", \"cells\": " + std::to_string(s.cells) + ", \"sv\": " + list(s.sv) +
+         ", \"externals\": " + list(s.externals) +
          ", \"params\": " + list(s.params) +
          ", \"step\": " + std::to_string(s.step) +
          ", \"beat\": " + std::to_string(s.beat) +
          ", \"beat_start\": " + std::to_string(s.beatStart) +
-         ", \"dt\": " + num + "}\n";
+         ", \"dt\": " + num;
+  if (s.accumulators)
+    out += ", \"accumulators\": " + std::to_string(s.accumulators);
+  if (!s.rows.empty())
+    out += ", \"rows\": " + std::to_string(s.rows.size());
+  if (!s.run.empty())
+    out += ", \"run\": 1}\n" + s.run + "\n";
+  else
+    out += "}\n";
   out.append(reinterpret_cast<const char *>(s.values.data()),
              s.values.size() * sizeof(double));
+  out.append(reinterpret_cast<const char *>(s.rows.data()),
+             s.rows.size() * sizeof(double));
   std::snprintf(num, sizeof num, "%s%016" PRIx64 "\n", kChecksum,
                 fnv1a(out.data(), out.size()));
   return out + num;
@@ -145,13 +163,25 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
     return error = "a damaged header", false;
   if (!readHeader(h, s, error))
     return false;
+  size_t data = eol + 1;
+  if (!s.run.empty()) {
+    // A checkpoint's second line: the run's position.
+    size_t runEnd = bytes.find('\n', data);
+    if (runEnd == std::string::npos || runEnd > end)
+      return error = "a damaged header", false;
+    s.run = bytes.substr(data, runEnd - data);
+    data = runEnd + 1;
+  }
   size_t count = static_cast<size_t>(s.cells) * s.width();
-  if (end - (eol + 1) != count * sizeof(double))
-    return error = "holds " + std::to_string((end - eol - 1) / sizeof(double)) +
-                   " values where its header says " + std::to_string(count),
+  size_t total = count + s.rows.size();
+  if (end - data != total * sizeof(double))
+    return error = "holds " + std::to_string((end - data) / sizeof(double)) +
+                   " values where its header says " + std::to_string(total),
            false;
   s.values.resize(count);
-  std::memcpy(s.values.data(), bytes.data() + eol + 1, count * sizeof(double));
+  std::memcpy(s.values.data(), bytes.data() + data, count * sizeof(double));
+  std::memcpy(s.rows.data(), bytes.data() + data + count * sizeof(double),
+              s.rows.size() * sizeof(double));
   out = std::move(s);
   return true;
 }
@@ -162,7 +192,7 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
   PopulationState s;
   s.model = d.name;
   s.cells = sim.numCells();
-  s.sv = svNames(d);
+  s.sv = stateRowNames(d);
   for (int64_t e = 0; e < d.num_externals; ++e)
     s.externals.push_back(d.external_sim_names[e]);
   s.params = sim.perCellParams();
@@ -188,6 +218,36 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
   return writeWholeFile(path, serializeState(s), error);
 }
 
+std::string easyml::rt::stateMismatch(const PopulationState &s, Simulation &sim,
+                                      int64_t cells) {
+  if (cells < 0)
+    cells = sim.numCells();
+  const easyml_model_desc &d = sim.desc();
+  if (s.model != d.name)
+    return "a state of model " + s.model + ", not " + d.name;
+  if (s.cells != cells)
+    return std::to_string(s.cells) + " cells, the simulation " +
+           std::to_string(cells);
+  std::vector<std::string> want = stateRowNames(d);
+  if (s.sv.size() != want.size())
+    return std::to_string(s.sv.size()) + " variables per cell, model " +
+           d.name + " " + std::to_string(want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (s.sv[i] != want[i])
+      return "variable " + std::to_string(i + 1) + " is '" + s.sv[i] +
+             "', model " + d.name + " has '" + want[i] + "'";
+  bool sameExternals =
+      static_cast<int64_t>(s.externals.size()) == d.num_externals;
+  for (int64_t e = 0; sameExternals && e < d.num_externals; ++e)
+    sameExternals = s.externals[e] == d.external_sim_names[e];
+  if (!sameExternals)
+    return "its externals differ from model " + std::string(d.name) + "'s";
+  for (const std::string &p : s.params)
+    if (sim.paramSet().index(p) < 0)
+      return "per-cell parameter '" + p + "': model " + d.name + " has none";
+  return "";
+}
+
 bool easyml::rt::loadState(const std::string &path, Simulation &sim,
                            std::string &error, bool restoreClock) {
   std::ifstream in(path, std::ios::binary);
@@ -202,34 +262,12 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
   };
   if (!parseState(bytes.str(), s, error))
     return bad(error);
-  const easyml_model_desc &d = sim.desc();
-  if (s.model != d.name)
-    return bad("a state of model " + s.model + ", not " + d.name);
-  if (s.cells != sim.numCells())
-    return bad(std::to_string(s.cells) + " cells, the simulation " +
-               std::to_string(sim.numCells()));
-  std::vector<std::string> want = svNames(d);
-  if (s.sv.size() != want.size())
-    return bad(std::to_string(s.sv.size()) + " variables per cell, model " +
-               d.name + " " + std::to_string(want.size()));
-  for (size_t i = 0; i < want.size(); ++i)
-    if (s.sv[i] != want[i])
-      return bad("variable " + std::to_string(i + 1) + " is '" + s.sv[i] +
-                 "', model " + d.name + " has '" + want[i] + "'");
-  bool sameExternals =
-      static_cast<int64_t>(s.externals.size()) == d.num_externals;
-  for (int64_t e = 0; sameExternals && e < d.num_externals; ++e)
-    sameExternals = s.externals[e] == d.external_sim_names[e];
-  if (!sameExternals)
-    return bad("its externals differ from model " + std::string(d.name) +
-               "'s");
-  for (const std::string &p : s.params)
-    if (sim.paramSet().index(p) < 0)
-      return bad("per-cell parameter '" + p + "': model " + d.name +
-                 " has none");
+  if (std::string why = stateMismatch(s, sim); !why.empty())
+    return bad(why);
   size_t width = s.width(), sv = s.sv.size(), ext = sv + s.externals.size();
   std::vector<double> row(s.cells);
-  for (size_t v = 0; v < width; ++v) {
+  // A checkpoint's biomarker accumulators are not a state's.
+  for (size_t v = 0; v < ext + s.params.size(); ++v) {
     for (int64_t cell = 0; cell < s.cells; ++cell)
       row[cell] = s.values[cell * width + v];
     if (v < sv)

@@ -65,6 +65,9 @@ void RunSummary::print(FILE *out) const {
   }
   row(out, "compute", computeSeconds);
   row(out, "output", outputSeconds);
+  if (checkpoints > 0)
+    std::fprintf(out, "%-22s %.4f s (%d, %.3g MB each)\n", "checkpoints",
+                 checkpointSeconds, checkpoints, checkpointBytes / 1e6);
   row(out, "total", totalSeconds());
   if (oneProcess && kernelSeconds > 0 && oneDevice) {
     row(out, "kernels (events)", kernelSeconds);
@@ -119,6 +122,11 @@ std::string RunSummary::json() const {
     j += ",\n  \"biomarkers\": " + biomarkersJson;
   if (!writerJson.empty())
     j += ",\n  " + writerJson;
+  if (checkpoints > 0 || restartStep >= 0)
+    j += format(",\n  \"checkpoints\": {\"count\": %d, \"seconds\": %.6f, "
+                "\"bytes\": %.0f, \"restart_step\": %lld}",
+                checkpoints, checkpointSeconds, checkpointBytes,
+                static_cast<long long>(restartStep));
   j += std::string(",\n  \"") + (oneProcess ? "runtime" : "mpi") +
        "\": " + reportJson + "\n}\n";
   return j;

@@ -37,6 +37,8 @@ struct BenchRun {
   long num = 1, traceNo = 0, numstim = 1;
   long nLast = 0, stimLen = 1, outFirst = 0, outEvery = 1, saveStep = -1;
   double dt = 0.01, stimStart = 0, stimCurr = 0, bcl = 0;
+  /// --checkpoint-every (ms).
+  double checkpointMs = 0;
   uint64_t seed = 1;
   bool quiet = false, cached = false;
   double compileSeconds = 0, loadSeconds = 0;

@@ -22,91 +22,121 @@ double now() {
 }
 } // namespace
 
-int64_t easyml::bench::sampleCount(int64_t first, int64_t every,
-                                   int64_t end) {
+int64_t easyml::bench::sampleCount(int64_t first, int64_t every, int64_t end) {
   return first < end ? (end - 1 - first) / every + 1 : 0;
 }
 
+bool CellFile::open(const std::string &path, int64_t resumeAt,
+                    std::string &error) {
+  path_ = path;
+  file_ = resumeAt >= 0 ? std::make_unique<rt::OutputFile>(path, resumeAt)
+                        : std::make_unique<rt::OutputFile>(path);
+  if (!file_->ok()) {
+    error = file_->error();
+    file_.reset();
+    return false;
+  }
+  count_ = resumeAt > 0 ? static_cast<long>(resumeAt / sizeof(double)) : 0;
+  return true;
+}
+
+bool CellFile::commit(std::string &error) {
+  if (!file_ || file_->commit())
+    return true;
+  error = file_->error();
+  return false;
+}
+
+std::vector<CellFile *> CellZeroOutputs::files() {
+  std::vector<CellFile *> out;
+  for (CellFile *f : {&tableFile_, &traceFile_, &tBin_, &vmBin_, &iionBin_})
+    if (f->file_)
+      out.push_back(f);
+  for (CellFile &f : svBin_)
+    if (f.file_)
+      out.push_back(&f);
+  return out;
+}
+
 bool CellZeroOutputs::open(const easyml_model_desc &d, const CommandLine &cl,
-                           long traceNo, std::string &error) {
+                           long traceNo, std::string &error,
+                           const rt::RunPosition *resume) {
   d_ = &d;
   validate_ = cl.has("validate");
   bool haveFout = cl.has("fout") || validate_;
   fout_ = cl.get("fout");
   binary_ = validate_ || (cl.has("bin") && haveFout);
-  auto cannot = [&](const std::string &p) {
-    error = "cannot write '" + p + "': " + std::strerror(errno);
+  auto openFile = [&](CellFile &f, const std::string &path) {
+    int64_t at = resume ? resume->file(path) : -1;
+    if (resume && at < 0) {
+      error = "the checkpoint has no position for output '" + path + "'";
+      return false;
+    }
+    if (f.open(path, at, error))
+      return true;
     remove();
     return false;
   };
   if (!binary_) {
+    table_ = true;
     if (haveFout) {
-      std::string p = fout_ + ".txt";
-      table_ = std::fopen(p.c_str(), "w");
-      if (!table_)
-        return cannot(p);
-      written.push_back(p);
-    } else {
-      table_ = stdout;
+      if (!openFile(tableFile_, fout_ + ".txt"))
+        return false;
+    } else if (!resume) {
       std::fprintf(stderr,
                    "Outputting the following quantities at each "
                    "time:\n%10s\t%10s\t%10s\t\n",
                    "Time", "Vm", "Iion");
     }
   } else {
-    for (auto *w : {&tBin_, &vmBin_, &iionBin_}) {
-      std::string p = fout_ + (w == &tBin_    ? ".t.bin"
-                               : w == &vmBin_ ? ".Vm.bin"
-                                              : ".Iion.bin");
-      if (!w->open(p))
-        return cannot(p);
-      written.push_back(p);
-    }
+    if (!openFile(tBin_, fout_ + ".t.bin") ||
+        !openFile(vmBin_, fout_ + ".Vm.bin") ||
+        !openFile(iionBin_, fout_ + ".Iion.bin"))
+      return false;
     if (validate_) {
       svBin_.resize(d.num_states);
-      for (int64_t s = 0; s < d.num_states; ++s) {
-        std::string p = fout_ + "_" + d.name + "." + d.state_names[s] + ".bin";
-        if (!svBin_[s].open(p))
-          return cannot(p);
-        written.push_back(p);
-      }
+      for (int64_t s = 0; s < d.num_states; ++s)
+        if (!openFile(svBin_[s],
+                      fout_ + "_" + d.name + "." + d.state_names[s] + ".bin"))
+          return false;
     }
   }
-  bool tracing = !cl.has("no-trace") && d.num_traces > 0;
-  if (tracing) {
-    std::string p = "Trace_" + std::to_string(traceNo) + ".dat";
-    trace_ = std::fopen(p.c_str(), "w");
-    if (!trace_)
-      return cannot(p);
-    written.push_back(p);
-    std::string h = std::string(d.name) + "_trace_header.txt";
-    FILE *hf = std::fopen(h.c_str(), "w");
-    if (!hf)
-      return cannot(h);
-    written.push_back(h);
-    std::fprintf(hf, "t\n");
-    for (int64_t i = 0; i < d.num_traces; ++i)
-      std::fprintf(hf, "%s\n", d.trace_names[i]);
-    std::fclose(hf);
-  }
-  if (d.vm_index >= 0) {
-    vmSlot_ = static_cast<int>(recorded_.size());
-    recorded_.push_back(d.external_names[d.vm_index]);
-  }
-  if (d.iion_index >= 0) {
-    iionSlot_ = static_cast<int>(recorded_.size());
-    recorded_.push_back(d.external_names[d.iion_index]);
-  }
-  if (!svBin_.empty()) {
-    stateSlot_ = static_cast<int>(recorded_.size());
-    for (int64_t s = 0; s < d.num_states; ++s)
-      recorded_.push_back(d.state_names[s]);
-  }
+  trace_ = !cl.has("no-trace") && d.num_traces > 0;
   if (trace_) {
-    traceSlot_ = static_cast<int>(recorded_.size());
-    for (int64_t k = 0; k < d.num_traces; ++k)
-      recorded_.push_back(d.trace_names[k]);
+    if (!openFile(traceFile_, "Trace_" + std::to_string(traceNo) + ".dat"))
+      return false;
+    std::string h = "t\n";
+    for (int64_t i = 0; i < d.num_traces; ++i)
+      h += std::string(d.trace_names[i]) + "\n";
+    traceHeader_ = std::string(d.name) + "_trace_header.txt";
+    if (!rt::writeWholeFile(traceHeader_, h, error)) {
+      remove();
+      return false;
+    }
   }
+  recorded_ = variablesFor(d, cl);
+  int slot = 0;
+  vmSlot_ = d.vm_index >= 0 ? slot++ : -1;
+  iionSlot_ = d.iion_index >= 0 ? slot++ : -1;
+  stateSlot_ = validate_ ? slot : -1;
+  slot += validate_ ? static_cast<int>(d.num_states) : 0;
+  traceSlot_ = trace_ ? slot : -1;
+  return true;
+}
+
+bool CellZeroOutputs::positions(rt::RunPosition &position, std::string &error) {
+  for (CellFile *f : files()) {
+    int64_t at = f->file_->position();
+    if (at < 0) {
+      error = f->file_->error().empty() ? "cannot checkpoint '" + f->path_ +
+                                              "': it is not a regular file"
+                                        : f->file_->error();
+      return false;
+    }
+    position.files.emplace_back(f->path_, at);
+  }
+  if (table_ && !tableFile_.file_)
+    std::fflush(stdout);
   return true;
 }
 
@@ -135,7 +165,8 @@ void CellZeroOutputs::sample(int64_t step, double dt, const double *values,
   double v = vmSlot_ >= 0 ? at(vmSlot_) : 0;
   double i = iionSlot_ >= 0 ? at(iionSlot_) : 0;
   if (table_)
-    std::fprintf(table_, "%10.3f %+.8e %+.8e \n", static_cast<float>(t), v, i);
+    std::fprintf(tableFile_.get(), "%10.3f %+.8e %+.8e \n",
+                 static_cast<float>(t), v, i);
   if (binary_) {
     tBin_.write(t);
     vmBin_.write(v);
@@ -144,60 +175,43 @@ void CellZeroOutputs::sample(int64_t step, double dt, const double *values,
       svBin_[s].write(at(stateSlot_ + static_cast<int>(s)));
   }
   if (trace_) {
-    std::fprintf(trace_, "%4.12f\t", t);
+    FILE *f = traceFile_.get();
+    std::fprintf(f, "%4.12f\t", t);
     for (int64_t k = 0; k < d_->num_traces; ++k)
-      std::fprintf(trace_, "%4.12f\t", at(traceSlot_ + static_cast<int>(k)));
-    std::fprintf(trace_, "\n");
+      std::fprintf(f, "%4.12f\t", at(traceSlot_ + static_cast<int>(k)));
+    std::fprintf(f, "\n");
   }
   seconds += now() - o0;
 }
 
 bool CellZeroOutputs::finish(std::string &error) {
-  if (table_ && table_ != stdout)
-    std::fclose(table_);
-  table_ = nullptr;
-  if (trace_)
-    std::fclose(trace_);
-  trace_ = nullptr;
-  for (auto *w : {&tBin_, &vmBin_, &iionBin_})
-    w->close();
-  for (auto &b : svBin_)
-    b.close();
   if (validate_) {
-    std::string h = fout_ + "_header.txt";
-    FILE *hf = std::fopen(h.c_str(), "w");
-    if (!hf) {
-      error = "cannot write '" + h + "'";
+    std::string h = "0  # is bigendian\n";
+    char line[512];
+    auto entry = [&](const CellFile &f) {
+      std::snprintf(line, sizeof line, "%32s %10s %2d %10ld\n", f.path_.c_str(),
+                    "Real", 8, f.count_);
+      h += line;
+    };
+    for (const CellFile *f : {&tBin_, &vmBin_, &iionBin_})
+      entry(*f);
+    for (const CellFile &f : svBin_)
+      entry(f);
+    if (!rt::writeWholeFile(fout_ + "_header.txt", h, error))
       return false;
-    }
-    written.push_back(h);
-    std::fprintf(hf, "0  # is bigendian\n");
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", tBin_.path_.c_str(), "Real", 8,
-                 tBin_.count_);
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", vmBin_.path_.c_str(), "Real", 8,
-                 vmBin_.count_);
-    std::fprintf(hf, "%32s %10s %2d %10ld\n", iionBin_.path_.c_str(), "Real",
-                 8, iionBin_.count_);
-    for (auto &b : svBin_)
-      std::fprintf(hf, "%32s %10s %2d %10ld\n", b.path_.c_str(), "Real", 8,
-                   b.count_);
-    std::fclose(hf);
   }
+  for (CellFile *f : files())
+    if (!f->commit(error))
+      return false;
+  if (table_ && !tableFile_.file_)
+    std::fflush(stdout);
   return true;
 }
 
 void CellZeroOutputs::remove() {
-  if (table_ && table_ != stdout)
-    std::fclose(table_);
-  table_ = nullptr;
-  if (trace_)
-    std::fclose(trace_);
-  trace_ = nullptr;
-  for (auto *w : {&tBin_, &vmBin_, &iionBin_})
-    w->close();
-  for (auto &b : svBin_)
-    b.close();
-  for (auto &w : written)
-    std::remove(w.c_str());
-  written.clear();
+  for (CellFile *f : files())
+    f->drop();
+  if (!traceHeader_.empty())
+    std::remove(traceHeader_.c_str());
+  traceHeader_.clear();
 }

@@ -18,42 +18,48 @@
 #include "Options.h"
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Checkpoint.h"
+#include "easyml/Runtime/OutputFile.h"
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml::bench {
 
-class BinaryWriter {
+/// One of cell 0's files: written under a temporary name, moved into
+/// place when the run completes (rt::OutputFile); stdout for the table
+/// without --fout.
+class CellFile {
 public:
-  bool open(const std::string &path) {
-    path_ = path;
-    f_ = std::fopen(path.c_str(), "wb");
-    return f_ != nullptr;
-  }
+  /// A new file, or (`resumeAt` >= 0) the one a killed run left, cut back
+  /// to `resumeAt` bytes.
+  bool open(const std::string &path, int64_t resumeAt, std::string &error);
+  FILE *get() const { return file_ ? file_->get() : stdout; }
   void write(double v) {
-    std::fwrite(&v, sizeof v, 1, f_);
+    file_->write(&v, sizeof v);
     ++count_;
   }
-  void close() {
-    if (f_)
-      std::fclose(f_);
-    f_ = nullptr;
-  }
-  ~BinaryWriter() { close(); }
+  bool commit(std::string &error);
+  void drop() { file_.reset(); }
   std::string path_;
-  FILE *f_ = nullptr;
+  std::unique_ptr<rt::OutputFile> file_;
   long count_ = 0;
 };
 
 /// Cell 0's output files.
 class CellZeroOutputs {
 public:
-  /// Opens the files the options ask for; false with `error`.
+  /// Opens the files the options ask for; false with `error`. With
+  /// `resume` (a restart), continues the files a killed run left at the
+  /// checkpoint's positions.
   bool open(const easyml_model_desc &d, const CommandLine &cl, long traceNo,
-            std::string &error);
+            std::string &error, const rt::RunPosition *resume = nullptr);
+  /// Every file's position, handed to the operating system (a
+  /// checkpoint); false with `error`.
+  bool positions(rt::RunPosition &position, std::string &error);
   /// The variables to record (Vm, Iion, states, traces as asked).
   const std::vector<std::string> &variables() const { return recorded_; }
   /// The same without opening anything.
@@ -64,19 +70,18 @@ public:
   void sample(int64_t step, double dt, const double *values, int64_t stride);
   /// Closes the files (and writes the --validate header).
   bool finish(std::string &error);
-  /// Closes and removes every file written.
+  /// Removes every file written.
   void remove();
-  /// Files written so far.
-  std::vector<std::string> written;
   double seconds = 0;
 
 private:
+  std::vector<CellFile *> files();
   const easyml_model_desc *d_ = nullptr;
-  FILE *table_ = nullptr, *trace_ = nullptr;
-  bool binary_ = false, validate_ = false;
+  bool binary_ = false, validate_ = false, table_ = false, trace_ = false;
   std::string fout_;
-  BinaryWriter tBin_, vmBin_, iionBin_;
-  std::vector<BinaryWriter> svBin_;
+  CellFile tableFile_, traceFile_, tBin_, vmBin_, iionBin_;
+  std::string traceHeader_;
+  std::vector<CellFile> svBin_;
   std::vector<std::string> recorded_;
   int vmSlot_ = -1, iionSlot_ = -1, stateSlot_ = -1, traceSlot_ = -1;
 };

@@ -19,13 +19,36 @@
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/StateFile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace easyml;
 using namespace easyml::bench;
 
 namespace {
+
+/// The options that fix what a run computes and writes, one "--name=value"
+/// line each: a restart must give the same (devices, threads, balancing,
+/// reports and the checkpoint options may change).
+std::string runSettings(const CommandLine &cl) {
+  static const char *free[] = {
+      "checkpoint",   "checkpoint-every", "restart",        "devices",
+      "variant",      "threads",          "device",         "max-wave-steps",
+      "lb-threshold", "lb-min-window",    "lb-shares",      "no-lb",
+      "lb-memory",    "dim-window",       "dim-tolerance",  "cache-dir",
+      "report-json",  "progress",         "no-progress",    "quiet",
+      "mpi-slow",     "mpi-writer",       "mpi-epoch-steps"};
+  std::string out;
+  for (const OptionSpec &o : cl.specs()) {
+    if (!cl.has(o.name) ||
+        std::find(std::begin(free), std::end(free), o.name) != std::end(free))
+      continue;
+    out += "--" + o.name + "=" + cl.get(o.name) + "\n";
+  }
+  return out;
+}
 
 /// One run's state: the simulation, what the options asked for, and the
 /// output files open so far.
@@ -38,7 +61,13 @@ struct Protocol {
   CellZeroOutputs outputs;
   std::shared_ptr<rt::MatrixFile> vmAll;
   int vmSlot = -1;
-  double outputSeconds = 0, wall = 0;
+  /// A restart: where the checkpoint left the run (else step 0).
+  bool restarted = false;
+  rt::RunPosition resume;
+  int64_t startStep = 0;
+  double outputSeconds = 0, wall = 0, checkpointSeconds = 0,
+         checkpointBytes = 0;
+  int checkpoints = 0;
 
   Protocol(rt::SimulationInterface &sim, const BenchRun &run)
       : sim(sim), run(run), cl(*run.cl), root(sim.rank() == 0) {}
@@ -65,7 +94,13 @@ struct Protocol {
 
   int setParameters();
   int setUp();
+  int restart();
   int openOutputs();
+  void addCheckpoints();
+  bool checkpoint(std::string &error);
+  /// The first step >= startStep (> when `fired`: an event at startStep
+  /// ran before the checkpoint) of first + k * every.
+  int64_t next(int64_t first, int64_t every, bool fired) const;
   int runAndFinish(rt::RunSummary &summary);
 };
 
@@ -137,17 +172,18 @@ int Protocol::setUp() {
     stim.count = run.numstim;
     sim.addStimulus(stim);
   }
-  if (run.saveStep >= 0)
-    sim.addEvent(run.saveStep,
-                 [&](rt::SimulationInterface &s, int64_t, std::string &error) {
-                   if (s.rank() != 0 || !s.local())
-                     return true;
-                   double o0 = now();
-                   bool ok = rt::writeStateFile(cl.get("save-ini-file"),
-                                                *s.local(), error);
-                   outputSeconds += now() - o0;
-                   return ok;
-                 });
+  if (int code = restart())
+    return code;
+  if (run.saveStep >= 0 && next(run.saveStep, 0, true) >= 0)
+    sim.addEvent(run.saveStep, [&](rt::SimulationInterface &s, int64_t,
+                                   std::string &error) {
+      if (s.rank() != 0 || !s.local())
+        return true;
+      double o0 = now();
+      bool ok = rt::writeStateFile(cl.get("save-ini-file"), *s.local(), error);
+      outputSeconds += now() - o0;
+      return ok;
+    });
   return openOutputs();
 }
 
@@ -156,14 +192,20 @@ int Protocol::setUp() {
 int Protocol::openOutputs() {
   std::string error;
   const easyml_model_desc &d = sim.desc();
-  bool ok = !root || outputs.open(d, cl, run.traceNo, error);
+  bool ok = !root || outputs.open(d, cl, run.traceNo, error,
+                                  restarted ? &resume : nullptr);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   if (cl.has("save-vm")) {
+    int64_t rows = restarted ? resume.file(cl.get("save-vm")) : 0;
+    if (rows < 0)
+      return stop("the checkpoint has no position for output '" +
+                      cl.get("save-vm") + "'",
+                  1);
     vmAll =
         sim.openMatrix(cl.get("save-vm"),
                        sampleCount(run.outFirst, run.outEvery, run.nLast + 1),
-                       sim.numCells(), error);
+                       sim.numCells(), error, rows);
     if (!vmAll)
       return stop(error, 1);
   }
@@ -184,7 +226,7 @@ int Protocol::openOutputs() {
     // Nothing to record (no Vm, Iion or states): the output steps still
     // print their (zero) lines.
     sim.addEvent(
-        run.outFirst,
+        next(run.outFirst, run.outEvery, true),
         [&](rt::SimulationInterface &, int64_t step, std::string &) {
           if (root)
             outputs.sample(step, run.dt, nullptr, 1);
@@ -208,6 +250,75 @@ int Protocol::openOutputs() {
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   return 0;
+}
+
+int64_t Protocol::next(int64_t first, int64_t every, bool fired) const {
+  if (first > startStep || (first == startStep && !fired))
+    return first;
+  if (every <= 0)
+    return -1;
+  return first + ((startStep - first) / every + 1) * every;
+}
+
+/// --restart: the cells, clock and biomarker rows of the checkpoint, whose
+/// settings must be this run's.
+int Protocol::restart() {
+  if (!cl.has("restart"))
+    return 0;
+  std::string error;
+  bool ok = sim.loadCheckpoint(cl.get("restart"), resume, error);
+  if (ok) {
+    if (std::string why = resume.settingsDiffer(runSettings(cl));
+        !why.empty()) {
+      error = cl.get("restart") + ": another run's checkpoint: " + why;
+      ok = false;
+    }
+  }
+  if (std::string e = check(ok, error); !e.empty())
+    return stop(e, 1);
+  restarted = true;
+  startStep = sim.step();
+  if (!run.quiet && root)
+    std::fprintf(stderr, "Restarted from %s at t = %.3f ms\n",
+                 cl.get("restart").c_str(), startStep * run.dt);
+  return 0;
+}
+
+/// The run's whole state, after every event of the step has run: the
+/// simulation's, and how far each output file got.
+bool Protocol::checkpoint(std::string &error) {
+  double o0 = now();
+  rt::RunPosition position;
+  position.settings = runSettings(cl);
+  if (root && !outputs.positions(position, error))
+    return false;
+  if (vmAll) {
+    int64_t rows = 0;
+    if (!vmAll->checkpoint(rows, error))
+      return false;
+    position.files.emplace_back(cl.get("save-vm"), rows);
+  }
+  bool ok = sim.saveCheckpoint(cl.get("checkpoint"), position, error);
+  struct stat st;
+  if (ok && ::stat(cl.get("checkpoint").c_str(), &st) == 0)
+    checkpointBytes = static_cast<double>(st.st_size);
+  checkpointSeconds += now() - o0;
+  ++checkpoints;
+  return ok;
+}
+
+/// --checkpoint every --checkpoint-every ms, registered last so that the
+/// step's other events have run when it is taken.
+void Protocol::addCheckpoints() {
+  if (!cl.has("checkpoint"))
+    return;
+  int64_t every = std::max(1L, std::lround(run.checkpointMs / run.dt));
+  sim.addEvent(
+      next(every, every, true),
+      [this](rt::SimulationInterface &, int64_t, std::string &error) {
+        return checkpoint(error);
+      },
+      every);
 }
 
 /// The failure of a run that stopped, for people.
@@ -269,6 +380,10 @@ int Protocol::runAndFinish(rt::RunSummary &summary) {
     summary.writerJson = vmAll->summaryJson();
   }
   sim.addOutput(outputSeconds, 0);
+  summary.checkpoints = checkpoints;
+  summary.checkpointSeconds = checkpointSeconds;
+  summary.checkpointBytes = checkpointBytes;
+  summary.restartStep = restarted ? startStep : -1;
   summary.computeSeconds = sim.computeSeconds();
   summary.outputSeconds = sim.slowest(outputSeconds);
   summary.wallSeconds = wall;
@@ -278,8 +393,7 @@ int Protocol::runAndFinish(rt::RunSummary &summary) {
 } // namespace
 
 int easyml::bench::runProtocol(rt::SimulationInterface &sim,
-                               const BenchRun &run,
-                               rt::RunSummary &summary) {
+                               const BenchRun &run, rt::RunSummary &summary) {
   Protocol p(sim, run);
   std::string error;
   if (!sim.valid(error))
@@ -295,5 +409,6 @@ int easyml::bench::runProtocol(rt::SimulationInterface &sim,
     return code;
   if (int code = p.setUp())
     return code;
+  p.addCheckpoints();
   return p.runAndFinish(summary);
 }

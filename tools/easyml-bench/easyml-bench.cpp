@@ -16,6 +16,7 @@
 #include "Options.h"
 #include "Outputs.h"
 
+#include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/Compile.h"
 #include "easyml/Runtime/GpuDriver.h"
 #include "easyml/Runtime/ModelInfo.h"
@@ -145,6 +146,17 @@ std::vector<OptionSpec> optionSpecs() {
        "samples x cells); under MPI every rank writes its cells with MPI-IO "
        "while the next epoch computes",
        ""},
+      {"checkpoint", 0, K::Required,
+       "write the whole run to this file every --checkpoint-every ms (a "
+       "killed run continues with --restart, its output files "
+       "byte-identical)",
+       ""},
+      {"checkpoint-every", 0, K::Required,
+       "with --checkpoint: simulated time between checkpoints (ms)", "1000"},
+      {"restart", 0, K::Required,
+       "continue the run saved in this checkpoint (give the same options; "
+       "devices, threads and balancing may differ)",
+       ""},
       {"mpi-slow", 0, K::Required,
        "under MPI, for testing the balance across ranks: RANK:FACTOR makes "
        "that rank take FACTOR times as long",
@@ -238,7 +250,7 @@ struct Numbers {
        maxWaveSteps = 0, dimWindow = 1, seed = 1;
   double stimStart = 0, stimDur = 0, stimCurr = 0, bcl = 0, pastStim = 0,
          dt = 0.01, dtOut = 1, startOut = 0, lbThreshold = 0, lbMinWindow = 0,
-         dimTolerance = 0, duration = 0, saveIniTime = 0;
+         dimTolerance = 0, duration = 0, saveIniTime = 0, checkpointMs = 0;
   std::vector<double> shares;
 };
 
@@ -263,6 +275,7 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
   n.dimWindow = cl.integer("dim-window", errors);
   n.seed = cl.integer("seed", errors);
   n.dimTolerance = cl.number("dim-tolerance", errors);
+  n.checkpointMs = cl.number("checkpoint-every", errors);
   if (cl.has("duration"))
     n.duration = cl.number("duration", errors);
   if (cl.has("save-ini-time"))
@@ -287,6 +300,7 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
   need(n.lbThreshold >= 0, "lb-threshold", ">= 0");
   need(n.lbMinWindow >= 0, "lb-min-window", ">= 0");
   need(n.dimWindow >= 1, "dim-window", "at least 1");
+  need(n.checkpointMs > 0, "checkpoint-every", "positive");
   need(n.dimTolerance >= 0 && n.dimTolerance < 1, "dim-tolerance",
        "in [0, 1)");
   if (cl.has("lb-shares")) {
@@ -420,6 +434,13 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
       !rt::readSpeedMemory(cl.get("lb-memory"), model.desc().name,
                            options.speeds, error))
     fail(error);
+  if (cl.has("restart") && !cl.has("lb-memory")) {
+    // The checkpointed run's measured speeds give the first split.
+    rt::PopulationState state;
+    rt::RunPosition position;
+    if (rt::readCheckpoint(cl.get("restart"), state, position, error))
+      options.speeds = position.speeds;
+  }
   options.dimension.windowSteps = n.dimWindow;
   options.dimension.tolerance = n.dimTolerance;
   return options;
@@ -447,6 +468,7 @@ void protocolSteps(const CommandLine &cl, const Numbers &n, BenchRun &run) {
   run.stimCurr = n.stimCurr;
   run.bcl = n.bcl;
   run.seed = static_cast<uint64_t>(n.seed);
+  run.checkpointMs = n.checkpointMs;
 }
 
 } // namespace

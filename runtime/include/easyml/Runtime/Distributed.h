@@ -166,7 +166,8 @@ public:
   std::vector<int64_t> counters() override;
   std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
                                          int64_t rows, int64_t cols,
-                                         std::string &error) override;
+                                         std::string &error,
+                                         int64_t resumeRows = 0) override;
   bool writeBiomarkers(const std::string &path,
                        const std::vector<std::string> &paramColumns,
                        std::string &error) override;
@@ -174,6 +175,10 @@ public:
   BiomarkerTable allBiomarkers() override;
   void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
                      int64_t width) override;
+  bool saveCheckpoint(const std::string &path, RunPosition position,
+                      std::string &error) override;
+  bool loadCheckpoint(const std::string &path, RunPosition &position,
+                      std::string &error) override;
   /// The slowest rank's.
   double computeSeconds() override;
   double slowest(double seconds) override;

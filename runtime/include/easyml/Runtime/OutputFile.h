@@ -15,6 +15,7 @@
 #ifndef EASYML_RUNTIME_OUTPUTFILE_H
 #define EASYML_RUNTIME_OUTPUTFILE_H
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -25,6 +26,10 @@ class OutputFile {
 public:
   /// Opens the file for writing (binary); check `ok()` or `error()`.
   explicit OutputFile(std::string path);
+  /// Continues the temporary file a killed run left (PATH.tmp) at byte
+  /// `at`, the position a checkpoint recorded: what follows is cut off. An
+  /// error when it is missing or shorter.
+  OutputFile(std::string path, int64_t at);
   /// Removes the temporary file unless commit() succeeded.
   ~OutputFile();
   OutputFile(const OutputFile &) = delete;
@@ -40,6 +45,10 @@ public:
   bool write(const std::string &text) { return write(text.data(), text.size()); }
   /// Flushes, closes and moves the file into place.
   bool commit();
+  /// Bytes written so far, handed to the operating system (a checkpoint
+  /// records it; a killed process loses none of them); -1 after an error
+  /// or for a file written in place.
+  int64_t position();
 
 private:
   bool fail(const char *reason);

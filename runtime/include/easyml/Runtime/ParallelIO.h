@@ -51,9 +51,15 @@ class ParallelMatrixFile {
 public:
   ParallelMatrixFile() = default;
   ~ParallelMatrixFile();
-  /// Collective. Creates `path` (as `path`.part until close()).
+  /// Collective. Creates `path` (as `path`.tmp until close()), or with
+  /// `resumeRows` > 0 continues the `path`.tmp a killed run left with that
+  /// many rows written (a restart from a checkpoint).
   bool open(MPI_Comm comm, const std::string &path, int64_t rows,
-            int64_t cols, std::string &error);
+            int64_t cols, std::string &error, int64_t resumeRows = 0);
+  /// Not collective: waits for this rank's writes; afterwards the rows
+  /// written so far (every rank's, as writeRows() is collective) are in
+  /// the file. False via a writer rank (its writes are not this rank's).
+  bool finishWrites(int64_t &rows, std::string &error);
   /// Collective over `comm`, the computing ranks: the same file, written
   /// by the `writers` dedicated writer ranks `firstWriter`, ... of `world`
   /// (which run serveMatrixFile()); rank r of `comm` sends to writer
@@ -93,7 +99,7 @@ private:
   MPI_File fh_ = MPI_FILE_NULL;
   bool open_ = false;
   std::string path_, part_;
-  int64_t rows_ = 0, cols_ = 0, header_ = 0;
+  int64_t rows_ = 0, cols_ = 0, header_ = 0, written_ = 0;
   struct Buffer {
     std::vector<double> data;
     int64_t head[4] = {0, 0, 0, 0}; // row0, rows, first and last cell + 1
@@ -174,7 +180,8 @@ std::shared_ptr<MatrixFile> openRankMatrix(MPI_Comm comm, MPI_Comm world,
                                            int firstWriter, int writers,
                                            const std::string &path,
                                            int64_t rows, int64_t cols,
-                                           std::string &error);
+                                           std::string &error,
+                                           int64_t resumeRows = 0);
 
 } // namespace easyml::rt
 

@@ -19,6 +19,12 @@
 //     cell by cell, its sv values, externals, then parameter values
 //   CHECKSUM <16 hex digits: FNV-1a 64 of every byte before>\n
 //
+// A checkpoint (Checkpoint.h) is the same file with three optional header
+// members: "accumulators": K (each cell's values end with K biomarker
+// accumulators), "rows": R (R doubles after the cells: the closed beats'
+// biomarker rows) and "run": 1 (a second line of JSON, the run's
+// position).
+//
 // It is written whole or not at all (OutputFile). Reading checks, before
 // any cell changes, the magic, the format version, the model, the cell
 // count, the variables, the length and the checksum, and names what
@@ -28,6 +34,8 @@
 
 #ifndef EASYML_RUNTIME_POPULATIONSTATE_H
 #define EASYML_RUNTIME_POPULATIONSTATE_H
+
+#include "easyml/Runtime/ABI.h"
 
 #include <cstdint>
 #include <string>
@@ -45,8 +53,16 @@ struct PopulationState {
   std::vector<std::string> sv, externals, params;
   int64_t step = 0, beat = 0, beatStart = 0;
   double dt = 0;
-  size_t width() const { return sv.size() + externals.size() + params.size(); }
-  /// cells * width() values, cell by cell: sv, externals, parameters.
+  /// Checkpoints: biomarker accumulators per cell, closed beats' rows and
+  /// the run's position (one line of JSON; empty in a state file).
+  int64_t accumulators = 0;
+  std::vector<double> rows;
+  std::string run;
+  size_t width() const {
+    return sv.size() + externals.size() + params.size() + accumulators;
+  }
+  /// cells * width() values, cell by cell: sv, externals, parameters,
+  /// accumulators.
   std::vector<double> values;
 };
 
@@ -56,6 +72,14 @@ struct PopulationState {
 std::string serializeState(const PopulationState &s);
 bool parseState(const std::string &bytes, PopulationState &out,
                 std::string &error);
+
+/// The sv rows' names: states (with nodal parameters), then hidden values.
+std::vector<std::string> stateRowNames(const easyml_model_desc &d);
+
+/// "" when `s` fits `sim` (the same model, variables, known per-cell
+/// parameters and `cells` cells, by default sim's), else what differs.
+std::string stateMismatch(const PopulationState &s, Simulation &sim,
+                          int64_t cells = -1);
 
 /// Every cell of `sim` (after initialize()) to `path`.
 bool saveState(const std::string &path, Simulation &sim, std::string &error);

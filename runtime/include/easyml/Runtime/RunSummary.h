@@ -41,6 +41,11 @@ struct RunSummary {
   /// summarizeBiomarkers()'s JSON, and MatrixFile::summary()/summaryJson()
   /// of a sample matrix written through writer ranks ("" when none).
   std::string biomarkersJson, writer, writerJson;
+  /// Checkpoints written (their seconds and the last one's bytes), and the
+  /// step a restart continued from (-1: not a restart).
+  int checkpoints = 0;
+  double checkpointSeconds = 0, checkpointBytes = 0;
+  int64_t restartStep = -1;
 
   //===--- The simulation's (SimulationInterface::summarize) ----------===//
   std::string model, variant, device;

@@ -21,6 +21,7 @@
 #define EASYML_RUNTIME_SIMULATION_H
 
 #include "easyml/Runtime/ABI.h"
+#include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/Balancer.h"
 #include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/DeviceSpec.h"
@@ -269,11 +270,16 @@ public:
   std::vector<int64_t> counters() override;
   std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
                                          int64_t rows, int64_t cols,
-                                         std::string &error) override;
+                                         std::string &error,
+                                         int64_t resumeRows = 0) override;
   bool writeBiomarkers(const std::string &path,
                        const std::vector<std::string> &paramColumns,
                        std::string &error) override;
   BiomarkerTable lastBeat(int64_t &totalRows) override;
+  bool saveCheckpoint(const std::string &path, RunPosition position,
+                      std::string &error) override;
+  bool loadCheckpoint(const std::string &path, RunPosition &position,
+                      std::string &error) override;
   /// Seconds in waves.
   double computeSeconds() override;
   void addOutput(double seconds, double bytes) override;
@@ -351,6 +357,15 @@ public:
   Clock clock() const;
   /// Continues another simulation's run (after initialize()).
   void setClock(const Clock &clock);
+
+  /// The checkpoint of this simulation's cells (Checkpoint.h) without its
+  /// run position, and back: cells [firstCell, firstCell + numCells()) of
+  /// `st` (a checkpoint of `totalCells`) into this simulation, with the
+  /// clock, after checking the model, variables, dt, per-cell parameters
+  /// and biomarker setting (false with what differs, nothing changed).
+  bool checkpointState(PopulationState &st, std::string &error);
+  bool restoreState(const PopulationState &st, int64_t firstCell,
+                    int64_t totalCells, std::string &error);
 
   /// Traced value `k` of `cell` after evaluate().
   double trace(int64_t cell, int64_t k) const;

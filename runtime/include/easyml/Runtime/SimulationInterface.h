@@ -40,6 +40,7 @@ namespace rt {
 
 class Simulation;
 struct BiomarkerOptions;
+struct RunPosition;
 struct Columns;
 struct BiomarkerTable;
 
@@ -61,6 +62,10 @@ public:
   /// Seconds this rank spent writing or waiting for its writes, and bytes.
   virtual double seconds() const = 0;
   virtual double bytes() const = 0;
+  /// The rows written so far, every one handed to the operating system:
+  /// what a checkpoint records to continue the file (openMatrix's
+  /// `resumeRows`). Not collective.
+  virtual bool checkpoint(int64_t &rows, std::string &error) = 0;
   /// One line on how the file was written (writer ranks), or "".
   virtual std::string summary() const { return ""; }
   /// The same as JSON members (`"writer": {...}`), or "".
@@ -170,10 +175,12 @@ public:
 
   //===--- Outputs ----------------------------------------------------===//
   /// A (rows x cols) sample matrix at `path`; the simulation flushes it at
-  /// every synchronisation point while it is open.
+  /// every synchronisation point while it is open. `resumeRows` > 0
+  /// continues the file a killed run left after that many rows (a
+  /// restart from a checkpoint).
   virtual std::shared_ptr<MatrixFile>
   openMatrix(const std::string &path, int64_t rows, int64_t cols,
-             std::string &error) = 0;
+             std::string &error, int64_t resumeRows = 0) = 0;
   /// The biomarker table (every rank's rows, beat by beat, cells in order)
   /// with, after the biomarkers, one column per name in `paramColumns`:
   /// each cell's value of that parameter. CSV or a structured .npy by the
@@ -192,6 +199,20 @@ public:
   /// rank has every step any rank took (in order) and every cell's value.
   virtual void gatherSamples(std::vector<int64_t> &steps,
                              std::vector<double> &values, int64_t width) {}
+
+  //===--- Checkpoints (Checkpoint.h) ---------------------------------===//
+  /// Writes the whole run to `path`, whole or not at all: every cell, the
+  /// clock, the closed beats' biomarkers and `position` (the client's
+  /// settings and output positions), to which the devices' speeds and the
+  /// counters are added.
+  virtual bool saveCheckpoint(const std::string &path, RunPosition position,
+                              std::string &error) = 0;
+  /// Continues the run saved in `path`, after initialize() and the same
+  /// per-cell parameters and biomarker setting as the run that saved it;
+  /// `position` receives its client part. False with `error` naming the
+  /// file and what differs, and nothing changed.
+  virtual bool loadCheckpoint(const std::string &path, RunPosition &position,
+                              std::string &error) = 0;
 
   //===--- What happened ----------------------------------------------===//
   /// Compute seconds: the slowest rank's.
