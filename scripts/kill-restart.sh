@@ -1,0 +1,57 @@
+#!/bin/sh
+# Kills easyml-bench runs N times (default 10) at random moments with
+# SIGKILL and restarts them from their last checkpoint, in three set-ups:
+#   cpu     one process on the CPU;
+#   hetero  the CPU and two emulated GPUs (restarted on the CPU alone every
+#           other time, which computes the same bits);
+#   ranks   3 MPI ranks, restarted on 2.
+# Every output file must be byte-identical to an uninterrupted run's.
+#
+#   scripts/kill-restart.sh [N] [BUILD_DIR]
+set -eu
+N=${1:-10}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${2:-$ROOT/build}" && pwd)
+BIN=$BUILD/bin
+PY=$(command -v /usr/bin/python3 || command -v python3)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kill-restart.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+MODEL=$ROOT/examples/models/luo_rudy_1991.model
+RUN="--num 512 --duration 3000 --bcl 500 --numstim 6 --fout=run --save-vm vm.npy --biomarkers bio.csv --population=g_Na*lognormal(1,0.1) -q"
+status=0
+
+echo "== cpu: one process, $N kills"
+"$BIN/easyml-compile" "$MODEL" --emit=shared -o "$WORK/lr.so"
+"$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-bench" \
+  --kills "$N" --dir "$WORK/cpu" -- --load-module "$WORK/lr.so" $RUN ||
+  status=1
+
+if [ -e "$BUILD/test/emulated-cuda/libcuda.so.1" ]; then
+  echo "== hetero: cpu + 2 emulated GPUs, restarted on the CPU, $N kills"
+  "$BIN/easyml-compile" "$MODEL" --variant=cpu-simd,cuda --vector-math=scalar \
+    --per-cell-params=g_Na \
+    --cuda-chips=sm_90 --emulate-gpu-kernels --emit=shared -o "$WORK/lrg.so"
+  "$BIN/easyml-compile" "$MODEL" --variant=cpu-simd --vector-width=1 \
+    --vector-math=scalar --emit=shared -o "$WORK/lr1.so"
+  LD_LIBRARY_PATH=$BUILD/test/emulated-cuda \
+  EASYML_EMULATED_KERNELS=$WORK/lr1.so:cpu-simd EASYML_EMULATED_DEVICES=2 \
+    "$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-bench" \
+    --kills "$N" --dir "$WORK/hetero" --restart-args "--devices cpu" \
+    -- --load-module "$WORK/lrg.so" --devices cpu+gpu:all \
+    --lb-min-window 0 $RUN || status=1
+else
+  echo "== hetero: skipped (no emulated CUDA driver in $BUILD)"
+fi
+
+if command -v mpirun >/dev/null 2>&1; then
+  MPI="mpirun --oversubscribe --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca mpi_yield_when_idle 1"
+  [ "$(id -u)" = 0 ] && MPI="$MPI --allow-run-as-root"
+  echo "== ranks: 3 ranks, restarted on 2, $N kills"
+  "$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-bench" \
+    --kills "$N" --dir "$WORK/ranks" --mpirun "$MPI -np 3" \
+    --restart-mpirun "$MPI -np 2" -- --load-module "$WORK/lr.so" $RUN ||
+    status=1
+else
+  echo "== ranks: skipped (no mpirun)"
+fi
+exit $status
