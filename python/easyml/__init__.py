@@ -139,11 +139,13 @@ class Simulation:
 
     def __init__(self, model: Model, cells: int, devices: str = "cpu",
                  dt: float = 0.01, cpu_variant: str = "", threads: int = 0,
-                 comm=None):
+                 comm=None, recover: bool = True):
         """`comm`: an mpi4py communicator to run the cells across its ranks
         (every rank makes the same calls; each runs its block of cells on
         `devices` of its node). Results are the same on every rank, and
-        the same bits as one process."""
+        the same bits as one process. `recover`: when a GPU fails mid-run,
+        its cells are recomputed on the other devices and the run goes on
+        (with more than one device)."""
         if not isinstance(model, Model):
             raise TypeError("model must be an easyml.Model (easyml.compile "
                             "or easyml.load)")
@@ -158,7 +160,8 @@ class Simulation:
             handle = MPI._handleof(comm)
         try:
             self._sim = _easyml.Simulation(model._handle, int(cells), devices,
-                                           cpu_variant, int(threads), handle)
+                                           cpu_variant, int(threads), handle,
+                                           bool(recover))
         except RuntimeError as e:
             raise Error(str(e)) from None
         self._dt = dt
@@ -349,6 +352,26 @@ class Simulation:
     def report(self) -> str:
         """The runtime's report (JSON): throughput per device, waves, ..."""
         return self._sim.report_json()
+
+    # Checkpoints --------------------------------------------------------
+    def save_checkpoint(self, path: str):
+        """Writes the whole run to `path` (every cell, the clock, the
+        closed beats' biomarkers), whole or not at all. Samples already
+        returned by run() are the caller's to keep."""
+        self._start()
+        self._call(self._sim.save_checkpoint, path)
+
+    def load_checkpoint(self, path: str, biomarkers: bool = False,
+                        ca_variable: str = ""):
+        """Continues the run saved at `path`: a simulation made and
+        parameterised as the one that saved it (`biomarkers` as it ran);
+        give run() the same stimuli again. Raises easyml.Error naming what
+        differs."""
+        self._start()
+        if biomarkers and not self._biomarkers:
+            self._call(self._sim.enable_biomarkers, ca_variable, 40.0, 5.0)
+            self._biomarkers = True
+        self._call(self._sim.load_checkpoint, path)
 
     def __repr__(self):
         return "easyml.Simulation(%r, cells=%d, devices=%r)" % (

@@ -384,7 +384,28 @@ void bindValues(py::class_<PySimulation> &c) {
                                auto &s = self.cast<PySimulation &>();
                                return rowView(s, s.one("iion").iion(), self);
                              })
-      .def("report_json", [](PySimulation &s) { return s.sim->reportJson(); });
+      .def("report_json", [](PySimulation &s) { return s.sim->reportJson(); })
+      .def(
+          "save_checkpoint",
+          [](PySimulation &s, const std::string &path) {
+            std::string error;
+            if (!s.sim->saveCheckpoint(path, RunPosition(), error))
+              raise(error);
+          },
+          py::arg("path"),
+          "Writes the whole run (every cell, the clock, the closed beats' "
+          "biomarkers) to path, whole or not at all")
+      .def(
+          "load_checkpoint",
+          [](PySimulation &s, const std::string &path) {
+            std::string error;
+            RunPosition position;
+            if (!s.sim->loadCheckpoint(path, position, error))
+              raise(error);
+          },
+          py::arg("path"),
+          "Continues the run saved at path (after the same set-up: "
+          "parameters, initialize, biomarkers, stimuli)");
 }
 
 } // namespace
@@ -399,18 +420,20 @@ PYBIND11_MODULE(_easyml, m) {
   py::class_<PySimulation> sim(m, "Simulation");
   sim.def(py::init([](std::shared_ptr<ModelHandle> model, int64_t cells,
                       const std::string &devices, const std::string &cpuVariant,
-                      int threads, uintptr_t comm) {
+                      int threads, uintptr_t comm, bool recover) {
             if (cells < 1)
               raise("cells must be at least 1, got " + std::to_string(cells));
             SimulationOptions o;
             o.devices = devices;
             o.cpuVariant = cpuVariant;
             o.threads = threads;
+            o.recover = recover;
             return new PySimulation(*model, cells, o, comm);
           }),
           py::arg("model"), py::arg("cells"), py::arg("devices") = "cpu",
           py::arg("cpu_variant") = "", py::arg("threads") = 0,
-          py::arg("comm") = 0, py::keep_alive<1, 2>())
+          py::arg("comm") = 0, py::arg("recover") = true,
+          py::keep_alive<1, 2>())
       .def_property_readonly("cells",
                              [](PySimulation &s) { return s.sim->numCells(); })
       .def_property_readonly("step",

@@ -259,3 +259,31 @@ def test_compile_uses_the_compilers_cache(tmp_path, monkeypatch):
     model = easyml.compile(LR, variants="baseline")
     assert model.name == "luo_rudy_1991"
     assert list((tmp_path / "easyml" / "compile").rglob("*.so")) == entries
+
+
+def test_checkpoint_continues_the_run(lr, tmp_path):
+    """A run saved half way and continued by a new simulation gives the
+    same bits as the run that went on, biomarkers included."""
+    stim = easyml.Stimulus(start=1, duration=1, strength=60, bcl=250, count=4)
+
+    def made():
+        sim = easyml.Simulation(lr, cells=40)
+        sim.set_param("g_si", np.linspace(0.07, 0.11, 40))
+        return sim
+
+    whole = made()
+    whole.run(400, stimulus=stim, biomarkers=True)
+    ck = str(tmp_path / "half.ck")
+    whole.save_checkpoint(ck)
+    out = whole.run(900, record=["Vm"])
+    again = made()
+    again.load_checkpoint(ck, biomarkers=True)
+    assert again.time == pytest.approx(400)
+    out2 = again.run(900, stimulus=stim, record=["Vm"])
+    assert np.array_equal(out["Vm"], out2["Vm"])
+    assert whole.biomarkers().tobytes() == again.biomarkers().tobytes()
+    # Another cell count is refused, naming the difference.
+    with pytest.raises(easyml.Error, match="40 cells, the simulation 41"):
+        other = easyml.Simulation(lr, cells=41)
+        other.set_param("g_si", np.linspace(0.07, 0.11, 41))
+        other.load_checkpoint(ck, biomarkers=True)

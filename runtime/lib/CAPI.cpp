@@ -146,6 +146,8 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
     o.dimension.tolerance = value;
   else if (n == "threads" && value >= 0)
     o.threads = static_cast<int>(value);
+  else if (n == "recover")
+    o.recover = value != 0;
   else
     return failWith("easyml_sim_set_option: unknown option or bad value: '" +
                     n + "' = " + std::to_string(value));
@@ -193,8 +195,7 @@ int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
   return 0;
 }
 
-int easyml_sim_sample_params(easyml_sim *sim, const char *spec,
-                             uint64_t seed) {
+int easyml_sim_sample_params(easyml_sim *sim, const char *spec, uint64_t seed) {
   Columns table;
   std::string error;
   if (!sim->sim->samplePerCellParams(spec ? spec : "", seed, /*grouped=*/true,
@@ -363,8 +364,8 @@ const char *easyml_sim_variant(const easyml_sim *sim) {
   return local ? local->variant().name : "";
 }
 void easyml_sim_get_states(const easyml_sim *sim, double *aos) {
-  if (Simulation *one = oneProcess(const_cast<easyml_sim *>(sim),
-                                   "easyml_sim_get_states"))
+  if (Simulation *one =
+          oneProcess(const_cast<easyml_sim *>(sim), "easyml_sim_get_states"))
     one->exportStates(aos);
 }
 void easyml_sim_set_states(easyml_sim *sim, const double *aos) {
@@ -409,9 +410,12 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
   if (sim->vm)
     return failWith("easyml_sim_save_vm: Vm is saved already");
   std::string error;
-  sim->vm = sim->sim->openMatrix(path, samples, sim->sim->numCells(), error);
+  int64_t resumeRows = std::max<int64_t>(0, sim->resume.file(path));
+  sim->vm = sim->sim->openMatrix(path, samples, sim->sim->numCells(), error,
+                                 resumeRows);
   if (!sim->vm)
     return failWith(error);
+  sim->vmPath = path;
   sim->vmFirst = firstStep;
   sim->vmEvery = every;
   std::shared_ptr<MatrixFile> file = sim->vm;
@@ -431,6 +435,34 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
     sim->vm.reset();
     return failWith(error);
   }
+  return 0;
+}
+
+int easyml_sim_checkpoint(easyml_sim *sim, const char *path) {
+  if (!path)
+    return failWith("easyml_sim_checkpoint: no path");
+  RunPosition position;
+  std::string error;
+  if (sim->vm) {
+    int64_t rows = 0;
+    if (!sim->vm->checkpoint(rows, error))
+      return failWith(error);
+    position.files.emplace_back(sim->vmPath, rows);
+  }
+  if (!sim->sim->saveCheckpoint(path, position, error))
+    return failWith(error);
+  return 0;
+}
+
+int easyml_sim_restart(easyml_sim *sim, const char *path) {
+  if (!path)
+    return failWith("easyml_sim_restart: no path");
+  if (sim->vm)
+    return failWith("easyml_sim_restart: call it before easyml_sim_save_vm "
+                    "(which then continues its file)");
+  std::string error;
+  if (!sim->sim->loadCheckpoint(path, sim->resume, error))
+    return failWith(error);
   return 0;
 }
 

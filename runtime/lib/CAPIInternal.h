@@ -7,6 +7,7 @@
 #ifndef EASYML_RUNTIME_LIB_CAPIINTERNAL_H
 #define EASYML_RUNTIME_LIB_CAPIINTERNAL_H
 
+#include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/Runtime.h"
 #include "easyml/Runtime/Simulation.h"
 
@@ -26,6 +27,9 @@ struct easyml_sim {
   /// easyml_sim_save_vm's file, until easyml_sim_finish.
   std::shared_ptr<easyml::rt::MatrixFile> vm;
   int64_t vmFirst = 0, vmEvery = 1;
+  std::string vmPath;
+  /// easyml_sim_restart's positions of the output files.
+  easyml::rt::RunPosition resume;
 };
 
 namespace easyml::rt::capi {

@@ -82,9 +82,10 @@ bool DistributedSimulation::writeBiomarkers(
   bool ok = biomarkerColumns(params_, paramColumns, names, params, error);
   if (!rt::agree(comm_, ok, error))
     return false;
-  std::vector<double> rows = biomarkerRowsWithParams(
-      bio_, params, 0,
-      [&](int64_t p, int64_t cell) { return cellParam(p, cell); });
+  std::vector<double> rows =
+      biomarkerRowsWithParams(bio_, params, 0, [&](int64_t p, int64_t cell) {
+        return cellParam(p, cell);
+      });
   std::vector<int64_t> keys(bio_.rows());
   for (int64_t r = 0; r < bio_.rows(); ++r)
     keys[r] = static_cast<int64_t>(bio_.row(r)[kBioBeat]);
@@ -96,9 +97,10 @@ BiomarkerTable DistributedSimulation::lastBeat(int64_t &totalRows) {
   long long rows = bt.rows(), all = 0;
   MPI_Allreduce(&rows, &all, 1, MPI_LONG_LONG, MPI_SUM, comm_);
   totalRows = all;
-  long long lastMine = bt.rows() ? static_cast<long long>(
-                                       bt.row(bt.rows() - 1)[kBioBeat])
-                                 : -1,
+  long long lastMine =
+                bt.rows()
+                    ? static_cast<long long>(bt.row(bt.rows() - 1)[kBioBeat])
+                    : -1,
             last = -1;
   MPI_Allreduce(&lastMine, &last, 1, MPI_LONG_LONG, MPI_MAX, comm_);
   std::vector<double> mine;
@@ -209,7 +211,8 @@ void DistributedSimulation::gatherSamples(std::vector<int64_t> &steps,
   std::vector<double> full(all.size() * width,
                            -std::numeric_limits<double>::infinity());
   for (size_t k = 0; k < steps.size(); ++k) {
-    size_t at = std::lower_bound(all.begin(), all.end(), steps[k]) - all.begin();
+    size_t at =
+        std::lower_bound(all.begin(), all.end(), steps[k]) - all.begin();
     std::copy(values.begin() + k * width, values.begin() + (k + 1) * width,
               full.begin() + at * width);
   }

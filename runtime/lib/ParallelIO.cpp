@@ -16,13 +16,13 @@
 #include "easyml/Runtime/Population.h"
 
 #include <algorithm>
-#include <sys/stat.h>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <limits>
-#include <thread>
 #include <fcntl.h>
+#include <limits>
+#include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace easyml::rt;
@@ -66,9 +66,8 @@ bool ParallelMatrixFile::open(MPI_Comm comm, const std::string &path,
   cols_ = cols;
   int rank;
   MPI_Comm_rank(comm, &rank);
-  std::string header =
-      npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
-                             std::to_string(cols) + ")");
+  std::string header = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
+                                              std::to_string(cols) + ")");
   header_ = static_cast<int64_t>(header.size());
   written_ = std::min(resumeRows, rows);
   if (resumeRows > 0) {
@@ -159,8 +158,8 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
     return true;
   }
   if (ok && row0 + n > rows_) {
-    mine = "'" + path_ + "' holds " + std::to_string(rows_) +
-           " rows; row " + std::to_string(row0 + n - 1) + " was written";
+    mine = "'" + path_ + "' holds " + std::to_string(rows_) + " rows; row " +
+           std::to_string(row0 + n - 1) + " was written";
     ok = false;
   }
   // Every rank must take part in every collective write: agree first.
@@ -225,8 +224,8 @@ void sendStatus(MPI_Comm world, int dest, bool ok, const WriterStats &stats,
   double v[4] = {ok ? 1.0 : 0.0, stats.bytes, stats.writeSeconds,
                  stats.idleSeconds};
   MPI_Send(v, 4, MPI_DOUBLE, dest, kTagStatus, world);
-  MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, dest,
-           kTagStatus, world);
+  MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, dest, kTagStatus,
+           world);
 }
 
 bool receiveStatus(MPI_Comm world, int source, WriterStats &stats,
@@ -397,17 +396,16 @@ public:
     part_ = path_ + ".tmp";
     // The computing ranks this writer serves (see openViaWriter).
     for (int r = 0; r < computeRanks_; ++r)
-      group_ += static_cast<int>(static_cast<int64_t>(r) * k_ /
-                                 computeRanks_) == me_;
+      group_ +=
+          static_cast<int>(static_cast<int64_t>(r) * k_ / computeRanks_) == me_;
     return rows_ >= 0;
   }
 
   /// The first writer creates the file; the others open it once it
   /// exists. False (after telling rank 0) when one could not.
   bool openFile(bool &ok) {
-    std::string header = npyHeader(
-        "'<f8'",
-        "(" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
+    std::string header = npyHeader("'<f8'", "(" + std::to_string(rows_) + ", " +
+                                                std::to_string(cols_) + ")");
     headerBytes_ = static_cast<int64_t>(header.size());
     ok = true;
     if (me_ == 0) {
@@ -488,8 +486,8 @@ public:
                writers_);
     MPI_Reduce(&stats_.writeSeconds, &total.writeSeconds, 1, MPI_DOUBLE,
                MPI_MAX, 0, writers_);
-    MPI_Reduce(&stats_.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE,
-               MPI_MIN, 0, writers_);
+    MPI_Reduce(&stats_.idleSeconds, &total.idleSeconds, 1, MPI_DOUBLE, MPI_MIN,
+               0, writers_);
     if (me_ == 0) {
       bool renamed = false;
       std::string status = writesOk ? std::string() : writeMsg;
@@ -538,10 +536,9 @@ private:
     for (int64_t r = 0; r < nrows && writeOk_; ++r) {
       off_t off =
           static_cast<off_t>(headerBytes_ + ((row0 + r) * cols_ + c0) * 8);
-      if (!writeAllAt(fd_,
-                      reinterpret_cast<const char *>(rowsIn_.data() +
-                                                     r * width),
-                      static_cast<size_t>(width) * 8, off)) {
+      if (!writeAllAt(
+              fd_, reinterpret_cast<const char *>(rowsIn_.data() + r * width),
+              static_cast<size_t>(width) * 8, off)) {
         writeOk_ = false;
         msg_ = "writing '" + path_ + "' failed: " + std::strerror(errno);
       }
@@ -652,10 +649,10 @@ public:
                   "%.3g MB written; the busiest writer %.4f s writing, %.4f "
                   "s waiting for rows",
                   w.bytes / 1e6, w.writeSeconds, w.idleSeconds);
-    std::string who =
-        w.writers > 1 ? "writer ranks " + std::to_string(w.rank) + "-" +
-                            std::to_string(w.rank + w.writers - 1)
-                      : "writer rank " + std::to_string(w.rank);
+    std::string who = w.writers > 1
+                          ? "writer ranks " + std::to_string(w.rank) + "-" +
+                                std::to_string(w.rank + w.writers - 1)
+                          : "writer rank " + std::to_string(w.rank);
     return who + ": " + buf;
   }
 
@@ -696,10 +693,9 @@ easyml::rt::openRankMatrix(MPI_Comm comm, MPI_Comm world, int firstWriter,
     return nullptr;
   }
   bool opened = firstWriter >= 0
-                    ? f->file().openViaWriter(comm, world, firstWriter,
-                                              writers, path, rows, cols, error)
-                    : f->file().open(comm, path, rows, cols, error,
-                                     resumeRows);
+                    ? f->file().openViaWriter(comm, world, firstWriter, writers,
+                                              path, rows, cols, error)
+                    : f->file().open(comm, path, rows, cols, error, resumeRows);
   if (!opened)
     return nullptr;
   if (firstWriter >= 0)

@@ -97,6 +97,8 @@ std::string RunReport::json(int indent) const {
   field("waves_recorded", std::to_string(waves.size()));
   field("repartitions", std::to_string(repartitions.size()));
   field("bytes_moved", num(bytesMoved));
+  field("host_copy_seconds", num(hostCopySeconds));
+  field("host_copy_bytes", num(hostCopyBytes));
   field("mean_imbalance", num(meanImbalance()));
   o << pad << "  \"devices\": [\n";
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -138,6 +140,16 @@ std::string RunReport::json(int indent) const {
       << "}";
   }
   o << (repartitions.empty() ? "],\n" : "\n" + pad + "  ],\n");
+  o << pad << "  \"recoveries\": [";
+  for (size_t i = 0; i < recoveries.size(); ++i) {
+    const RecoveryRecord &r = recoveries[i];
+    o << (i ? ", " : "") << "{\"device\": " << quote(r.device)
+      << ", \"error\": " << quote(r.error) << ", \"step\": " << r.step
+      << ", \"steps\": " << r.steps << ", \"cells\": " << r.cells
+      << ", \"rescuer\": " << quote(r.rescuer)
+      << ", \"seconds\": " << num(r.seconds) << "}";
+  }
+  o << "],\n";
   o << pad << "  \"wave_log\": [";
   for (size_t i = 0; i < waves.size(); ++i) {
     const WaveRecord &w = waves[i];
@@ -184,6 +196,15 @@ void RunReport::print(FILE *out) const {
   if (!repartitions.empty())
     std::fprintf(out, "%-22s %zu, %s moved\n", "repartitions",
                  repartitions.size(), human(bytesMoved).c_str());
+  for (const RecoveryRecord &r : recoveries)
+    std::fprintf(out,
+                 "%-22s %s at step %lld: %s; its %lld cells recomputed "
+                 "for steps %lld-%lld on %s, then split over the others\n",
+                 "device lost", r.device.c_str(),
+                 static_cast<long long>(r.step), r.error.c_str(),
+                 static_cast<long long>(r.cells),
+                 static_cast<long long>(r.step),
+                 static_cast<long long>(r.step + r.steps), r.rescuer.c_str());
   if (dimensioning.enabled) {
     std::fprintf(out, "%-22s %s%s (%zu of at most %d windows)\n",
                  "dimensioning", dimensioning.chosen.c_str(),

@@ -58,6 +58,8 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
     return;
   ranges_.assign(set_.devices.size(), {});
   speeds_.assign(set_.devices.size(), 0.0);
+  lost_.assign(set_.devices.size(), 0);
+  hostCopy_.assign(set_.devices.size(), 0);
   for (auto &device : set_.devices) {
     std::string err;
     if (!device->bind(*store_, err)) {
@@ -180,7 +182,10 @@ bool Scheduler::fail(const Device &device, const std::string &what) {
 bool Scheduler::syncStates() {
   if (!usable())
     return false;
-  for (auto &device : set_.devices) {
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    auto &device = set_.devices[i];
+    if (lost_[i])
+      continue;
     unsigned newer = (device->hostStale ? kStateRows : 0) |
                      (device->externalsOnDevice ? kExternalRows : 0);
     if (!newer)
@@ -328,15 +333,17 @@ bool Scheduler::runWave(const WaveTask &task) {
   // Parameters changed on the host since the last wave.
   if (params_.values() != uploadedParams_) {
     buildDerived();
-    for (auto &device : set_.devices)
-      if (!device->setUniforms(params_.values(), derived_, tables_, err))
-        return fail(*device, err);
+    for (size_t i = 0; i < set_.devices.size(); ++i)
+      if (!lost_[i] && !set_.devices[i]->setUniforms(params_.values(), derived_,
+                                                     tables_, err))
+        return fail(*set_.devices[i], err);
     uploadedParams_ = params_.values();
   }
   for (int i : act) {
     Device &device = *set_.devices[i];
     if (device.deviceStale) {
-      unsigned rows = kStateRows | (device.externalsOnDevice ? kExternalRows : 0);
+      unsigned rows =
+          kStateRows | (device.externalsOnDevice ? kExternalRows : 0);
       device.externalsOnDevice = false;
       if (!device.upload(device.range(), rows, err))
         return fail(device, err);
@@ -347,11 +354,16 @@ bool Scheduler::runWave(const WaveTask &task) {
   }
   paramValuesStale_ = false;
   double t0 = now();
-  for (int i : act)
-    if (!set_.devices[i]->launch(task, err))
-      return fail(*set_.devices[i], err);
+  std::vector<std::string> errs(set_.devices.size());
+  std::vector<char> failed(set_.devices.size(), 0), launched = failed;
+  // A device that cannot launch is lost like one whose wave fails: the
+  // others run theirs.
+  for (int i : act) {
+    launched[i] = set_.devices[i]->launch(task, errs[i]);
+    failed[i] = !launched[i];
+    // Its host copy stays what it was until the wave is over.
+  }
   std::vector<WaveTiming> timing(set_.devices.size());
-  bool ok = true;
   // The host's own devices (CPU pools) compute now, while the GPUs run
   // what was queued: the last one on this thread, any other on a thread of
   // its own (two CPU devices side by side). Then the GPUs are joined.
@@ -359,10 +371,9 @@ bool Scheduler::runWave(const WaveTask &task) {
   for (int i : act)
     if (set_.devices[i]->runsOnHost())
       host.push_back(i);
-  std::vector<std::string> errs(set_.devices.size());
-  std::vector<char> failed(set_.devices.size(), 0);
   auto join = [&](int i) {
-    failed[i] = !set_.devices[i]->wait(timing[i], errs[i]);
+    if (launched[i])
+      failed[i] = !set_.devices[i]->wait(timing[i], errs[i]);
   };
   std::vector<std::thread> threads;
   for (size_t k = 0; k + 1 < host.size(); ++k)
@@ -374,21 +385,29 @@ bool Scheduler::runWave(const WaveTask &task) {
   for (int i : act)
     if (!set_.devices[i]->runsOnHost())
       join(i);
+  std::vector<int> lostNow;
   for (int i : act)
-    if (failed[i] && ok)
-      ok = fail(*set_.devices[i], errs[i]);
-  if (!ok)
-    return false;
+    if (failed[i])
+      lostNow.push_back(i);
+  // The wave is complete once the lost devices' cells are recomputed; it
+  // is not measured (nor checked for non-finite values: the next is).
+  if (!lostNow.empty())
+    return recoverWave(task, lostNow, errs, timing) && keepHostCopies(task) &&
+           usable();
   double wall = now() - t0;
   for (int i : act) {
     Device &device = *set_.devices[i];
-    if (task.entry != Entry::Eval && !device.sharesHostStore())
+    if (task.entry != Entry::Eval && !device.sharesHostStore()) {
       device.hostStale = true;
+      hostCopy_[i] = 0;
+    }
     for (size_t c = 0; c < counters.size(); ++c)
       counters[c] += timing[i].counters[c];
     if (device.isGpu() && task.entry == Entry::Compute)
       gpuKernelMs += timing[i].kernelSeconds * 1e3;
   }
+  if (task.entry != Entry::Eval && !keepHostCopies(task))
+    return false;
   if (task.entry != Entry::Compute)
     return true;
   computeSeconds += wall;
@@ -481,9 +500,9 @@ void Scheduler::endWave(const WaveTask &task,
     windowSeconds_ += slowest;
     double perStep = slowest / std::max<int64_t>(1, task.nsteps);
     double left = balancer_->options().minWindowSeconds - windowSeconds_;
-    int64_t need =
-        perStep > 0 ? static_cast<int64_t>(std::ceil(1.2 * left / perStep))
-                    : settleSteps_ * 2;
+    int64_t need = perStep > 0
+                       ? static_cast<int64_t>(std::ceil(1.2 * left / perStep))
+                       : settleSteps_ * 2;
     settleSteps_ = std::clamp<int64_t>(need, 1, cap);
   }
   if (!decision.repartition)
@@ -539,6 +558,8 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   // Cells leaving a device come to the host first (if it holds them newer).
   for (size_t i = 0; i < set_.devices.size(); ++i) {
     Device &device = *set_.devices[i];
+    if (lost_[i])
+      continue;
     // Biomarker accumulators are newest on the device after any wave.
     if (bio.on && !device.sharesHostStore())
       for (CellRange r : minus(ranges_[i], next[i]))
@@ -556,6 +577,8 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   }
   for (size_t i = 0; i < set_.devices.size(); ++i) {
     Device &device = *set_.devices[i];
+    if (lost_[i])
+      continue;
     if (!device.own(next[i], err))
       return fail(device, err);
     if (device.deviceStale)
@@ -567,7 +590,8 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   }
   if (bio.on)
     for (size_t i = 0; i < set_.devices.size(); ++i)
-      for (CellRange r : minus(next[i], ranges_[i]))
+      for (CellRange r :
+           lost_[i] ? std::vector<CellRange>{} : minus(next[i], ranges_[i]))
         if (!set_.devices[i]->upload(r, kBioRows, err))
           return fail(*set_.devices[i], err);
   double after = 0;
@@ -649,8 +673,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
   while (step_ < until && ok) {
     // A stimulus onset starts a beat.
     // The time before the first stimulus is not a beat.
-    if (bio.on && step_ > bio.beatStart &&
-        timeline.stimulusStartsAt(step_) &&
+    if (bio.on && step_ > bio.beatStart && timeline.stimulusStartsAt(step_) &&
         !closeBeat(bio.beat > 0 || timeline.stimulusStartsAt(bio.beatStart)))
       return false;
     std::string stopped;
@@ -674,8 +697,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       end = std::min(end, window_.end);
       end = std::min(end, step_ + std::max<int64_t>(
                                       1, options_.dimension.windowSteps / 3));
-    } else if (balanced_.size() > 1 && settling_ &&
-               options_.probeSteps > 0) {
+    } else if (balanced_.size() > 1 && settling_ && options_.probeSteps > 0) {
       end = std::min(end, step_ + settleSteps_);
     }
     WaveTask task;

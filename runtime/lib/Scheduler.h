@@ -126,6 +126,23 @@ public:
 
 private:
   bool fail(const Device &device, const std::string &what);
+  //===--- A lost device (Recovery.cpp) -------------------------------===//
+  /// Whether a lost GPU's cells can be recomputed (host copies kept).
+  bool recovering() const;
+  /// After a wave: the GPUs' cells to the host, the copy a recovery starts
+  /// from.
+  bool keepHostCopies(const WaveTask &task);
+  /// Devices `lostNow` failed the wave `task` (errs): recompute their cells
+  /// on a survivor, drop them, split the cells over the others. False
+  /// (with failure()) when that cannot be done.
+  bool recoverWave(const WaveTask &task, const std::vector<int> &lostNow,
+                   const std::vector<std::string> &errs,
+                   std::vector<WaveTiming> &timing);
+  bool rescue(Device &x, CellRange cells, const WaveTask &task,
+              WaveTiming &timing, std::string &error);
+  /// Per device: lost for good; whether the host holds a copy of its cells
+  /// as of the current step.
+  std::vector<char> lost_, hostCopy_;
   /// Moves cells so device d holds ranges[d] (empty: not in use).
   bool migrate(const std::vector<CellRange> &ranges, const std::string &why,
                double imbalance);

@@ -202,6 +202,11 @@ std::vector<OptionSpec> optionSpecs() {
        "remembered ratio: '1,9'); default: even until measured",
        ""},
       {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", ""},
+      {"no-recovery", 0, K::None,
+       "stop when a GPU fails, instead of recomputing its cells on the "
+       "other devices and going on without it (which keeps a host copy of "
+       "the GPUs' cells after every wave)",
+       ""},
       {"lb-memory", 0, K::Required,
        "remember the devices' measured speeds in this file: the next run "
        "of the same model starts from the split they give",
@@ -428,6 +433,7 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   options.balance.threshold = n.lbThreshold;
   options.balance.minWindowSeconds = n.lbMinWindow / 1e3;
   options.balance.fixed = cl.has("no-lb");
+  options.recover = !cl.has("no-recovery");
   options.shares = n.shares;
   std::string error;
   if (cl.has("lb-memory") &&

@@ -63,6 +63,17 @@ struct DimensionWindow {
   double rate = 0;
 };
 
+/// A device lost mid-run and what the others did about it.
+struct RecoveryRecord {
+  std::string device, error;
+  /// The wave that failed: its first step and length, the lost device's
+  /// cells (recomputed by `rescuer` from the host copy of the wave's
+  /// start).
+  int64_t step = 0, steps = 0, cells = 0;
+  std::string rescuer;
+  double seconds = 0;
+};
+
 struct RunReport {
   std::string model;
   int64_t cells = 0;
@@ -77,6 +88,10 @@ struct RunReport {
   int64_t totalWaves = 0;
   size_t maxWaveRecords = 20000;
   std::vector<RepartitionRecord> repartitions;
+  std::vector<RecoveryRecord> recoveries;
+  /// Seconds spent keeping host copies of the GPUs' cells after every wave
+  /// (so a lost device's cells can be recomputed), and their bytes.
+  double hostCopySeconds = 0, hostCopyBytes = 0;
   /// Bytes moved by repartitions and device changes.
   double bytesMoved = 0;
   /// Wall time of the waves (launch to join) and of the whole run.

@@ -159,6 +159,16 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t first_step,
                        int64_t every, int64_t samples);
 int easyml_sim_finish(easyml_sim *sim);
 
+/* Checkpoints (docs/checkpoints.md). checkpoint: the whole run (every cell,
+ * the clock, the closed beats' biomarkers, how far save_vm's file got) to
+ * `path`, whole or not at all; call it between runs or from an event.
+ * restart: continues the run saved at `path`, after the same set-up as the
+ * run that saved it (parameters, initialize, biomarkers, stimuli) and
+ * before easyml_sim_save_vm, which then continues the file the killed run
+ * left. 0, or 1 with easyml_last_error() naming what differs. */
+int easyml_sim_checkpoint(easyml_sim *sim, const char *path);
+int easyml_sim_restart(easyml_sim *sim, const char *path);
+
 /* Per-cell arrays owned by the simulation (valid until it is freed; one
  * process). */
 double *easyml_sim_vm(easyml_sim *sim);

@@ -89,6 +89,11 @@ struct SimulationOptions {
   DimensionOptions dimension;
   /// At most this many steps per wave (0: waves end only at events).
   int64_t maxWaveSteps = 0;
+  /// When a GPU fails (a launch or its wave), recompute its cells on
+  /// another device from a host copy of the wave's start and go on without
+  /// it. The copy is taken after every wave while more than one device
+  /// runs and a GPU is among them (its cost is in the report).
+  bool recover = true;
   /// Recorded samples held per wave (the buffer is cut into more waves
   /// when a wave would produce more).
   int64_t maxSamplesPerWave = 4096;

@@ -1,0 +1,176 @@
+//===- Recovery.cpp - going on without a lost device ----------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A GPU can fail mid-run (a lost device, an ECC error, a launch that does
+// not come back). While more than one device runs and a GPU is among them,
+// the scheduler keeps a host copy of every GPU's cells after each wave.
+// When a device fails a wave, the others finish theirs; a survivor (the
+// CPU pool when there is one) then recomputes the lost device's cells for
+// that wave from the host copy of its start, recording their samples as
+// the lost device would have; the lost device is dropped and the cells are
+// split over the others. Each cell is computed by the same steps from the
+// same state, so with the same variant everywhere the results are
+// bit-identical to a run without the failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace easyml::rt;
+
+namespace {
+double seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+} // namespace
+
+bool Scheduler::recovering() const {
+  if (!options_.recover || keepExternals)
+    return false;
+  int usable = 0;
+  bool gpu = false;
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (!lost_[i] && !ranges_[i].empty()) {
+      ++usable;
+      gpu = gpu || !set_.devices[i]->runsOnHost();
+    }
+  return usable > 1 && gpu;
+}
+
+bool Scheduler::keepHostCopies(const WaveTask &task) {
+  if (!recovering())
+    return true;
+  double t0 = seconds();
+  double bytes = 0;
+  std::string err;
+  unsigned rows = kStateRows | (bio.on ? kBioRows : 0u);
+  for (int i : active()) {
+    Device &device = *set_.devices[i];
+    if (device.sharesHostStore() || hostCopy_[i])
+      continue;
+    double before = device.bytesToHost;
+    if (!device.download(device.range(), rows, err))
+      return fail(device, err);
+    bytes += device.bytesToHost - before;
+    device.hostStale = false;
+    hostCopy_[i] = 1;
+  }
+  (void)task;
+  report.hostCopySeconds += seconds() - t0;
+  report.hostCopyBytes += bytes;
+  return true;
+}
+
+bool Scheduler::rescue(Device &x, CellRange cells, const WaveTask &task,
+                       WaveTiming &timing, std::string &error) {
+  // The rescuer's own cells (done with this wave) wait on the host.
+  CellRange own = x.range();
+  unsigned all =
+      kStateRows | kExternalRows | kParamRows | (bio.on ? kBioRows : 0u);
+  if (!x.sharesHostStore() &&
+      !x.download(own, kStateRows | kExternalRows | (bio.on ? kBioRows : 0u),
+                  error))
+    return false;
+  // The lost cells from the host copy of the wave's start, one wave, back.
+  if (!x.own(cells, error) || !x.upload(cells, all, error) ||
+      !x.launch(task, error) || !x.wait(timing, error))
+    return false;
+  if (!x.sharesHostStore() &&
+      !x.download(cells, kStateRows | kExternalRows | (bio.on ? kBioRows : 0u),
+                  error))
+    return false;
+  // The rescuer takes its own cells back.
+  if (!x.own(own, error) || !x.upload(own, all, error))
+    return false;
+  x.hostStale = false;
+  x.externalsOnDevice = false;
+  return true;
+}
+
+bool Scheduler::recoverWave(const WaveTask &task,
+                            const std::vector<int> &lostNow,
+                            const std::vector<std::string> &errs,
+                            std::vector<WaveTiming> &timing) {
+  // Without a host copy of the lost cells there is nothing to go on from.
+  bool can = recovering() && task.entry == Entry::Compute;
+  for (int i : lostNow)
+    can = can && hostCopy_[i];
+  if (!can)
+    return fail(*set_.devices[lostNow[0]], errs[lostNow[0]]);
+  double t0 = seconds();
+  std::vector<int> survivors;
+  for (int i : active())
+    if (std::find(lostNow.begin(), lostNow.end(), i) == lostNow.end())
+      survivors.push_back(i);
+  if (survivors.empty())
+    return fail(*set_.devices[lostNow[0]], errs[lostNow[0]]);
+  // Survivors finished the wave: their counters count, their host copies
+  // are old now.
+  for (int i : survivors) {
+    Device &device = *set_.devices[i];
+    for (size_t c = 0; c < counters.size(); ++c)
+      counters[c] += timing[i].counters[c];
+    if (!device.sharesHostStore()) {
+      device.hostStale = true;
+      hostCopy_[i] = 0;
+    }
+  }
+  // The CPU pool rescues when there is one (no copies), else the first.
+  int x = survivors[0];
+  for (int i : survivors)
+    if (set_.devices[i]->runsOnHost()) {
+      x = i;
+      break;
+    }
+  for (int f : lostNow) {
+    Device &lost = *set_.devices[f];
+    RecoveryRecord rec;
+    rec.device = lost.id();
+    rec.error = errs[f];
+    rec.step = task.step0;
+    rec.steps = task.nsteps;
+    rec.cells = ranges_[f].size();
+    rec.rescuer = set_.devices[x]->id();
+    WaveTiming t;
+    std::string err;
+    if (!rescue(*set_.devices[x], ranges_[f], task, t, err))
+      return fail(*set_.devices[x], "recomputing " + lost.id() +
+                                        "'s cells after it failed (" + errs[f] +
+                                        "): " + err);
+    for (size_t c = 0; c < counters.size(); ++c)
+      counters[c] += t.counters[c];
+    report.recoveries.push_back(rec);
+    // Dropped for good: it holds nothing and is never called again.
+    lost_[f] = 1;
+    lost.hostStale = lost.externalsOnDevice = lost.deviceStale = false;
+    std::string ignored;
+    lost.own({}, ignored);
+    ranges_[f] = {};
+    speeds_[f] = 0;
+  }
+  // The survivors share every cell by their speeds.
+  std::vector<CellRange> next(set_.devices.size());
+  std::vector<CellRange> split = splitFor(survivors);
+  for (size_t k = 0; k < survivors.size(); ++k)
+    next[survivors[k]] = split[k];
+  migrateStep_ = task.step0 + task.nsteps;
+  bool ok = migrate(next, set_.devices[lostNow[0]]->id() + " lost", 0);
+  migrateStep_ = -1;
+  if (!ok)
+    return false;
+  balanced_.erase(std::remove_if(balanced_.begin(), balanced_.end(),
+                                 [&](int i) { return lost_[i] != 0; }),
+                  balanced_.end());
+  resetBalancer(options_.balance);
+  for (size_t k = report.recoveries.size() - lostNow.size();
+       k < report.recoveries.size(); ++k)
+    report.recoveries[k].seconds = seconds() - t0;
+  return usable();
+}
