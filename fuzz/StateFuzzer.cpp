@@ -4,12 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Parses arbitrary bytes as a population state file (PopulationState.h).
-// Any crash or sanitizer report is a bug: a damaged file must only be
-// refused with a message. What parses must write back to the same bytes.
+// Parses arbitrary bytes as a population state file (PopulationState.h)
+// and, when it carries a run position, as a checkpoint (Checkpoint.h). Any
+// crash or sanitizer report is a bug: a damaged file must only be refused
+// with a message. What parses must write back to the same contents.
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/PopulationState.h"
 
 #include <cinttypes>
@@ -56,7 +58,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   easyml::rt::PopulationState again;
   if (!easyml::rt::parseState(easyml::rt::serializeState(s), again, error) ||
       again.values.size() != s.values.size() || again.model != s.model ||
-      again.sv != s.sv || again.params != s.params || again.cells != s.cells)
+      again.sv != s.sv || again.params != s.params || again.cells != s.cells ||
+      again.rows.size() != s.rows.size() ||
+      again.accumulators != s.accumulators || again.run != s.run)
     std::abort();
+  // A checkpoint's run position: refused with a message, or read back the
+  // same after writing it.
+  if (!s.run.empty()) {
+    easyml::rt::RunPosition p, q;
+    if (!p.parse(s.run, error)) {
+      if (error.empty())
+        std::abort();
+      return 0;
+    }
+    if (!q.parse(p.json(), error) || q.settings != p.settings ||
+        q.files != p.files || q.counters != p.counters ||
+        q.speeds.size() != p.speeds.size())
+      std::abort();
+    (void)q.settingsDiffer(p.settings);
+  }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/Simulation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -163,7 +164,8 @@ bool easyml::rt::readCheckpoint(const std::string &path, PopulationState &state,
 // Simulation
 //===----------------------------------------------------------------------===//
 
-bool Simulation::checkpointState(PopulationState &st, std::string &error) {
+bool Simulation::checkpointState(PopulationState &st, std::string &error,
+                                 bool values) {
   Scheduler &s = *scheduler_;
   const easyml_model_desc &d = desc();
   st = PopulationState();
@@ -184,10 +186,12 @@ bool Simulation::checkpointState(PopulationState &st, std::string &error) {
                    std::to_string(s.packedCellSize()) + " values, not " +
                    std::to_string(st.width()),
            false;
+  st.rows = s.bio.table.values;
+  if (!values)
+    return true;
   st.values.resize(st.cells * st.width());
   if (!s.packCells({0, st.cells}, st.values.data()))
     return error = s.failure(), false;
-  st.rows = s.bio.table.values;
   return true;
 }
 
@@ -228,12 +232,25 @@ bool Simulation::restoreState(const PopulationState &st, int64_t firstCell,
 bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
                                 std::string &error) {
   PopulationState st;
-  if (!checkpointState(st, error))
+  if (!checkpointState(st, error, /*values=*/false))
     return false;
   position.speeds = speeds();
   position.counters = scheduler_->counters;
   st.run = position.json();
-  return writeWholeFile(path, serializeState(st), error);
+  // Packed and written a block of cells at a time: no copy of the whole
+  // population is made.
+  StateFileWriter file(path, st);
+  const int64_t block = 16384, width = static_cast<int64_t>(st.width());
+  std::vector<double> buffer(std::min(block, st.cells) * width);
+  for (int64_t c0 = 0; c0 < st.cells; c0 += block) {
+    int64_t c1 = std::min(st.cells, c0 + block);
+    if (!scheduler_->packCells({c0, c1}, buffer.data()))
+      return error = scheduler_->failure(), false;
+    if (!file.add(buffer.data(), (c1 - c0) * width * sizeof(double)))
+      break; // commit() says why
+  }
+  file.add(st.rows.data(), st.rows.size() * sizeof(double));
+  return file.commit(error);
 }
 
 bool Simulation::loadCheckpoint(const std::string &path, RunPosition &position,

@@ -24,8 +24,10 @@ const char kMagic[] = "EASYML-STATE\n";
 const char kChecksum[] = "CHECKSUM ";
 constexpr size_t kChecksumLine = sizeof(kChecksum) - 1 + 16 + 1;
 
-uint64_t fnv1a(const char *p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
+constexpr uint64_t kFnvBasis = 1469598103934665603ull;
+
+/// FNV-1a 64 of `n` bytes, continuing from `h`.
+uint64_t fnv1a(uint64_t h, const char *p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     h ^= static_cast<unsigned char>(p[i]);
     h *= 1099511628211ull;
@@ -109,7 +111,7 @@ std::vector<std::string> easyml::rt::stateRowNames(const easyml_model_desc &d) {
   return out;
 }
 
-std::string easyml::rt::serializeState(const PopulationState &s) {
+std::string easyml::rt::stateHeader(const PopulationState &s) {
   char num[64];
   std::snprintf(num, sizeof num, "%.17g", s.dt);
   std::string out = kMagic;
@@ -130,13 +132,43 @@ std::string easyml::rt::serializeState(const PopulationState &s) {
     out += ", \"run\": 1}\n" + s.run + "\n";
   else
     out += "}\n";
+  return out;
+}
+
+std::string easyml::rt::serializeState(const PopulationState &s) {
+  std::string out = stateHeader(s);
   out.append(reinterpret_cast<const char *>(s.values.data()),
              s.values.size() * sizeof(double));
   out.append(reinterpret_cast<const char *>(s.rows.data()),
              s.rows.size() * sizeof(double));
-  std::snprintf(num, sizeof num, "%s%016" PRIx64 "\n", kChecksum,
-                fnv1a(out.data(), out.size()));
-  return out + num;
+  char line[64];
+  std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum,
+                fnv1a(kFnvBasis, out.data(), out.size()));
+  out += line;
+  return out;
+}
+
+StateFileWriter::StateFileWriter(const std::string &path,
+                                 const PopulationState &header)
+    : file_(std::make_unique<OutputFile>(path)) {
+  std::string h = stateHeader(header);
+  add(h.data(), h.size());
+}
+
+StateFileWriter::~StateFileWriter() = default;
+
+bool StateFileWriter::add(const void *data, size_t bytes) {
+  hash_ = fnv1a(hash_, static_cast<const char *>(data), bytes);
+  return file_->write(data, bytes);
+}
+
+bool StateFileWriter::commit(std::string &error) {
+  char line[64];
+  std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum, hash_);
+  if (file_->write(line, std::strlen(line)) && file_->commit())
+    return true;
+  error = file_->error();
+  return false;
 }
 
 bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
@@ -153,7 +185,7 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
   char *stop = nullptr;
   std::string hex = bytes.substr(end + sizeof(kChecksum) - 1, 16);
   uint64_t want = std::strtoull(hex.c_str(), &stop, 16);
-  if (*stop || want != fnv1a(bytes.data(), end))
+  if (*stop || want != fnv1a(kFnvBasis, bytes.data(), end))
     return error = "checksum mismatch: the file is damaged", false;
   size_t eol = bytes.find('\n', magic);
   json::Value h;
@@ -179,9 +211,11 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
                    " values where its header says " + std::to_string(total),
            false;
   s.values.resize(count);
-  std::memcpy(s.values.data(), bytes.data() + data, count * sizeof(double));
-  std::memcpy(s.rows.data(), bytes.data() + data + count * sizeof(double),
-              s.rows.size() * sizeof(double));
+  if (count)
+    std::memcpy(s.values.data(), bytes.data() + data, count * sizeof(double));
+  if (!s.rows.empty())
+    std::memcpy(s.rows.data(), bytes.data() + data + count * sizeof(double),
+                s.rows.size() * sizeof(double));
   out = std::move(s);
   return true;
 }

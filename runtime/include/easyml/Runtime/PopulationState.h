@@ -38,11 +38,13 @@
 #include "easyml/Runtime/ABI.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml::rt {
 
+class OutputFile;
 class Simulation;
 
 /// The contents of a state file.
@@ -70,6 +72,24 @@ struct PopulationState {
 /// checksum, and names the first thing wrong ("truncated", "checksum
 /// mismatch", ...).
 std::string serializeState(const PopulationState &s);
+/// The magic and header line(s) of `s` (everything before the values).
+std::string stateHeader(const PopulationState &s);
+
+/// Writes a state file piece by piece, without holding it in memory, whole
+/// or not at all: the header of `header` (whose `values` are not written),
+/// then add() the values and rows in file order, then commit().
+class StateFileWriter {
+public:
+  StateFileWriter(const std::string &path, const PopulationState &header);
+  ~StateFileWriter();
+  bool add(const void *data, size_t bytes);
+  /// The checksum line, and the file into place; false with `error`.
+  bool commit(std::string &error);
+
+private:
+  std::unique_ptr<OutputFile> file_;
+  uint64_t hash_ = 1469598103934665603ull;
+};
 bool parseState(const std::string &bytes, PopulationState &out,
                 std::string &error);
 

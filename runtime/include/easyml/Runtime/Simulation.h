@@ -368,7 +368,9 @@ public:
   /// `st` (a checkpoint of `totalCells`) into this simulation, with the
   /// clock, after checking the model, variables, dt, per-cell parameters
   /// and biomarker setting (false with what differs, nothing changed).
-  bool checkpointState(PopulationState &st, std::string &error);
+  /// (`values` false: everything but the cells' values.)
+  bool checkpointState(PopulationState &st, std::string &error,
+                       bool values = true);
   bool restoreState(const PopulationState &st, int64_t firstCell,
                     int64_t totalCells, std::string &error);
 
