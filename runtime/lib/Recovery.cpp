@@ -174,3 +174,55 @@ bool Scheduler::recoverWave(const WaveTask &task,
     report.recoveries[k].seconds = seconds() - t0;
   return usable();
 }
+
+bool Scheduler::dropFromMigration(int i, const std::vector<CellRange> &next,
+                                  const std::string &why,
+                                  const std::string &error) {
+  Device &lost = *set_.devices[i];
+  // Every device's cells must be on the host as of now (the copies taken
+  // after the last wave; a device's own cells never left it).
+  bool current = recovering() && !lost.runsOnHost();
+  for (int j : active())
+    current = current && (set_.devices[j]->sharesHostStore() || hostCopy_[j]);
+  std::vector<int> others;
+  for (size_t j = 0; j < set_.devices.size(); ++j)
+    if (static_cast<int>(j) != i && !lost_[j] &&
+        (!next[j].empty() || !ranges_[j].empty()))
+      others.push_back(static_cast<int>(j));
+  if (!current || others.empty())
+    return fail(lost, error);
+  RecoveryRecord rec;
+  rec.device = lost.id();
+  rec.error = error;
+  rec.step = migrateStep_ >= 0 ? migrateStep_ : step_;
+  rec.cells = 0; // nothing to recompute: the host holds its cells
+  rec.rescuer = "host copy";
+  report.recoveries.push_back(rec);
+  lost_[i] = 1;
+  lost.hostStale = lost.externalsOnDevice = lost.deviceStale = false;
+  std::string ignored;
+  lost.own({}, ignored);
+  ranges_[i] = {};
+  speeds_[i] = 0;
+  balanced_.erase(std::remove(balanced_.begin(), balanced_.end(), i),
+                  balanced_.end());
+  std::vector<CellRange> again(set_.devices.size());
+  std::vector<CellRange> split = splitFor(others);
+  for (size_t k = 0; k < others.size(); ++k)
+    again[others[k]] = split[k];
+  if (!migrate(again, why + "; " + lost.id() + " lost: " + error, 0))
+    return false;
+  // Some devices took their cells of `next` before the failure: every
+  // device gets its whole range again from the host, which holds them all.
+  std::string err;
+  unsigned rows =
+      kStateRows | kExternalRows | kParamRows | (bio.on ? kBioRows : 0u);
+  for (int j : others) {
+    Device &d = *set_.devices[j];
+    if (!d.sharesHostStore() && !d.range().empty() &&
+        !d.upload(d.range(), rows, err))
+      return fail(d, err);
+  }
+  resetBalancer(options_.balance);
+  return usable();
+}

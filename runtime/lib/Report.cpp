@@ -196,15 +196,23 @@ void RunReport::print(FILE *out) const {
   if (!repartitions.empty())
     std::fprintf(out, "%-22s %zu, %s moved\n", "repartitions",
                  repartitions.size(), human(bytesMoved).c_str());
-  for (const RecoveryRecord &r : recoveries)
-    std::fprintf(out,
-                 "%-22s %s at step %lld: %s; its %lld cells recomputed "
-                 "for steps %lld-%lld on %s, then split over the others\n",
-                 "device lost", r.device.c_str(),
-                 static_cast<long long>(r.step), r.error.c_str(),
-                 static_cast<long long>(r.cells),
-                 static_cast<long long>(r.step),
-                 static_cast<long long>(r.step + r.steps), r.rescuer.c_str());
+  for (const RecoveryRecord &r : recoveries) {
+    if (r.cells > 0)
+      std::fprintf(out,
+                   "%-22s %s at step %lld: %s; its %lld cells recomputed "
+                   "for steps %lld-%lld on %s, then split over the others\n",
+                   "device lost", r.device.c_str(),
+                   static_cast<long long>(r.step), r.error.c_str(),
+                   static_cast<long long>(r.cells),
+                   static_cast<long long>(r.step),
+                   static_cast<long long>(r.step + r.steps), r.rescuer.c_str());
+    else
+      std::fprintf(out,
+                   "%-22s %s at step %lld: %s; its cells split over the "
+                   "others from their host copy\n",
+                   "device lost", r.device.c_str(),
+                   static_cast<long long>(r.step), r.error.c_str());
+  }
   if (dimensioning.enabled) {
     std::fprintf(out, "%-22s %s%s (%zu of at most %d windows)\n",
                  "dimensioning", dimensioning.chosen.c_str(),

@@ -579,14 +579,14 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
     Device &device = *set_.devices[i];
     if (lost_[i])
       continue;
-    if (!device.own(next[i], err))
-      return fail(device, err);
-    if (device.deviceStale)
-      continue; // its whole range goes up before the next wave
+    bool ok = device.own(next[i], err);
     // Externals go too: waves that keep them on the device upload none.
-    for (CellRange r : minus(next[i], ranges_[i]))
-      if (!device.upload(r, kStateRows | kExternalRows | kParamRows, err))
-        return fail(device, err);
+    if (ok && !device.deviceStale)
+      for (CellRange r : minus(next[i], ranges_[i]))
+        ok = ok &&
+             device.upload(r, kStateRows | kExternalRows | kParamRows, err);
+    if (!ok)
+      return dropFromMigration(static_cast<int>(i), next, why, err);
   }
   if (bio.on)
     for (size_t i = 0; i < set_.devices.size(); ++i)

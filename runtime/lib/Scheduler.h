@@ -140,6 +140,11 @@ private:
                    std::vector<WaveTiming> &timing);
   bool rescue(Device &x, CellRange cells, const WaveTask &task,
               WaveTiming &timing, std::string &error);
+  /// Device `i` failed while taking its cells of `next` (out of memory as
+  /// its share grew, a failed copy): with every device's cells current on
+  /// the host, drop it and migrate to a split over the others; else fail.
+  bool dropFromMigration(int i, const std::vector<CellRange> &next,
+                         const std::string &why, const std::string &error);
   /// Per device: lost for good; whether the host holds a copy of its cells
   /// as of the current step.
   std::vector<char> lost_, hostCopy_;
