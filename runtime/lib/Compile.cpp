@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Compile.h"
+#include "easyml/Runtime/Simulation.h"
 
 #include <cerrno>
 #include <chrono>
@@ -87,13 +88,13 @@ bool easyml::rt::compileModelFile(const std::string &model,
       std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/easyml-bench-XXXXXX";
   int fd = mkstemp(lib.data());
   if (fd < 0) {
-    error = "cannot create a temporary file '" + lib + "': " +
-            std::strerror(errno);
+    error =
+        "cannot create a temporary file '" + lib + "': " + std::strerror(errno);
     return false;
   }
   close(fd);
-  std::vector<std::string> argv{compilerPath(), model, "--emit=shared", "-o",
-                                lib, "--cache-status"};
+  std::vector<std::string> argv{compilerPath(), model, "--emit=shared",
+                                "-o",           lib,   "--cache-status"};
   if (!cacheDir.empty())
     argv.push_back("--cache-dir=" + cacheDir);
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -105,12 +106,31 @@ bool easyml::rt::compileModelFile(const std::string &model,
   }
   out.library = lib;
   out.cached = status.rfind("cached", 0) == 0;
-  out.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count();
+  out.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   return true;
 }
 
 //===----------------------------------------------------------------------===//
 // Output helpers
 //===----------------------------------------------------------------------===//
+
+std::unique_ptr<easyml::rt::ModelHandle> easyml::rt::loadOrCompileModel(
+    const std::string &path, const std::vector<std::string> &flags,
+    const std::string &cacheDir, std::string &error, CompiledModel *compiled) {
+  if (access(path.c_str(), R_OK) != 0) {
+    error = "cannot read model '" + path + "': " + std::strerror(errno);
+    return nullptr;
+  }
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0)
+    return ModelHandle::load(path, error);
+  CompiledModel c;
+  if (!compileModelFile(path, flags, cacheDir, c, error))
+    return nullptr;
+  auto model = ModelHandle::load(c.library, error);
+  unlink(c.library.c_str()); // loaded: the cache keeps the artifact
+  if (compiled)
+    *compiled = c;
+  return model;
+}

@@ -42,8 +42,9 @@ std::vector<std::string> splitCsv(const std::string &line) {
   std::stringstream ss(line);
   std::string cell;
   while (std::getline(ss, cell, ','))
-    out.push_back(cell.size() >= 2 && cell.front() == '"' ? cell.substr(1, cell.size() - 2)
-                                                           : cell);
+    out.push_back(cell.size() >= 2 && cell.front() == '"'
+                      ? cell.substr(1, cell.size() - 2)
+                      : cell);
   return out;
 }
 
@@ -152,8 +153,8 @@ bool readCmax(const std::string &path, std::map<std::string, double> &cmax,
   std::vector<std::string> lines;
   if (!readLines(path, lines, error))
     return false;
-  std::vector<std::string> head = lines.empty() ? std::vector<std::string>()
-                                                : splitCsv(lines[0]);
+  std::vector<std::string> head =
+      lines.empty() ? std::vector<std::string>() : splitCsv(lines[0]);
   if (head.size() < 2 || head[0] != "drug" || head[1] != "therapeutic")
     return fail(error, path + ":1: expected columns drug,therapeutic");
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -240,11 +241,11 @@ bool easyml::rt::readCipaDrugs(const std::string &dir,
       d.cmax = c == cmax.end() ? 0 : c->second;
       std::string hill = dir + "/Hill_fitting/results/" + name + "/";
       std::string herg = dir + "/hERG_fitting/results/" + name + "/";
-      bool ok = k == 0 ? readHill(hill + "IC50_optimal.csv", 1, d, error) &&
-                             readHerg(herg + "pars.txt", d, error)
-                       : readHill(hill + "IC50_samples.csv", k, d, error) &&
-                             readHergSample(herg + "boot_pars.csv", k, d,
-                                            error);
+      bool ok = k == 0
+                    ? readHill(hill + "IC50_optimal.csv", 1, d, error) &&
+                          readHerg(herg + "pars.txt", d, error)
+                    : readHill(hill + "IC50_samples.csv", k, d, error) &&
+                          readHergSample(herg + "boot_pars.csv", k, d, error);
       if (!ok) {
         fileCache().clear();
         return fail(error, "drug '" + name + "': " + error);
@@ -331,4 +332,22 @@ bool easyml::rt::drugParameters(const ChannelMapping &m, const DrugCell &cell,
     if (!set(m, param, value, base, out, error))
       return false;
   return set(m, m.concentration, cell.concentration, base, out, error);
+}
+
+bool easyml::rt::parseSampleList(const std::string &text,
+                                 std::vector<int64_t> &out) {
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty())
+      continue;
+    char *end = nullptr;
+    long long a = std::strtoll(item.c_str(), &end, 10), b = a;
+    if (*end == '-')
+      b = std::strtoll(end + 1, &end, 10);
+    if (*end || a < 0 || b < a || b - a > 10000000)
+      return false;
+    for (long long k = a; k <= b; ++k)
+      out.push_back(k);
+  }
+  return !out.empty();
 }

@@ -39,8 +39,7 @@ std::string stimulusExpression(const DrugStudyOptions &o) {
 
 } // namespace
 
-bool easyml::rt::withQnet(const std::string &modelText,
-                          const ChannelMapping &m,
+bool easyml::rt::withQnet(const std::string &modelText, const ChannelMapping &m,
                           const DrugStudyOptions &protocol, std::string &out,
                           std::string &error) {
   if (m.qnet.empty()) {
@@ -81,12 +80,10 @@ bool easyml::rt::withQnet(const std::string &modelText,
   return true;
 }
 
-std::unique_ptr<ModelHandle>
-easyml::rt::loadStudyModel(const std::string &modelPath,
-                           const ChannelMapping &m,
-                           const DrugStudyOptions &protocol,
-                           const std::vector<std::string> &flags,
-                           const std::string &cacheDir, std::string &error) {
+std::unique_ptr<ModelHandle> easyml::rt::loadStudyModel(
+    const std::string &modelPath, const ChannelMapping &m,
+    const DrugStudyOptions &protocol, const std::vector<std::string> &flags,
+    const std::string &cacheDir, std::string &error) {
   // A library compiled before (with the qNet state; runDrugStudy checks).
   if (modelPath.size() > 3 &&
       modelPath.compare(modelPath.size() - 3, 3, ".so") == 0)
@@ -109,12 +106,8 @@ easyml::rt::loadStudyModel(const std::string &modelPath,
   std::string base = modelPath.substr(modelPath.find_last_of('/') + 1);
   std::string path = std::string(dir) + "/" + base;
   std::ofstream(path) << augmented;
-  CompiledModel compiled;
-  std::unique_ptr<ModelHandle> model;
-  if (compileModelFile(path, flags, cacheDir, compiled, error)) {
-    model = ModelHandle::load(compiled.library, error);
-    unlink(compiled.library.c_str()); // loaded: the cache keeps it
-  }
+  std::unique_ptr<ModelHandle> model =
+      loadOrCompileModel(path, flags, cacheDir, error);
   unlink(path.c_str());
   rmdir(dir);
   return model;
@@ -124,8 +117,7 @@ namespace {
 
 /// Per-cell values of every parameter a drug changes.
 bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
-                       const std::vector<DrugCell> &cells,
-                       std::string &error) {
+                       const std::vector<DrugCell> &cells, std::string &error) {
   const ParamSet &ps = sim.paramSet();
   std::map<std::string, double> base;
   const easyml_model_desc &d = sim.desc();
@@ -212,10 +204,12 @@ struct CalciumRecord {
   void add(CellRange part, const double *values) {
     size_t base = samples.size();
     samples.resize(base + cells);
-    std::copy(values, values + part.size(), samples.begin() + base + part.begin);
+    std::copy(values, values + part.size(),
+              samples.begin() + base + part.begin);
   }
   void durations(std::vector<DrugStudyRow> &rows) const {
-    int64_t n = static_cast<int64_t>(samples.size()) / std::max<int64_t>(1, cells);
+    int64_t n =
+        static_cast<int64_t>(samples.size()) / std::max<int64_t>(1, cells);
     std::vector<double> ca(n);
     for (int64_t c = 0; c < cells; ++c) {
       for (int64_t k = 0; k < n; ++k)
@@ -234,9 +228,8 @@ int64_t stateIndex(const easyml_model_desc &d, const std::string &name) {
 
 } // namespace
 
-void easyml::rt::calciumDurations(const std::vector<double> &ca,
-                                  double every, double &catd50,
-                                  double &catd90) {
+void easyml::rt::calciumDurations(const std::vector<double> &ca, double every,
+                                  double &catd50, double &catd90) {
   catd50 = catd90 = NAN;
   if (ca.size() < 3)
     return;
@@ -259,8 +252,7 @@ void easyml::rt::calciumDurations(const std::vector<double> &ca,
   catd90 = decay(0.9);
 }
 
-bool easyml::rt::runDrugStudy(const ModelHandle &model,
-                              const ChannelMapping &m,
+bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
                               const std::vector<DrugCell> &cells,
                               const DrugStudyOptions &o,
                               std::vector<DrugStudyRow> &rows,
@@ -273,8 +265,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
                    "adds it)",
            false;
   if (cells.empty() || o.beats < 1 || !(o.bcl > 0) || !(o.dt > 0))
-    return error = "a study needs cells, beats >= 1, bcl > 0 and dt > 0",
-           false;
+    return error = "a study needs cells, beats >= 1, bcl > 0 and dt > 0", false;
   Simulation sim(model, static_cast<int64_t>(cells.size()), o.simulation);
   if (!sim.valid(error))
     return false;
@@ -311,12 +302,13 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
   CalciumRecord calcium{static_cast<int64_t>(cells.size()), {}};
   int64_t ms = std::max<int64_t>(1, std::llround(1.0 / o.dt));
   if (!m.calcium.empty() &&
-      !sim.record({m.calcium}, {0, static_cast<int64_t>(cells.size())},
-                  start + (o.beats - 1) * period, ms,
-                  [&](int64_t, CellRange part, const double *values) {
-                    calcium.add(part, values);
-                  },
-                  error))
+      !sim.record(
+          {m.calcium}, {0, static_cast<int64_t>(cells.size())},
+          start + (o.beats - 1) * period, ms,
+          [&](int64_t, CellRange part, const double *values) {
+            calcium.add(part, values);
+          },
+          error))
     return error = "calcium: " + error, false;
   tracker.stateChange(); // the states the first beat starts from
   sim.addEvent(
@@ -330,8 +322,8 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model,
       period);
   if (!sim.run(start + o.beats * period)) {
     const NonFinite *bad = sim.nonFinite();
-    error = bad ? "a value is no longer finite: " + bad->message()
-                : sim.failure();
+    error =
+        bad ? "a value is no longer finite: " + bad->message() : sim.failure();
     return false;
   }
   if (!sim.closeBeat())
@@ -350,20 +342,18 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
-      return c < static_cast<int>(r.biomarkers.size()) ? r.biomarkers[c]
-                                                       : NAN;
+      return c < static_cast<int>(r.biomarkers.size()) ? r.biomarkers[c] : NAN;
     };
-    int flags = std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags))
-                                            : 0;
+    int flags =
+        std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags)) : 0;
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
                   "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g\n",
-                  r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
-                  b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
+                  r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
+                  r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
-                  flags,
-                  r.apd90Change, r.stateChange);
+                  flags, r.apd90Change, r.stateChange);
     out += buf;
   }
   return out;

@@ -13,36 +13,14 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
 using namespace easyml::rt;
 
 namespace {
-
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::unique_ptr<ModelHandle> loadModel(const std::string &path,
-                                       const std::string &cacheDir,
-                                       std::string &error) {
-  if (access(path.c_str(), R_OK) != 0) {
-    error = "cannot read model '" + path + "': " + std::strerror(errno);
-    return nullptr;
-  }
-  if (endsWith(path, ".so"))
-    return ModelHandle::load(path, error);
-  CompiledModel compiled;
-  if (!compileModelFile(path, {}, cacheDir, compiled, error))
-    return nullptr;
-  auto model = ModelHandle::load(compiled.library, error);
-  unlink(compiled.library.c_str()); // loaded: the cache keeps it
-  return model;
-}
 
 /// Per-point parameter files, as values of the tissue points.
 bool setPointParameters(const TissueSetup &setup, SimulationInterface &sim,
@@ -119,8 +97,7 @@ bool writeField(SimulationInterface &sim, Writer &writer,
 /// The time loop with its snapshots, stop and progress.
 bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
               Tissue &tissue, Writer &writer,
-              const std::function<void(double)> &progress,
-              std::string &error) {
+              const std::function<void(double)> &progress, std::string &error) {
   int64_t steps = std::llround(setup.duration / setup.options.dt);
   int64_t every =
       setup.outputs.snapshotEvery > 0
@@ -175,15 +152,14 @@ bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
 
 /// Activation map, biomarker maps, probes and conduction velocities (on
 /// rank 0).
-bool finish(const TissueSetup &setup, SimulationInterface &sim,
-            Tissue &tissue, Writer &writer, TissueResult &result,
-            std::string &error) {
+bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
+            Writer &writer, TissueResult &result, std::string &error) {
   if (!writeBiomarkers(setup, sim, tissue, writer, result, error))
     return false;
   std::vector<double> lat = tissue.activationTimes();
   if (!setup.outputs.activation.empty() &&
-      !writeField(sim, writer, setup.outputs.activation, "activation_time",
-                  lat, error))
+      !writeField(sim, writer, setup.outputs.activation, "activation_time", lat,
+                  error))
     return false;
   result.vm = tissue.vm();
   result.report = tissue.report();
@@ -207,7 +183,7 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
                            const std::function<void(double)> &progress,
                            const std::string &cacheDir,
                            const TissueRanks *ranks) {
-  auto model = loadModel(setup.model, cacheDir, error);
+  auto model = loadOrCompileModel(setup.model, {}, cacheDir, error);
   if (!model)
     return false;
   SimulationOptions options = deviceOptions(setup);
@@ -245,24 +221,23 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
 }
 
 std::string TissueResult::json(const TissueSetup &setup) const {
-  std::string out = "{\n  \"model\": \"" + model + "\",\n  \"devices\": \"" +
-                    devices + "\",\n  \"grid\": [" +
-                    std::to_string(setup.grid.n[0]) + ", " +
-                    std::to_string(setup.grid.n[1]) + ", " +
-                    std::to_string(setup.grid.n[2]) + "],\n  \"run\": " +
-                    report.json(2) + ",\n  \"activation_ms\": {";
+  std::string out =
+      "{\n  \"model\": \"" + model + "\",\n  \"devices\": \"" + devices +
+      "\",\n  \"grid\": [" + std::to_string(setup.grid.n[0]) + ", " +
+      std::to_string(setup.grid.n[1]) + ", " + std::to_string(setup.grid.n[2]) +
+      "],\n  \"run\": " + report.json(2) + ",\n  \"activation_ms\": {";
   for (size_t i = 0; i < probeTimes.size(); ++i) {
     char v[48];
     std::snprintf(v, sizeof v, "%.6f", probeTimes[i]);
-    out += (i ? ", \"" : "\"") + setup.outputs.probeNames[i] + "\": " +
-           (std::isnan(probeTimes[i]) ? "null" : v);
+    out += (i ? ", \"" : "\"") + setup.outputs.probeNames[i] +
+           "\": " + (std::isnan(probeTimes[i]) ? "null" : v);
   }
   out += "},\n  \"conduction_velocity_mm_per_ms\": {";
   for (int a = 0; a < 3; ++a) {
     char v[48];
     std::snprintf(v, sizeof v, "%.6f", velocity[a]);
-    out += std::string(a ? ", \"" : "\"") + "xyz"[a] + "\": " +
-           (std::isnan(velocity[a]) ? "null" : v);
+    out += std::string(a ? ", \"" : "\"") + "xyz"[a] +
+           "\": " + (std::isnan(velocity[a]) ? "null" : v);
   }
   out += "},\n  \"beats\": " + std::to_string(beats) + ",\n  \"files\": [";
   for (size_t i = 0; i < files.size(); ++i)

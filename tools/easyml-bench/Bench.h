@@ -12,8 +12,8 @@
 #ifndef EASYML_TOOLS_BENCH_BENCH_H
 #define EASYML_TOOLS_BENCH_BENCH_H
 
-#include "Options.h"
-
+#include "easyml/Runtime/BenchProtocol.h"
+#include "easyml/Runtime/CommandLine.h"
 #include "easyml/Runtime/RunSummary.h"
 #include "easyml/Runtime/Simulation.h"
 
@@ -25,47 +25,32 @@
 
 namespace easyml::bench {
 
+using rt::ArgKind;
+using rt::CommandLine;
+using rt::OptionSpec;
+
 double now();
 /// Prints "easyml-bench: error: <msg>" and exits with `code`. Under MPI
 /// (after MPI_Init) the message names the rank and every rank stops.
 [[noreturn]] void fail(const std::string &msg, int code = 1);
-/// What main() prepared for a run.
+/// What main() prepared for a run: the model, the devices, the cell
+/// count and the protocol the runtime runs (BenchProtocol.h).
 struct BenchRun {
   const CommandLine *cl = nullptr;
   rt::ModelHandle *model = nullptr;
   rt::SimulationOptions options;
-  long num = 1, traceNo = 0, numstim = 1;
-  long nLast = 0, stimLen = 1, outFirst = 0, outEvery = 1, saveStep = -1;
-  double dt = 0.01, stimStart = 0, stimCurr = 0, bcl = 0;
-  /// --checkpoint-every (ms).
-  double checkpointMs = 0;
-  uint64_t seed = 1;
-  bool quiet = false, cached = false;
+  long num = 1;
+  rt::BenchProtocol protocol;
+  bool cached = false;
   double compileSeconds = 0, loadSeconds = 0;
-  /// Under mpirun (the MPI summary and report), and how the writer ranks
-  /// are set (" computing, rank 3 writing"), for the first line.
+  /// Under mpirun (the MPI summary and report).
   bool mpi = false;
-  std::string writers;
 };
 
-/// What a run measured, for the summary and the report (complete on rank
-/// 0).
-/// Runs the protocol of `run` on `sim`; fills the client's part of
-/// `summary`. 0, or the exit status after a message.
-int runProtocol(rt::SimulationInterface &sim, const BenchRun &run,
-                rt::RunSummary &summary);
 /// Warnings, the table for people and the reports (rank 0).
 int report(rt::SimulationInterface &sim, const BenchRun &run,
            rt::RunSummary &summary);
 
-bool underMpirun();
-/// Under mpirun: MPI_Init (once). Returns this rank.
-int mpiStart(int &argc, char **&argv);
-/// MPI_Finalize if started.
-void mpiStop();
-/// Collective under MPI: false on every rank when `ok` is false on one,
-/// with that rank's message ("rank N: ..."). True without MPI.
-bool mpiAgree(bool ok, std::string &error);
 /// The protocol of `run` across the MPI ranks. Returns the exit status.
 int runDistributed(const BenchRun &run);
 

@@ -14,9 +14,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
-#include "Outputs.h"
 
 #include "easyml/Runtime/Distributed.h"
+#include "easyml/Runtime/MpiSession.h"
 #include "easyml/Runtime/Population.h"
 
 #include <cerrno>
@@ -26,59 +26,13 @@
 using namespace easyml;
 using namespace easyml::bench;
 
-namespace {
-int gRank = -1;
-bool gStarted = false;
-} // namespace
-
 namespace easyml::bench {
-
-int mpiRank() { return gRank; }
-
-[[noreturn]] void mpiAbort(int code) {
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);
-}
-
-bool underMpirun() {
-  for (const char *v :
-       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v))
-      return true;
-  return false;
-}
-
-int mpiStart(int &argc, char **&argv) {
-  if (!gStarted) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    gStarted = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &gRank);
-  }
-  return gRank;
-}
-
-void mpiStop() {
-  if (gStarted) {
-    MPI_Finalize();
-    gStarted = false;
-    gRank = -1;
-  }
-}
-
-bool mpiAgree(bool ok, std::string &error) {
-  if (!gStarted)
-    return ok;
-  return rt::agree(MPI_COMM_WORLD, ok, error);
-}
 
 namespace {
 
 /// The options only the MPI run has; false (said by rank 0) on a bad one.
-bool distributedOptions(const BenchRun &run, int size,
-                        const rt::WriterRanks &w, rt::DistributedOptions &dopts,
-                        int rank) {
+bool distributedOptions(const BenchRun &run, int size, const rt::WriterRanks &w,
+                        rt::DistributedOptions &dopts, int rank) {
   const CommandLine &cl = *run.cl;
   auto bad = [&](const std::string &msg) {
     if (rank == 0)
@@ -125,13 +79,13 @@ int runRanks(const BenchRun &given, const rt::WriterRanks &writers,
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   BenchRun run = given;
-  run.writers = writers.describe();
+  run.protocol.writers = writers.describe();
   rt::DistributedOptions dopts;
   if (!distributedOptions(run, size, writers, dopts, rank))
     return 1;
   rt::DistributedSimulation sim(comm, *run.model, run.num, run.options, dopts);
   rt::RunSummary summary;
-  int code = runProtocol(sim, run, summary);
+  int code = rt::runBenchProtocol(sim, run.protocol, summary);
   writersUsed = sim.usedWriters();
   return code ? code : report(sim, run, summary);
 }
@@ -148,7 +102,7 @@ int runDistributed(const BenchRun &run) {
   rt::WriterRanks writers(MPI_COMM_WORLD, count);
   std::string error;
   if (!writers.valid(error)) {
-    if (gRank == 0)
+    if (rt::mpi::rank() == 0)
       std::fprintf(stderr,
                    "easyml-bench: error: --mpi-writer=N needs 1 <= N < the "
                    "%d ranks (the last N write), got '%s'\n",

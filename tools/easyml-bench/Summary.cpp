@@ -19,7 +19,6 @@ using namespace easyml::bench;
 
 int easyml::bench::report(rt::SimulationInterface &sim, const BenchRun &run,
                           rt::RunSummary &summary) {
-  summary.steps = run.nLast + 1;
   summary.devicesAsked = run.options.devices.str();
   summary.maxWaveSteps = run.options.maxWaveSteps;
   summary.compiled = run.cl->has("model");
@@ -33,7 +32,7 @@ int easyml::bench::report(rt::SimulationInterface &sim, const BenchRun &run,
     std::fprintf(stderr, "easyml-bench: warning: %s: %lld times\n",
                  name.c_str(), static_cast<long long>(count));
   std::fflush(stdout);
-  if (!run.quiet)
+  if (!run.protocol.quiet)
     summary.print(stderr);
   std::string error;
   bool ok = true;

@@ -13,19 +13,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
-#include "Options.h"
-#include "Outputs.h"
 
 #include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/Compile.h"
 #include "easyml/Runtime/GpuDriver.h"
 #include "easyml/Runtime/ModelInfo.h"
-#include "easyml/Runtime/Pointwise.h"
+#ifdef EASYML_HAVE_MPI
+#include "easyml/Runtime/MpiSession.h"
+#endif
 #include "easyml/Runtime/Occupancy.h"
+#include "easyml/Runtime/Pointwise.h"
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Support/VersionInfo.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -49,29 +51,24 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-#ifdef EASYML_HAVE_MPI
-// Defined in MpiRun.cpp.
-int mpiRank();
-[[noreturn]] void mpiAbort(int code);
-#endif
-
 [[noreturn]] void fail(const std::string &msg, int code) {
 #ifdef EASYML_HAVE_MPI
-  if (mpiRank() >= 0) {
-    std::fprintf(stderr, "easyml-bench: error: rank %d: %s\n", mpiRank(),
+  if (rt::mpi::rank() >= 0) {
+    std::fprintf(stderr, "easyml-bench: error: rank %d: %s\n", rt::mpi::rank(),
                  msg.c_str());
-    mpiAbort(code);
+    rt::mpi::abort(code);
   }
 #endif
   std::fprintf(stderr, "easyml-bench: error: %s\n", msg.c_str());
   std::exit(code);
 }
 
-#ifndef EASYML_HAVE_MPI
-bool underMpirun() { return false; }
-int mpiStart(int &, char **&) { return 0; }
-void mpiStop() {}
+#ifdef EASYML_HAVE_MPI
+bool mpiAgree(bool ok, std::string &error) { return rt::mpi::agree(ok, error); }
+void mpiStop() { rt::mpi::stop(); }
+#else
 bool mpiAgree(bool ok, std::string &) { return ok; }
+void mpiStop() {}
 int runDistributed(const BenchRun &) {
   fail("this easyml-bench was built without MPI");
 }
@@ -306,21 +303,8 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
   need(n.lbMinWindow >= 0, "lb-min-window", ">= 0");
   need(n.dimWindow >= 1, "dim-window", "at least 1");
   need(n.checkpointMs > 0, "checkpoint-every", "positive");
-  need(n.dimTolerance >= 0 && n.dimTolerance < 1, "dim-tolerance",
-       "in [0, 1)");
-  if (cl.has("lb-shares")) {
-    std::stringstream ss(cl.get("lb-shares"));
-    for (std::string item; std::getline(ss, item, ',');) {
-      char *end = nullptr;
-      double v = std::strtod(item.c_str(), &end);
-      if (item.empty() || *end || !(v >= 0)) {
-        errors.push_back("--lb-shares: bad share '" + item + "' in '" +
-                         cl.get("lb-shares") + "'");
-        break;
-      }
-      n.shares.push_back(v);
-    }
-  }
+  need(n.dimTolerance >= 0 && n.dimTolerance < 1, "dim-tolerance", "in [0, 1)");
+  n.shares = cl.numbers("lb-shares", errors);
   return errors.empty();
 }
 
@@ -329,42 +313,34 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
 /// message (said once).
 std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
                                            BenchRun &run) {
-  std::string library = cl.get("load-module");
-  if (cl.has("model")) {
-    std::vector<std::string> flags;
-    if (cl.has("no-tables"))
-      flags.push_back("--no-tables");
-    auto compile = [&] {
-      rt::CompiledModel compiled;
-      std::string error;
-      if (!rt::compileModelFile(cl.get("model"), flags, cl.get("cache-dir"),
-                                compiled, error))
-        fail(error);
-      library = compiled.library;
-      run.cached = compiled.cached;
-      run.compileSeconds = compiled.seconds;
-    };
-    std::string ignored;
-    if (rank == 0)
-      compile();
-    mpiAgree(true, ignored);
-    if (rank != 0)
-      compile();
-  } else if (cl.has("no-tables")) {
+  if (cl.has("no-tables") && !cl.has("model"))
     fail("--no-tables applies when compiling: use it with --model");
-  }
+  std::vector<std::string> flags;
+  if (cl.has("no-tables"))
+    flags.push_back("--no-tables");
+  std::unique_ptr<rt::ModelHandle> model;
+  rt::CompiledModel compiled;
+  std::string error, ignored;
   double t0 = now();
-  std::string error;
-  auto model = rt::ModelHandle::load(library, error);
-  if (cl.has("model"))
-    unlink(library.c_str()); // loaded: the cache keeps the artifact
+  for (int turn = 0; turn < 2; ++turn) {
+    if ((rank == 0) == (turn == 0))
+      model =
+          cl.has("model")
+              ? rt::loadOrCompileModel(cl.get("model"), flags,
+                                       cl.get("cache-dir"), error, &compiled)
+              : rt::ModelHandle::load(cl.get("load-module"), error);
+    if (turn == 0)
+      mpiAgree(true, ignored);
+  }
   // A model that one rank cannot load stops every rank, with one message.
   if (!mpiAgree(model != nullptr, error)) {
     if (rank == 0)
       std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
     return nullptr;
   }
-  run.loadSeconds = now() - t0;
+  run.cached = compiled.cached;
+  run.compileSeconds = compiled.seconds;
+  run.loadSeconds = now() - t0 - compiled.seconds;
   return model;
 }
 
@@ -452,29 +428,73 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   return options;
 }
 
-/// The protocol in steps, as openCARP's bench rounds it.
-void protocolSteps(const CommandLine &cl, const Numbers &n, BenchRun &run) {
+/// The options that fix what a run computes and writes, one "--name=value"
+/// line each: a restart must give the same (devices, threads, balancing,
+/// reports and the checkpoint options may change).
+std::string runSettings(const CommandLine &cl) {
+  static const char *free[] = {
+      "checkpoint",   "checkpoint-every", "restart",    "devices",
+      "variant",      "threads",          "device",     "max-wave-steps",
+      "lb-threshold", "lb-min-window",    "lb-shares",  "no-lb",
+      "lb-memory",    "no-recovery",      "dim-window", "dim-tolerance",
+      "cache-dir",    "report-json",      "progress",   "no-progress",
+      "quiet",        "mpi-slow",         "mpi-writer", "mpi-epoch-steps"};
+  std::string out;
+  for (const OptionSpec &o : cl.specs())
+    if (cl.has(o.name) &&
+        std::find(std::begin(free), std::end(free), o.name) == std::end(free))
+      out += "--" + o.name + "=" + cl.get(o.name) + "\n";
+  return out;
+}
+
+/// The protocol the runtime runs: steps as openCARP's bench rounds them,
+/// parameters, files and checkpoints.
+void protocolOf(const CommandLine &cl, const Numbers &n, BenchRun &run) {
+  rt::BenchProtocol &p = run.protocol;
   double duration = n.duration;
   if (!cl.has("duration"))
     duration = cl.has("numstim") && n.numstim <= 0
                    ? static_cast<float>(n.stimStart + n.pastStim)
-                   : static_cast<float>(n.stimStart +
-                                        n.bcl * (n.numstim - 1) + n.pastStim);
-  run.nLast = std::lround(duration / n.dt);
-  run.stimLen = std::max(1L, std::lround(n.stimDur / n.dt));
-  run.outFirst = std::lround(n.startOut / n.dt);
-  run.outEvery = std::max(1L, std::lround(n.dtOut / n.dt));
-  run.saveStep =
-      cl.has("save-ini-time") ? std::lround(n.saveIniTime / n.dt) : -1;
+                   : static_cast<float>(n.stimStart + n.bcl * (n.numstim - 1) +
+                                        n.pastStim);
+  p.dt = n.dt;
+  p.nLast = std::lround(duration / n.dt);
+  p.stimLen = std::max(1L, std::lround(n.stimDur / n.dt));
+  p.outFirst = std::lround(n.startOut / n.dt);
+  p.outEvery = std::max(1L, std::lround(n.dtOut / n.dt));
+  p.saveStep = cl.has("save-ini-time") ? std::lround(n.saveIniTime / n.dt) : -1;
+  p.numstim = n.numstim;
+  p.stimStart = n.stimStart;
+  p.stimCurr = n.stimCurr;
+  p.bcl = n.bcl;
+  p.impPar = cl.get("imp-par");
+  p.paramFile = cl.get("param-file");
+  p.population = cl.get("population");
+  std::string order = cl.get("population-order");
+  if (order != "grouped" && order != "drawn")
+    fail("--population-order: expected grouped or drawn, got '" + order + "'");
+  p.grouped = order == "grouped";
+  p.seed = static_cast<uint64_t>(n.seed);
+  p.fout = cl.get("fout");
+  p.haveFout = cl.has("fout");
+  p.binary = cl.has("bin");
+  p.validate = cl.has("validate");
+  p.trace = !cl.has("no-trace");
+  p.traceNo = n.traceNo;
+  p.readIni = cl.get("read-ini-file");
+  p.saveIni = cl.get("save-ini-file");
+  p.saveVm = cl.get("save-vm");
+  p.biomarkers = cl.get("biomarkers");
+  p.caVariable = cl.get("ca-variable");
+  p.checkpoint = cl.get("checkpoint");
+  p.restart = cl.get("restart");
+  p.checkpointMs = n.checkpointMs;
+  p.settings = runSettings(cl);
+  p.quiet = cl.has("quiet");
+  p.progress = cl.has("progress")      ? rt::BenchProtocol::Progress::Always
+               : cl.has("no-progress") ? rt::BenchProtocol::Progress::Never
+                                       : rt::BenchProtocol::Progress::Auto;
   run.num = n.num;
-  run.traceNo = n.traceNo;
-  run.numstim = n.numstim;
-  run.dt = n.dt;
-  run.stimStart = n.stimStart;
-  run.stimCurr = n.stimCurr;
-  run.bcl = n.bcl;
-  run.seed = static_cast<uint64_t>(n.seed);
-  run.checkpointMs = n.checkpointMs;
 }
 
 } // namespace
@@ -488,7 +508,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (cl.has("help")) {
-    cl.printHelp("easyml-bench");
+    cl.printHelp("easyml-bench",
+                 "(--load-module lib.so | --model file.model) [options]");
     return 0;
   }
   if (cl.has("version")) {
@@ -510,15 +531,22 @@ int main(int argc, char **argv) {
   }
   BenchRun run;
   run.cl = &cl;
-  run.quiet = cl.has("quiet");
   // Under mpirun: one simulation across the ranks.
-  run.mpi = underMpirun();
+#ifdef EASYML_HAVE_MPI
+  run.mpi = rt::mpi::underLauncher();
+#endif
   if (!run.mpi && cl.has("mpi-writer"))
     fail("--mpi-writer applies under mpirun (one process writes its own "
          "files)");
-  int rank = run.mpi ? mpiStart(argc, argv) : 0;
+#ifdef EASYML_HAVE_MPI
+  int rank = run.mpi ? rt::mpi::start(argc, argv) : 0;
+#else
+  int rank = 0;
+#endif
+  protocolOf(cl, n, run);
+  run.protocol.mpi = run.mpi;
   if (rank != 0)
-    run.quiet = true;
+    run.protocol.quiet = true;
   std::unique_ptr<rt::ModelHandle> model = loadModel(cl, rank, run);
   if (!model)
     return mpiStop(), 1;
@@ -529,7 +557,6 @@ int main(int argc, char **argv) {
     return status;
   run.model = model.get();
   run.options = deviceOptions(cl, *model, n);
-  protocolSteps(cl, n, run);
   if (run.mpi) {
     int status = runDistributed(run);
     mpiStop();
@@ -537,7 +564,7 @@ int main(int argc, char **argv) {
   }
   rt::Simulation sim(*model, run.num, run.options);
   rt::RunSummary summary;
-  if (int code = runProtocol(sim, run, summary))
+  if (int code = rt::runBenchProtocol(sim, run.protocol, summary))
     return code;
   return report(sim, run, summary);
 }

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Runtime/CommandLine.h"
 #include "easyml/Runtime/DrugStudy.h"
 #include "easyml/Runtime/OutputFile.h"
 
@@ -31,19 +32,6 @@ using namespace easyml;
 
 namespace {
 
-const char kUsage[] =
-    "usage: easyml-drug --model M.model --mapping MAP.json --cipa DIR\n"
-    "                   --drugs A,B,... [--doses 1,2,3,4] [--nM]\n"
-    "                   [--samples 0 | 1-2000]\n"
-    "                   [--beats 1000] [--bcl 2000] [--dt 0.01]\n"
-    "                   [--stim 80] [--stim-dur 0.5] [--imp-par MODS]\n"
-    "                   [--devices cpu] [--threads N] [--compile-args ARGS]\n"
-    "                   [--out results.csv] [--save-states FILE]\n"
-    "                   [--load-states FILE] [--write-model FILE]\n"
-    "                   [--quiet]\n"
-    "Paces control and every drug at every dose as one population and\n"
-    "prints the last beat's qNet and biomarkers (docs/drug-trials.md).\n";
-
 int error(const std::string &what, int code = 1) {
   std::fprintf(stderr, "easyml-drug: error: %s\n", what.c_str());
   return code;
@@ -58,117 +46,78 @@ std::vector<std::string> split(const std::string &s, char sep = ',') {
   return out;
 }
 
-struct Args {
-  std::map<std::string, std::string> v;
-  bool nM = false, quiet = false;
-  std::string get(const std::string &k, const std::string &def = "") const {
-    auto it = v.find(k);
-    return it == v.end() ? def : it->second;
-  }
-};
-
-bool parse(int argc, char **argv, Args &a, int &code) {
-  static const char *const valued[] = {
-      "model", "mapping",  "cipa",     "drugs",   "doses",
-      "beats", "bcl",      "dt",       "stim",    "stim-dur",
-      "out",   "imp-par",  "devices",  "threads", "compile-args",
-      "save-states", "load-states", "samples", "write-model"};
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s == "-h" || s == "--help")
-      return std::fputs(kUsage, stdout), code = 0, false;
-    if (s == "--nM" || s == "-q" || s == "--quiet") {
-      (s == "--nM" ? a.nM : a.quiet) = true;
-      continue;
-    }
-    bool known = false;
-    for (const char *k : valued)
-      known = known || s == std::string("--") + k;
-    if (!known)
-      return code = error("unknown option '" + s + "' (see --help)", 2),
-             false;
-    if (i + 1 >= argc)
-      return code = error("option '" + s + "' needs a value", 2), false;
-    a.v[s.substr(2)] = argv[++i];
-  }
-  for (const char *k : {"model", "mapping"})
-    if (!a.v.count(k))
-      return code = error(std::string("--") + k + " is required", 2), false;
-  return true;
+std::vector<rt::OptionSpec> optionSpecs() {
+  using K = rt::ArgKind;
+  return {
+      {"model", 0, K::Required,
+       "the model: an EasyML file (compiled with the study's qNet state) "
+       "or a library made from --write-model's output",
+       ""},
+      {"mapping", 0, K::Required,
+       "channels to parameters, the hERG binding, the qNet currents "
+       "(data/drugs/*.json)",
+       ""},
+      {"cipa", 0, K::Required,
+       "FDA CiPA's drug data (IC50/Hill and hERG fits, uncertainty samples)",
+       ""},
+      {"drugs", 0, K::Required, "drugs to study: A,B,...", ""},
+      {"doses", 0, K::Required, "doses, as multiples of each drug's Cmax", "1"},
+      {"nM", 0, K::None, "--doses are concentrations in nM", ""},
+      {"samples", 0, K::Required,
+       "uncertainty samples: 0 (the optimal fit), 1-2000, 3,5,9-12", "0"},
+      {"beats", 0, K::Required, "beats paced", "1000"},
+      {"bcl", 0, K::Required, "cycle length (ms)", "2000"},
+      {"dt", 0, K::Required, "time step (ms)", "0.01"},
+      {"stim", 0, K::Required, "stimulus strength", "80"},
+      {"stim-dur", 0, K::Required, "stimulus duration (ms)", "0.5"},
+      {"imp-par", 0, K::Required, "parameter changes for every cell", ""},
+      {"devices", 0, K::Required, "devices (as easyml-bench)", "cpu"},
+      {"threads", 0, K::Required, "CPU threads (0: the OpenMP default)", "0"},
+      {"compile-args", 0, K::Required, "easyml-compile options", ""},
+      {"out", 0, K::Required, "the results table (CSV)", ""},
+      {"save-states", 0, K::Required, "every cell's state at the end", ""},
+      {"load-states", 0, K::Required, "start from a saved state", ""},
+      {"write-model", 0, K::Required,
+       "write the model with the study's qNet state and stop", ""},
+      {"quiet", 'q', K::None, "no table", ""},
+      {"help", 'h', K::None, "print this help", ""},
+  };
 }
 
-/// "0", "1-100", "3,5,9-12": sample numbers.
-bool sampleList(const std::string &text, std::vector<int64_t> &out) {
-  for (const std::string &item : split(text)) {
-    char *end = nullptr;
-    long long a = std::strtoll(item.c_str(), &end, 10), b = a;
-    if (*end == '-')
-      b = std::strtoll(end + 1, &end, 10);
-    if (*end || a < 0 || b < a || b - a > 10000000)
-      return false;
-    for (long long k = a; k <= b; ++k)
-      out.push_back(k);
-  }
-  return !out.empty();
-}
-
-/// A number option; false (with `error`) if it is not one.
-bool number(const Args &a, const std::string &k, double &out,
-            std::string &error) {
-  if (!a.v.count(k))
-    return true;
-  char *end = nullptr;
-  out = std::strtod(a.get(k).c_str(), &end);
-  if (*end || !std::isfinite(out))
-    return error = "--" + k + " expects a number, got '" + a.get(k) + "'",
-           false;
-  return true;
-}
-
-bool studyOptions(const Args &a, rt::DrugStudyOptions &o,
+bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
                   std::string &error) {
-  double beats = o.beats, threads = 0;
-  if (!number(a, "beats", beats, error) || !number(a, "bcl", o.bcl, error) ||
-      !number(a, "dt", o.dt, error) ||
-      !number(a, "stim", o.stimStrength, error) ||
-      !number(a, "stim-dur", o.stimDuration, error) ||
-      !number(a, "threads", threads, error))
-    return false;
-  o.beats = static_cast<int64_t>(beats);
+  std::vector<std::string> errors;
+  o.beats = a.integer("beats", errors);
+  o.bcl = a.number("bcl", errors);
+  o.dt = a.number("dt", errors);
+  o.stimStrength = a.number("stim", errors);
+  o.stimDuration = a.number("stim-dur", errors);
+  o.simulation.threads = static_cast<int>(a.integer("threads", errors));
+  if (!errors.empty())
+    return error = errors.front(), false;
   o.parameters = a.get("imp-par");
   o.loadStates = a.get("load-states");
   o.saveStates = a.get("save-states");
-  o.simulation.devices = rt::DeviceSpec(a.get("devices", "cpu"));
-  o.simulation.threads = static_cast<int>(threads);
+  o.simulation.devices = rt::DeviceSpec(a.get("devices"));
   if (!o.simulation.devices.valid())
     return error = "--devices: " + o.simulation.devices.error, false;
   return true;
 }
 
-/// --doses: numbers, or false.
-bool doseList(const std::string &text, std::vector<double> &doses,
-              std::string &error) {
-  for (const std::string &d : split(text)) {
-    char *end = nullptr;
-    doses.push_back(std::strtod(d.c_str(), &end));
-    if (*end || !(doses.back() >= 0))
-      return error = "--doses: '" + d + "' is not a dose", false;
-  }
-  return true;
-}
-
 void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
            int64_t beats) {
-  std::printf("%-16s %6s %8s %12s %10s %9s %9s %6s %12s\n", "drug",
-              "sample", "dose", "conc. (nM)", "qNet", "APD50", "APD90", "EAD",
+  std::printf("%-16s %6s %8s %12s %10s %9s %9s %6s %12s\n", "drug", "sample",
+              "dose", "conc. (nM)", "qNet", "APD50", "APD90", "EAD",
               "state chg.");
   for (const rt::DrugStudyRow &r : rows) {
-    auto b = [&](int c) { return r.biomarkers.empty() ? NAN : r.biomarkers[c]; };
+    auto b = [&](int c) {
+      return r.biomarkers.empty() ? NAN : r.biomarkers[c];
+    };
     int flags = std::isfinite(b(rt::kBioFlags)) ? int(b(rt::kBioFlags)) : 0;
     std::printf("%-16s %6lld %8g %12.4g %10.4f %9.2f %9.2f %6s %12.3g\n",
-                r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
-                b(rt::kBioApd50), b(rt::kBioApd90), flags & 4 ? "yes" : "no",
-                r.stateChange);
+                r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
+                r.qnet, b(rt::kBioApd50), b(rt::kBioApd90),
+                flags & 4 ? "yes" : "no", r.stateChange);
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%zu cells x %lld beats in %.2f s: %.3f s of wall time and "
@@ -179,7 +128,7 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
 
 /// --write-model FILE: the model with the study's qNet state, to compile
 /// elsewhere (easyml-compile ... -o M.so; then --model M.so).
-int writeModel(const Args &a, const rt::ChannelMapping &m,
+int writeModel(const rt::CommandLine &a, const rt::ChannelMapping &m,
                const rt::DrugStudyOptions &protocol) {
   std::ifstream in(a.get("model"));
   std::stringstream text;
@@ -196,22 +145,37 @@ int writeModel(const Args &a, const rt::ChannelMapping &m,
 } // namespace
 
 int main(int argc, char **argv) {
-  Args args;
-  int code = 0;
-  if (!parse(argc, argv, args, code))
-    return code;
+  rt::CommandLine args(optionSpecs());
+  std::vector<std::string> errors;
+  if (!args.parse(argc, argv, errors)) {
+    for (const std::string &e : errors)
+      error(e);
+    return 2;
+  }
+  if (args.has("help")) {
+    args.printHelp("easyml-drug",
+                   "--model M --mapping MAP.json [--cipa DIR --drugs A,B] "
+                   "[options]\nPaces control and every drug at every dose "
+                   "as one population and prints the\nlast beat's qNet and "
+                   "biomarkers (docs/drug-trials.md).");
+    return 0;
+  }
+  for (const char *k : {"model", "mapping"})
+    if (!args.has(k))
+      return error(std::string("--") + k + " is required", 2);
   std::string e;
   rt::ChannelMapping mapping;
   if (!rt::readChannelMapping(args.get("mapping"), mapping, e))
     return error(e);
   std::vector<rt::Drug> drugs;
   std::vector<std::string> names = split(args.get("drugs"));
-  if (!names.empty() && !args.v.count("cipa"))
+  if (!names.empty() && !args.has("cipa"))
     return error("--drugs needs --cipa DIR (the drugs' parameters)", 2);
   std::vector<int64_t> samples;
-  if (!sampleList(args.get("samples", "0"), samples))
+  if (!rt::parseSampleList(args.get("samples"), samples))
     return error("--samples: expected sample numbers and ranges (0: the "
-                 "optimal fit; 1-2000), got '" + args.get("samples") + "'",
+                 "optimal fit; 1-2000), got '" +
+                     args.get("samples") + "'",
                  2);
   if (!names.empty() &&
       !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
@@ -219,38 +183,39 @@ int main(int argc, char **argv) {
   rt::DrugStudyOptions options;
   if (!studyOptions(args, options, e))
     return error(e, 2);
-  if (args.v.count("write-model"))
+  if (args.has("write-model"))
     return writeModel(args, mapping, options);
   std::vector<rt::DrugCell> cells;
   std::vector<double> doses;
-  if (!doseList(args.get("doses", "1"), doses, e) ||
-      !rt::studyCells(drugs, doses, args.nM, cells, e))
+  doses = args.numbers("doses", errors);
+  if (!errors.empty())
+    return error(errors.front(), 2);
+  if (!rt::studyCells(drugs, doses, args.has("nM"), cells, e))
     return error(e, 2);
   auto model = rt::loadStudyModel(args.get("model"), mapping, options,
                                   split(args.get("compile-args"), ' '), "", e);
   if (!model)
     return error(e);
-  bool bar = !args.quiet && isatty(fileno(stderr));
+  bool bar = !args.has("quiet") && isatty(fileno(stderr));
   auto t0 = std::chrono::steady_clock::now();
   std::vector<rt::DrugStudyRow> rows;
-  bool ok = rt::runDrugStudy(*model, mapping, cells, options, rows, e,
-                             [&](int64_t beat) {
-                               if (bar)
-                                 std::fprintf(stderr, "\rbeat %lld of %lld",
-                                              (long long)beat,
-                                              (long long)options.beats);
-                             });
+  bool ok = rt::runDrugStudy(
+      *model, mapping, cells, options, rows, e, [&](int64_t beat) {
+        if (bar)
+          std::fprintf(stderr, "\rbeat %lld of %lld", (long long)beat,
+                       (long long)options.beats);
+      });
   if (bar)
     std::fprintf(stderr, "\n");
   if (!ok)
     return error(e);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count();
-  if (args.v.count("out") &&
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  if (args.has("out") &&
       !rt::writeWholeFile(args.get("out"), rt::drugStudyCsv(rows), e))
     return error(e);
-  if (!args.quiet)
+  if (!args.has("quiet"))
     print(rows, seconds, options.beats);
   return 0;
 }

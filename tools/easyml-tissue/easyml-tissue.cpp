@@ -15,9 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Runtime/CommandLine.h"
 #include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/TissueRun.h"
 #ifdef EASYML_HAVE_MPI
+#include "easyml/Runtime/MpiSession.h"
 #include "easyml/Runtime/TissueMPI.h"
 #endif
 
@@ -31,48 +33,21 @@ using namespace easyml;
 
 namespace {
 
-const char kUsage[] =
-    "usage: easyml-tissue CONFIG.json [--report-json FILE] [--quiet]\n"
-    "                     [--no-progress] [--cache-dir DIR]\n"
-    "Runs a monodomain tissue simulation (configuration keys: "
-    "docs/tissue.md).\n";
-
 int error(const std::string &what, int code = 1) {
   std::fprintf(stderr, "easyml-tissue: error: %s\n", what.c_str());
   return code;
 }
 
-struct Args {
-  std::string config, reportJson, cacheDir;
-  bool quiet = false, progress = true;
-};
-
-/// False after a message (exit code in `code`).
-bool parse(int argc, char **argv, Args &a, int &code) {
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    std::string *value = s == "--report-json" ? &a.reportJson
-                         : s == "--cache-dir" ? &a.cacheDir
-                                              : nullptr;
-    if (value && i + 1 >= argc)
-      return code = error("option '" + s + "' needs a value", 2), false;
-    if (value)
-      *value = argv[++i];
-    else if (s == "-h" || s == "--help")
-      return std::fputs(kUsage, stdout), code = 0, false;
-    else if (s == "-q" || s == "--quiet")
-      a.quiet = true;
-    else if (s == "--no-progress")
-      a.progress = false;
-    else if ((!s.empty() && s[0] == '-') || !a.config.empty())
-      return code = error("unknown argument '" + s + "'\n" + kUsage, 2), false;
-    else
-      a.config = s;
-  }
-  if (a.config.empty())
-    return code = error(std::string("no configuration given\n") + kUsage, 2),
-           false;
-  return true;
+std::vector<rt::OptionSpec> optionSpecs() {
+  using K = rt::ArgKind;
+  return {
+      {"report-json", 0, K::Required, "the run's report as JSON", ""},
+      {"cache-dir", 0, K::Required,
+       "where models are cached ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
+      {"quiet", 'q', K::None, "no summary", ""},
+      {"no-progress", 0, K::None, "no progress bar", ""},
+      {"help", 'h', K::None, "print this help", ""},
+  };
 }
 
 void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
@@ -89,8 +64,7 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
   std::printf("%-10s %10.3f s\n%-10s %10.3f s (halo %.3f s)\n%-10s %10.3f "
               "s\n%-10s %10.3f s\n",
               "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,
-              t.haloSeconds, "output", t.outputSeconds, "total",
-              t.wallSeconds);
+              t.haloSeconds, "output", t.outputSeconds, "total", t.wallSeconds);
   std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
   for (int a = 0; a < 3; ++a)
     if (!std::isnan(r.velocity[a]))
@@ -109,19 +83,13 @@ struct Ranks {
 #ifdef EASYML_HAVE_MPI
   rt::MpiTissueRanks mpi;
   bool started = false;
-  Ranks(int &argc, char **&argv) {
-    for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
-      started = started || std::getenv(v);
-    if (!started)
-      return;
-    MPI_Init(&argc, &argv);
-    mpi = rt::makeMpiTissueRanks(MPI_COMM_WORLD);
+  Ranks(int &argc, char **&argv) : started(rt::mpi::underLauncher()) {
+    if (started && rt::mpi::start(argc, argv) >= 0)
+      mpi = rt::makeMpiTissueRanks(MPI_COMM_WORLD);
   }
   ~Ranks() {
-    if (started) {
-      mpi = {};
-      MPI_Finalize();
-    }
+    mpi = {};
+    rt::mpi::stop();
   }
   const rt::TissueRanks *get() const { return started ? &mpi.ranks : nullptr; }
   int rank() const { return started ? mpi.comm->rank() : 0; }
@@ -135,36 +103,49 @@ struct Ranks {
 } // namespace
 
 int main(int argc, char **argv) {
-  Args args;
-  int code = 0;
-  if (!parse(argc, argv, args, code))
-    return code;
+  rt::CommandLine args(optionSpecs(), /*positionals=*/1);
+  std::vector<std::string> errors;
+  const char *usage = "CONFIG.json [options]\nRuns a monodomain tissue "
+                      "simulation (configuration keys: docs/tissue.md).";
+  if (!args.parse(argc, argv, errors)) {
+    for (const std::string &e : errors)
+      error(e);
+    return 2;
+  }
+  if (args.has("help"))
+    return args.printHelp("easyml-tissue", usage), 0;
+  if (args.positionals().empty())
+    return error("no configuration given (usage: easyml-tissue " +
+                     std::string(usage).substr(0, 21) + ")",
+                 2);
+  bool quiet = args.has("quiet");
   rt::TissueSetup setup;
   std::string e;
-  if (!rt::readTissueConfig(args.config, setup, e))
+  if (!rt::readTissueConfig(args.positionals()[0], setup, e))
     return error(e);
   Ranks ranks(argc, argv);
   bool lead = ranks.rank() == 0;
-  bool bar = lead && args.progress && !args.quiet && isatty(fileno(stderr));
+  bool bar =
+      lead && !args.has("no-progress") && !quiet && isatty(fileno(stderr));
   auto progress = [&](double f) {
-    std::fprintf(stderr, "\r[%-50s] %3.0f%%", std::string(size_t(50 * f), '#').c_str(),
-                 100 * f);
+    std::fprintf(stderr, "\r[%-50s] %3.0f%%",
+                 std::string(size_t(50 * f), '#').c_str(), 100 * f);
     std::fflush(stderr);
   };
   rt::TissueResult result;
-  bool ok = rt::runTissue(setup, result, e, bar ? std::function<void(double)>(progress)
-                                                : nullptr,
-                          args.cacheDir, ranks.get());
+  bool ok = rt::runTissue(setup, result, e,
+                          bar ? std::function<void(double)>(progress) : nullptr,
+                          args.get("cache-dir"), ranks.get());
   if (bar)
     std::fprintf(stderr, "\n");
   if (!ok)
     return lead ? error(e) : 1;
   if (!lead)
     return 0;
-  if (!args.quiet)
+  if (!quiet)
     print(setup, result);
-  if (!args.reportJson.empty() &&
-      !rt::writeWholeFile(args.reportJson, result.json(setup), e))
+  if (args.has("report-json") &&
+      !rt::writeWholeFile(args.get("report-json"), result.json(setup), e))
     return error(e);
   return 0;
 }

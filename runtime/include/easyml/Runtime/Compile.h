@@ -7,6 +7,7 @@
 #ifndef EASYML_RUNTIME_COMPILE_H
 #define EASYML_RUNTIME_COMPILE_H
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,16 @@ bool compileModelFile(const std::string &model,
                       const std::vector<std::string> &flags,
                       const std::string &cacheDir, CompiledModel &out,
                       std::string &error);
+
+class ModelHandle;
+/// The model at `path`: a library (`.so`) loaded as it is, or an EasyML
+/// file compiled with `flags` (compileModelFile) and loaded; `compiled`,
+/// when given, says whether and how it was compiled. Null with `error`.
+std::unique_ptr<ModelHandle>
+loadOrCompileModel(const std::string &path,
+                   const std::vector<std::string> &flags,
+                   const std::string &cacheDir, std::string &error,
+                   CompiledModel *compiled = nullptr);
 
 } // namespace easyml::rt
 

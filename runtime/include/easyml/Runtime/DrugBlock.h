@@ -76,6 +76,10 @@ struct Drug {
   std::map<std::string, double> herg;
 };
 
+/// Uncertainty sample numbers written "0", "1-100" or "3,5,9-12" (0: the
+/// optimal fit); false when the text is not that or names none.
+bool parseSampleList(const std::string &text, std::vector<int64_t> &out);
+
 /// `names` from a CiPA-format folder, one Drug per name and sample: sample
 /// 0 from `dir`/hERG_fitting/results/<drug>/pars.txt and
 /// `dir`/Hill_fitting/results/<drug>/IC50_optimal.csv, sample k >= 1 from

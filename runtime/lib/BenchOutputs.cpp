@@ -1,10 +1,12 @@
-//===- Outputs.cpp - easyml-bench's output files --------------------------===//
+//===- BenchOutputs.cpp - openCARP bench's files of cell 0 ----------------===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Outputs.h"
+#include "BenchOutputs.h"
+
+#include "easyml/Runtime/BenchProtocol.h"
 
 #include "easyml/Runtime/Population.h"
 
@@ -12,8 +14,7 @@
 #include <chrono>
 #include <cstring>
 
-using namespace easyml;
-using namespace easyml::bench;
+using namespace easyml::rt;
 
 namespace {
 double now() {
@@ -22,15 +23,15 @@ double now() {
 }
 } // namespace
 
-int64_t easyml::bench::sampleCount(int64_t first, int64_t every, int64_t end) {
+int64_t easyml::rt::sampleCount(int64_t first, int64_t every, int64_t end) {
   return first < end ? (end - 1 - first) / every + 1 : 0;
 }
 
 bool CellFile::open(const std::string &path, int64_t resumeAt,
                     std::string &error) {
   path_ = path;
-  file_ = resumeAt >= 0 ? std::make_unique<rt::OutputFile>(path, resumeAt)
-                        : std::make_unique<rt::OutputFile>(path);
+  file_ = resumeAt >= 0 ? std::make_unique<OutputFile>(path, resumeAt)
+                        : std::make_unique<OutputFile>(path);
   if (!file_->ok()) {
     error = file_->error();
     file_.reset();
@@ -58,14 +59,13 @@ std::vector<CellFile *> CellZeroOutputs::files() {
   return out;
 }
 
-bool CellZeroOutputs::open(const easyml_model_desc &d, const CommandLine &cl,
-                           long traceNo, std::string &error,
-                           const rt::RunPosition *resume) {
+bool CellZeroOutputs::open(const easyml_model_desc &d, const BenchProtocol &p,
+                           std::string &error, const RunPosition *resume) {
   d_ = &d;
-  validate_ = cl.has("validate");
-  bool haveFout = cl.has("fout") || validate_;
-  fout_ = cl.get("fout");
-  binary_ = validate_ || (cl.has("bin") && haveFout);
+  validate_ = p.validate;
+  bool haveFout = p.haveFout || validate_;
+  fout_ = p.fout;
+  binary_ = validate_ || (p.binary && haveFout);
   auto openFile = [&](CellFile &f, const std::string &path) {
     int64_t at = resume ? resume->file(path) : -1;
     if (resume && at < 0) {
@@ -101,20 +101,20 @@ bool CellZeroOutputs::open(const easyml_model_desc &d, const CommandLine &cl,
           return false;
     }
   }
-  trace_ = !cl.has("no-trace") && d.num_traces > 0;
+  trace_ = p.trace && d.num_traces > 0;
   if (trace_) {
-    if (!openFile(traceFile_, "Trace_" + std::to_string(traceNo) + ".dat"))
+    if (!openFile(traceFile_, "Trace_" + std::to_string(p.traceNo) + ".dat"))
       return false;
     std::string h = "t\n";
     for (int64_t i = 0; i < d.num_traces; ++i)
       h += std::string(d.trace_names[i]) + "\n";
     traceHeader_ = std::string(d.name) + "_trace_header.txt";
-    if (!rt::writeWholeFile(traceHeader_, h, error)) {
+    if (!writeWholeFile(traceHeader_, h, error)) {
       remove();
       return false;
     }
   }
-  recorded_ = variablesFor(d, cl);
+  recorded_ = variablesFor(d, p);
   int slot = 0;
   vmSlot_ = d.vm_index >= 0 ? slot++ : -1;
   iionSlot_ = d.iion_index >= 0 ? slot++ : -1;
@@ -124,7 +124,7 @@ bool CellZeroOutputs::open(const easyml_model_desc &d, const CommandLine &cl,
   return true;
 }
 
-bool CellZeroOutputs::positions(rt::RunPosition &position, std::string &error) {
+bool CellZeroOutputs::positions(RunPosition &position, std::string &error) {
   for (CellFile *f : files()) {
     int64_t at = f->file_->position();
     if (at < 0) {
@@ -142,16 +142,16 @@ bool CellZeroOutputs::positions(rt::RunPosition &position, std::string &error) {
 
 std::vector<std::string>
 CellZeroOutputs::variablesFor(const easyml_model_desc &d,
-                              const CommandLine &cl) {
+                              const BenchProtocol &p) {
   std::vector<std::string> v;
   if (d.vm_index >= 0)
     v.push_back(d.external_names[d.vm_index]);
   if (d.iion_index >= 0)
     v.push_back(d.external_names[d.iion_index]);
-  if (cl.has("validate"))
+  if (p.validate)
     for (int64_t s = 0; s < d.num_states; ++s)
       v.push_back(d.state_names[s]);
-  if (!cl.has("no-trace") && d.num_traces > 0)
+  if (p.trace && d.num_traces > 0)
     for (int64_t k = 0; k < d.num_traces; ++k)
       v.push_back(d.trace_names[k]);
   return v;
@@ -197,7 +197,7 @@ bool CellZeroOutputs::finish(std::string &error) {
       entry(*f);
     for (const CellFile &f : svBin_)
       entry(f);
-    if (!rt::writeWholeFile(fout_ + "_header.txt", h, error))
+    if (!writeWholeFile(fout_ + "_header.txt", h, error))
       return false;
   }
   for (CellFile *f : files())

@@ -1,76 +1,61 @@
-//===- Protocol.cpp - easyml-bench's run, whatever the rank count ---------===//
+//===- BenchProtocol.cpp - openCARP bench's protocol on a simulation ------===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
 //
-// The protocol of one easyml-bench run over a SimulationInterface: one
-// process, or the ranks of `mpirun` (each holding a block of the cells).
-// Every rank runs this code; rank 0 (which always holds cell 0) writes
-// cell 0's openCARP files and says what happened. The library writes the
-// files every rank contributes to (--save-vm, --biomarkers).
+// openCARP bench's protocol over a SimulationInterface: one process, or
+// the ranks of `mpirun` (each holding a block of the cells). Every rank
+// runs this code; rank 0 (which always holds cell 0) writes cell 0's
+// openCARP files and says what happened. The simulation writes the files
+// every rank contributes to (the Vm matrix, the biomarker table).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bench.h"
-#include "Outputs.h"
+#include "BenchOutputs.h"
+
+#include "easyml/Runtime/BenchProtocol.h"
+#include "easyml/Runtime/Checkpoint.h"
 
 #include "easyml/Runtime/Population.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/StateFile.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace easyml;
-using namespace easyml::bench;
+using namespace easyml::rt;
 
 namespace {
 
-/// The options that fix what a run computes and writes, one "--name=value"
-/// line each: a restart must give the same (devices, threads, balancing,
-/// reports and the checkpoint options may change).
-std::string runSettings(const CommandLine &cl) {
-  static const char *free[] = {
-      "checkpoint",   "checkpoint-every", "restart",        "devices",
-      "variant",      "threads",          "device",         "max-wave-steps",
-      "lb-threshold", "lb-min-window",    "lb-shares",      "no-lb",
-      "lb-memory",    "dim-window",       "dim-tolerance",  "cache-dir",
-      "report-json",  "progress",         "no-progress",    "quiet",
-      "mpi-slow",     "mpi-writer",       "mpi-epoch-steps"};
-  std::string out;
-  for (const OptionSpec &o : cl.specs()) {
-    if (!cl.has(o.name) ||
-        std::find(std::begin(free), std::end(free), o.name) != std::end(free))
-      continue;
-    out += "--" + o.name + "=" + cl.get(o.name) + "\n";
-  }
-  return out;
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
 /// One run's state: the simulation, what the options asked for, and the
 /// output files open so far.
 struct Protocol {
-  rt::SimulationInterface &sim;
-  const BenchRun &run;
-  const CommandLine &cl;
+  SimulationInterface &sim;
+  const BenchProtocol &p;
   bool root;
-  rt::Columns perCell;
+  Columns perCell;
   CellZeroOutputs outputs;
-  std::shared_ptr<rt::MatrixFile> vmAll;
+  std::shared_ptr<MatrixFile> vmAll;
   int vmSlot = -1;
   /// A restart: where the checkpoint left the run (else step 0).
   bool restarted = false;
-  rt::RunPosition resume;
+  RunPosition resume;
   int64_t startStep = 0;
   double outputSeconds = 0, wall = 0, checkpointSeconds = 0,
          checkpointBytes = 0;
   int checkpoints = 0;
 
-  Protocol(rt::SimulationInterface &sim, const BenchRun &run)
-      : sim(sim), run(run), cl(*run.cl), root(sim.rank() == 0) {}
+  Protocol(SimulationInterface &sim, const BenchProtocol &p)
+      : sim(sim), p(p), root(sim.rank() == 0) {}
 
   /// Says `msg` once (rank 0), removes what was written, returns `code`.
   int stop(const std::string &msg, int code) {
@@ -80,7 +65,7 @@ struct Protocol {
       vmAll->close(false, ignored);
     }
     if (root)
-      std::fprintf(stderr, "easyml-bench: error: %s\n", msg.c_str());
+      std::fprintf(stderr, "%s: error: %s\n", p.tool.c_str(), msg.c_str());
     return code;
   }
   /// Collective: "" when `ok` on every rank, else the message.
@@ -89,7 +74,7 @@ struct Protocol {
   }
   void warn(const std::string &w) {
     if (root)
-      std::fprintf(stderr, "easyml-bench: warning: %s\n", w.c_str());
+      std::fprintf(stderr, "%s: warning: %s\n", p.tool.c_str(), w.c_str());
   }
 
   int setParameters();
@@ -101,36 +86,31 @@ struct Protocol {
   /// The first step >= startStep (> when `fired`: an event at startStep
   /// ran before the checkpoint) of first + k * every.
   int64_t next(int64_t first, int64_t every, bool fired) const;
-  int runAndFinish(rt::RunSummary &summary);
+  int runAndFinish(RunSummary &summary);
 };
 
 int Protocol::setParameters() {
   std::string error;
   std::vector<std::string> log;
-  if (!sim.modifyParams(cl.get("imp-par"), error, &log))
+  if (!sim.modifyParams(p.impPar, error, &log))
     return stop(error, 1);
-  if (!run.quiet && root)
+  if (!p.quiet && root)
     for (auto &l : log)
       std::fprintf(stderr, "%s\n", l.c_str());
   // Per-cell parameters: every rank reads or samples the whole population
   // and keeps its block.
-  if (cl.has("param-file") && cl.has("population"))
+  if (!p.paramFile.empty() && !p.population.empty())
     return stop("give one of --param-file and --population", 1);
   bool ok = true;
-  if (cl.has("param-file")) {
-    ok = sim.readPerCellParams(cl.get("param-file"), perCell, error);
-  } else if (cl.has("population")) {
-    std::string order = cl.get("population-order");
-    if (order != "grouped" && order != "drawn")
-      return stop("--population-order: expected grouped or drawn, got '" +
-                      order + "'",
-                  1);
-    ok = sim.samplePerCellParams(cl.get("population"), run.seed,
-                                 order == "grouped", perCell, error);
+  if (!p.paramFile.empty()) {
+    ok = sim.readPerCellParams(p.paramFile, perCell, error);
+  } else if (!p.population.empty()) {
+    ok = sim.samplePerCellParams(p.population, p.seed, p.grouped, perCell,
+                                 error);
   }
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
-  if (!run.quiet && root && !perCell.names.empty()) {
+  if (!p.quiet && root && !perCell.names.empty()) {
     std::string names;
     for (auto &n : perCell.names)
       names += (names.empty() ? "" : ", ") + n;
@@ -143,47 +123,47 @@ int Protocol::setParameters() {
 
 int Protocol::setUp() {
   std::string error;
-  if (cl.has("ca-variable") && !cl.has("biomarkers"))
+  if (!p.caVariable.empty() && p.biomarkers.empty())
     return stop("--ca-variable applies to --biomarkers", 1);
-  if (!sim.initialize(run.dt))
+  if (!sim.initialize(p.dt))
     return stop(sim.failure(), 1);
   for (const std::string &w : sim.tableWarnings())
     warn(w);
-  if (cl.has("read-ini-file") && sim.local()) {
+  if (!p.readIni.empty() && sim.local()) {
     std::string error;
-    if (!rt::readStateFile(cl.get("read-ini-file"), *sim.local(), error))
+    if (!readStateFile(p.readIni, *sim.local(), error))
       return stop(error, 1);
     sim.local()->evaluate(0);
   }
   if (std::string e = check(sim.failure().empty(), sim.failure()); !e.empty())
     return stop(e, 1);
-  if (cl.has("biomarkers")) {
-    rt::BiomarkerOptions bo;
-    bo.caVariable = cl.get("ca-variable");
+  if (!p.biomarkers.empty()) {
+    BiomarkerOptions bo;
+    bo.caVariable = p.caVariable;
     if (!sim.enableBiomarkers(bo, error))
       return stop(error, 1);
   }
-  if (run.numstim > 0) {
-    rt::Stimulus stim;
-    stim.start = std::lround(run.stimStart / run.dt);
-    stim.duration = run.stimLen;
-    stim.strength = run.stimCurr;
-    stim.period = std::lround(run.bcl / run.dt);
-    stim.count = run.numstim;
+  if (p.numstim > 0) {
+    Stimulus stim;
+    stim.start = std::lround(p.stimStart / p.dt);
+    stim.duration = p.stimLen;
+    stim.strength = p.stimCurr;
+    stim.period = std::lround(p.bcl / p.dt);
+    stim.count = p.numstim;
     sim.addStimulus(stim);
   }
   if (int code = restart())
     return code;
-  if (run.saveStep >= 0 && next(run.saveStep, 0, true) >= 0)
-    sim.addEvent(run.saveStep, [&](rt::SimulationInterface &s, int64_t,
-                                   std::string &error) {
-      if (s.rank() != 0 || !s.local())
-        return true;
-      double o0 = now();
-      bool ok = rt::writeStateFile(cl.get("save-ini-file"), *s.local(), error);
-      outputSeconds += now() - o0;
-      return ok;
-    });
+  if (p.saveStep >= 0 && next(p.saveStep, 0, true) >= 0)
+    sim.addEvent(p.saveStep,
+                 [&](SimulationInterface &s, int64_t, std::string &error) {
+                   if (s.rank() != 0 || !s.local())
+                     return true;
+                   double o0 = now();
+                   bool ok = writeStateFile(p.saveIni, *s.local(), error);
+                   outputSeconds += now() - o0;
+                   return ok;
+                 });
   return openOutputs();
 }
 
@@ -192,26 +172,23 @@ int Protocol::setUp() {
 int Protocol::openOutputs() {
   std::string error;
   const easyml_model_desc &d = sim.desc();
-  bool ok = !root || outputs.open(d, cl, run.traceNo, error,
-                                  restarted ? &resume : nullptr);
+  bool ok = !root || outputs.open(d, p, error, restarted ? &resume : nullptr);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
-  if (cl.has("save-vm")) {
-    int64_t rows = restarted ? resume.file(cl.get("save-vm")) : 0;
+  if (!p.saveVm.empty()) {
+    int64_t rows = restarted ? resume.file(p.saveVm) : 0;
     if (rows < 0)
-      return stop("the checkpoint has no position for output '" +
-                      cl.get("save-vm") + "'",
-                  1);
-    vmAll =
-        sim.openMatrix(cl.get("save-vm"),
-                       sampleCount(run.outFirst, run.outEvery, run.nLast + 1),
-                       sim.numCells(), error, rows);
+      return stop(
+          "the checkpoint has no position for output '" + p.saveVm + "'", 1);
+    vmAll = sim.openMatrix(p.saveVm,
+                           sampleCount(p.outFirst, p.outEvery, p.nLast + 1),
+                           sim.numCells(), error, rows);
     if (!vmAll)
       return stop(error, 1);
   }
   // Every rank records the same variables of the same cells, so every
   // rank cuts the same waves; each takes the samples of the cells it holds.
-  std::vector<std::string> recorded = CellZeroOutputs::variablesFor(d, cl);
+  std::vector<std::string> recorded = CellZeroOutputs::variablesFor(d, p);
   if (vmAll) {
     std::string vm = d.external_names[d.vm_index];
     for (size_t i = 0; i < recorded.size(); ++i)
@@ -226,27 +203,27 @@ int Protocol::openOutputs() {
     // Nothing to record (no Vm, Iion or states): the output steps still
     // print their (zero) lines.
     sim.addEvent(
-        next(run.outFirst, run.outEvery, true),
-        [&](rt::SimulationInterface &, int64_t step, std::string &) {
+        next(p.outFirst, p.outEvery, true),
+        [&](SimulationInterface &, int64_t step, std::string &) {
           if (root)
-            outputs.sample(step, run.dt, nullptr, 1);
+            outputs.sample(step, p.dt, nullptr, 1);
           return true;
         },
-        run.outEvery);
+        p.outEvery);
     return 0;
   }
-  auto onSample = [&](int64_t step, rt::CellRange part, const double *values) {
+  auto onSample = [&](int64_t step, CellRange part, const double *values) {
     double o0 = now();
     if (root && part.contains(int64_t{0}))
-      outputs.sample(step, run.dt, values, part.size());
+      outputs.sample(step, p.dt, values, part.size());
     std::string err; // a failed write is reported when the file closes
     if (vmAll)
-      vmAll->addRow((step - run.outFirst) / run.outEvery, part,
+      vmAll->addRow((step - p.outFirst) / p.outEvery, part,
                     values + vmSlot * part.size(), err);
     outputSeconds += now() - o0;
   };
-  rt::CellRange cells{0, vmAll ? sim.numCells() : 1};
-  ok = sim.record(recorded, cells, run.outFirst, run.outEvery, onSample, error);
+  CellRange cells{0, vmAll ? sim.numCells() : 1};
+  ok = sim.record(recorded, cells, p.outFirst, p.outEvery, onSample, error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   return 0;
@@ -263,14 +240,13 @@ int64_t Protocol::next(int64_t first, int64_t every, bool fired) const {
 /// --restart: the cells, clock and biomarker rows of the checkpoint, whose
 /// settings must be this run's.
 int Protocol::restart() {
-  if (!cl.has("restart"))
+  if (!!p.restart.empty())
     return 0;
   std::string error;
-  bool ok = sim.loadCheckpoint(cl.get("restart"), resume, error);
+  bool ok = sim.loadCheckpoint(p.restart, resume, error);
   if (ok) {
-    if (std::string why = resume.settingsDiffer(runSettings(cl));
-        !why.empty()) {
-      error = cl.get("restart") + ": another run's checkpoint: " + why;
+    if (std::string why = resume.settingsDiffer(p.settings); !why.empty()) {
+      error = p.restart + ": another run's checkpoint: " + why;
       ok = false;
     }
   }
@@ -278,9 +254,9 @@ int Protocol::restart() {
     return stop(e, 1);
   restarted = true;
   startStep = sim.step();
-  if (!run.quiet && root)
+  if (!p.quiet && root)
     std::fprintf(stderr, "Restarted from %s at t = %.3f ms\n",
-                 cl.get("restart").c_str(), startStep * run.dt);
+                 p.restart.c_str(), startStep * p.dt);
   return 0;
 }
 
@@ -288,19 +264,19 @@ int Protocol::restart() {
 /// simulation's, and how far each output file got.
 bool Protocol::checkpoint(std::string &error) {
   double o0 = now();
-  rt::RunPosition position;
-  position.settings = runSettings(cl);
+  RunPosition position;
+  position.settings = p.settings;
   if (root && !outputs.positions(position, error))
     return false;
   if (vmAll) {
     int64_t rows = 0;
     if (!vmAll->checkpoint(rows, error))
       return false;
-    position.files.emplace_back(cl.get("save-vm"), rows);
+    position.files.emplace_back(p.saveVm, rows);
   }
-  bool ok = sim.saveCheckpoint(cl.get("checkpoint"), position, error);
+  bool ok = sim.saveCheckpoint(p.checkpoint, position, error);
   struct stat st;
-  if (ok && ::stat(cl.get("checkpoint").c_str(), &st) == 0)
+  if (ok && ::stat(p.checkpoint.c_str(), &st) == 0)
     checkpointBytes = static_cast<double>(st.st_size);
   checkpointSeconds += now() - o0;
   ++checkpoints;
@@ -310,47 +286,48 @@ bool Protocol::checkpoint(std::string &error) {
 /// --checkpoint every --checkpoint-every ms, registered last so that the
 /// step's other events have run when it is taken.
 void Protocol::addCheckpoints() {
-  if (!cl.has("checkpoint"))
+  if (!!p.checkpoint.empty())
     return;
-  int64_t every = std::max(1L, std::lround(run.checkpointMs / run.dt));
+  int64_t every = std::max(1L, std::lround(p.checkpointMs / p.dt));
   sim.addEvent(
       next(every, every, true),
-      [this](rt::SimulationInterface &, int64_t, std::string &error) {
+      [this](SimulationInterface &, int64_t, std::string &error) {
         return checkpoint(error);
       },
       every);
 }
 
 /// The failure of a run that stopped, for people.
-std::string whyStopped(rt::SimulationInterface &sim) {
+std::string whyStopped(SimulationInterface &sim) {
   if (sim.ranks() == 1 && sim.nonFinite())
     return "simulation produced a non-finite value: " +
            sim.nonFinite()->message();
   return sim.failure().empty() ? "the run stopped" : sim.failure();
 }
 
-int Protocol::runAndFinish(rt::RunSummary &summary) {
-  bool progress = cl.has("progress") ||
-                  (!cl.has("no-progress") && root && isatty(2) &&
-                   static_cast<double>(run.nLast) * sim.numCells() > 5e7);
+int Protocol::runAndFinish(RunSummary &summary) {
+  bool progress =
+      p.progress == BenchProtocol::Progress::Always ||
+      (p.progress == BenchProtocol::Progress::Auto && root && isatty(2) &&
+       static_cast<double>(p.nLast) * sim.numCells() > 5e7);
   long lastPct = -1;
   if (progress)
     sim.onProgress([&](int64_t step) {
-      long pct = static_cast<long>(100.0 * step / (run.nLast + 1));
+      long pct = static_cast<long>(100.0 * step / (p.nLast + 1));
       if (pct != lastPct) {
         lastPct = pct;
         std::fprintf(stderr, "\r[%-40s] %3ld%%  t = %.1f ms",
                      std::string(pct * 40 / 100, '#').c_str(), pct,
-                     step * run.dt);
+                     step * p.dt);
       }
     });
   double wallStart = now();
-  bool ok = sim.run(run.nLast + 1);
+  bool ok = sim.run(p.nLast + 1);
   if (progress && root)
     std::fprintf(stderr, "\n");
   if (!ok)
     return stop(whyStopped(sim), sim.nonFinite() ? 3 : 1);
-  if (cl.has("biomarkers") && !sim.closeBeat())
+  if (!p.biomarkers.empty() && !sim.closeBeat())
     return stop(whyStopped(sim), 1);
   wall = now() - wallStart;
   // Output files: all or nothing.
@@ -360,16 +337,16 @@ int Protocol::runAndFinish(rt::RunSummary &summary) {
     return stop(e, 1);
   if (vmAll && !vmAll->close(true, error))
     return stop(error, 1);
-  if (cl.has("biomarkers")) {
+  if (!p.biomarkers.empty()) {
     double o0 = now();
-    if (!sim.writeBiomarkers(cl.get("biomarkers"), perCell.names, error))
+    if (!sim.writeBiomarkers(p.biomarkers, perCell.names, error))
       return stop(error, 1);
     outputSeconds += now() - o0;
     int64_t rows = 0;
-    rt::BiomarkerTable last = sim.lastBeat(rows);
+    BiomarkerTable last = sim.lastBeat(rows);
     if (root)
       summary.biomarkersJson =
-          rt::summarizeBiomarkers(last, rows, run.quiet ? nullptr : stderr);
+          summarizeBiomarkers(last, rows, p.quiet ? nullptr : stderr);
   }
   if (root)
     outputSeconds += outputs.seconds;
@@ -392,23 +369,23 @@ int Protocol::runAndFinish(rt::RunSummary &summary) {
 
 } // namespace
 
-int easyml::bench::runProtocol(rt::SimulationInterface &sim,
-                               const BenchRun &run, rt::RunSummary &summary) {
-  Protocol p(sim, run);
+int easyml::rt::runBenchProtocol(SimulationInterface &sim,
+                                 const BenchProtocol &p, RunSummary &summary) {
+  Protocol run(sim, p);
   std::string error;
   if (!sim.valid(error))
-    return p.stop(error, 1);
-  if (!run.quiet && p.root) {
+    return run.stop(error, 1);
+  if (!p.quiet && run.root) {
     std::fprintf(stderr, "Ionic model: %s", sim.desc().name);
-    if (run.mpi)
-      std::fprintf(stderr, "\nMPI: %d ranks%s", sim.ranks(),
-                   run.writers.c_str());
+    if (p.mpi)
+      std::fprintf(stderr, "\nMPI: %d ranks%s", sim.ranks(), p.writers.c_str());
     std::fprintf(stderr, "\n");
   }
-  if (int code = p.setParameters())
+  if (int code = run.setParameters())
     return code;
-  if (int code = p.setUp())
+  if (int code = run.setUp())
     return code;
-  p.addCheckpoints();
-  return p.runAndFinish(summary);
+  run.addCheckpoints();
+  summary.steps = p.nLast + 1;
+  return run.runAndFinish(summary);
 }

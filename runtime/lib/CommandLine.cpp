@@ -1,17 +1,19 @@
-//===- Options.cpp - gengetopt-style command line for easyml-bench --------===//
+//===- CommandLine.cpp - gengetopt-style command lines of the tools
+//--------===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Options.h"
+#include "easyml/Runtime/CommandLine.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-using namespace easyml::bench;
+using namespace easyml::rt;
 
 const OptionSpec *CommandLine::find(const std::string &name,
                                     std::string &error) const {
@@ -70,6 +72,9 @@ bool CommandLine::parse(int argc, char **argv,
         value = a.substr(2);
         hasValue = true;
       }
+    } else if (positionals_.size() < maxPositionals_) {
+      positionals_.push_back(a);
+      continue;
     } else {
       errors.push_back("unexpected argument '" + a +
                        "' (options start with --; see --help)");
@@ -131,11 +136,32 @@ long CommandLine::integer(const std::string &name,
   return l;
 }
 
-void CommandLine::printHelp(const char *tool) const {
-  std::printf("Usage: %s (--load-module lib.so | --model file.model) "
-              "[options]\n\nOptions (long names may be abbreviated to a "
+std::vector<double>
+CommandLine::numbers(const std::string &name,
+                     std::vector<std::string> &errors) const {
+  std::vector<double> out;
+  std::string all = get(name);
+  size_t start = 0;
+  while (start <= all.size() && !all.empty()) {
+    size_t comma = std::min(all.find(',', start), all.size());
+    std::string item = all.substr(start, comma - start);
+    char *end = nullptr;
+    double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end || !(v >= 0) || !std::isfinite(v)) {
+      errors.push_back("--" + name + ": '" + item +
+                       "' is not a number >= 0 (in '" + all + "')");
+      return {};
+    }
+    out.push_back(v);
+    start = comma + 1;
+  }
+  return out;
+}
+
+void CommandLine::printHelp(const char *tool, const char *usage) const {
+  std::printf("Usage: %s %s\n\nOptions (long names may be abbreviated to a "
               "unique prefix):\n",
-              tool);
+              tool, usage);
   for (const OptionSpec &s : specs_) {
     std::string left = "  ";
     left += s.shortName ? std::string("-") + s.shortName + ", " : "    ";

@@ -1,21 +1,17 @@
-//===- Outputs.h - easyml-bench's output files -----------------*- C++ -*-===//
+//===- BenchOutputs.h - openCARP bench's files of cell 0 -------*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
 //
 // The files openCARP's bench writes for cell 0 (the .txt table or the
-// binaries of --bin/--validate, Trace_<n>.dat) and --save-vm, the Vm of
-// every cell at every output step as a (samples x cells) .npy. Shared by
-// the one-process run and the MPI run (where the rank holding cell 0
-// writes the cell-0 files).
+// binaries of --bin/--validate, Trace_<n>.dat), written by the rank that
+// holds cell 0 (BenchProtocol.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EASYML_TOOLS_BENCH_OUTPUTS_H
-#define EASYML_TOOLS_BENCH_OUTPUTS_H
-
-#include "Options.h"
+#ifndef EASYML_RUNTIME_LIB_BENCHOUTPUTS_H
+#define EASYML_RUNTIME_LIB_BENCHOUTPUTS_H
 
 #include "easyml/Runtime/ABI.h"
 #include "easyml/Runtime/Checkpoint.h"
@@ -27,7 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace easyml::bench {
+namespace easyml::rt {
+
+struct BenchProtocol;
 
 /// One of cell 0's files: written under a temporary name, moved into
 /// place when the run completes (rt::OutputFile); stdout for the table
@@ -45,7 +43,7 @@ public:
   bool commit(std::string &error);
   void drop() { file_.reset(); }
   std::string path_;
-  std::unique_ptr<rt::OutputFile> file_;
+  std::unique_ptr<OutputFile> file_;
   long count_ = 0;
 };
 
@@ -55,16 +53,16 @@ public:
   /// Opens the files the options ask for; false with `error`. With
   /// `resume` (a restart), continues the files a killed run left at the
   /// checkpoint's positions.
-  bool open(const easyml_model_desc &d, const CommandLine &cl, long traceNo,
-            std::string &error, const rt::RunPosition *resume = nullptr);
+  bool open(const easyml_model_desc &d, const BenchProtocol &p,
+            std::string &error, const RunPosition *resume = nullptr);
   /// Every file's position, handed to the operating system (a
   /// checkpoint); false with `error`.
-  bool positions(rt::RunPosition &position, std::string &error);
+  bool positions(RunPosition &position, std::string &error);
   /// The variables to record (Vm, Iion, states, traces as asked).
   const std::vector<std::string> &variables() const { return recorded_; }
   /// The same without opening anything.
   static std::vector<std::string> variablesFor(const easyml_model_desc &d,
-                                               const CommandLine &cl);
+                                               const BenchProtocol &p);
   /// One sample: values[slot * stride] is cell 0's value of slot `slot`
   /// (null when nothing is recorded).
   void sample(int64_t step, double dt, const double *values, int64_t stride);
@@ -86,10 +84,9 @@ private:
   int vmSlot_ = -1, iionSlot_ = -1, stateSlot_ = -1, traceSlot_ = -1;
 };
 
-/// --save-vm in one process: a (rows x cols) float64 .npy written row by
-/// row under `path`.part and renamed into place by close().
+/// The number of steps first + k*every before `end`.
 int64_t sampleCount(int64_t first, int64_t every, int64_t end);
 
-} // namespace easyml::bench
+} // namespace easyml::rt
 
-#endif // EASYML_TOOLS_BENCH_OUTPUTS_H
+#endif // EASYML_RUNTIME_LIB_BENCHOUTPUTS_H
