@@ -62,7 +62,7 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
     st.values = std::move(cells);
     st.rows = std::move(rows.values);
     st.run = position.json();
-    ok = writeWholeFile(path, serializeState(st), mine);
+    ok = writeWholeFile(path, serializeState(st), mine, /*sync=*/true);
   }
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;

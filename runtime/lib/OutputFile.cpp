@@ -83,10 +83,11 @@ bool OutputFile::write(const void *data, size_t size) {
   return true;
 }
 
-bool OutputFile::commit() {
+bool OutputFile::commit(bool sync) {
   if (!file)
     return false;
-  bool bad = std::ferror(file) != 0;
+  bool bad = std::ferror(file) != 0 || std::fflush(file) != 0 ||
+             (sync && !inPlace && ::fsync(fileno(file)) != 0);
   int closed = std::fclose(file);
   file = nullptr;
   if (bad || closed != 0)
@@ -98,9 +99,10 @@ bool OutputFile::commit() {
 }
 
 bool easyml::rt::writeWholeFile(const std::string &path,
-                                const std::string &text, std::string &error) {
+                                const std::string &text, std::string &error,
+                                bool sync) {
   OutputFile f(path);
-  if (f.write(text) && f.commit())
+  if (f.write(text) && f.commit(sync))
     return true;
   error = f.error();
   return false;

@@ -165,7 +165,7 @@ bool StateFileWriter::add(const void *data, size_t bytes) {
 bool StateFileWriter::commit(std::string &error) {
   char line[64];
   std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum, hash_);
-  if (file_->write(line, std::strlen(line)) && file_->commit())
+  if (file_->write(line, std::strlen(line)) && file_->commit(/*sync=*/true))
     return true;
   error = file_->error();
   return false;
@@ -249,7 +249,7 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
     for (int64_t cell = 0; cell < s.cells; ++cell)
       s.values[cell * width + v] = row[cell];
   }
-  return writeWholeFile(path, serializeState(s), error);
+  return writeWholeFile(path, serializeState(s), error, /*sync=*/true);
 }
 
 std::string easyml::rt::stateMismatch(const PopulationState &s, Simulation &sim,

@@ -142,7 +142,9 @@ struct Event {
 std::mutex memoryMutex;
 std::map<int, size_t> allocated;
 std::map<uintptr_t, std::pair<size_t, int>> blocks;
-std::map<int, long> launches;
+std::map<int, long> launches, copies;
+/// Devices lost for good (EASYML_EMULATED_FAIL=D:lost:N).
+std::map<int, bool> lost;
 thread_local int current = 0;
 
 /// The model and CPU variant standing in for the GPU's kernels: from the
@@ -194,14 +196,37 @@ bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// Whether launch number `n` (from 1) on `device` is to fail.
-bool injectedFailure(int device, long n) {
+/// Whether call `n` (from 1) of `kind` ("launch" or "copy") on `device`
+/// fails, by EASYML_EMULATED_FAIL: comma-separated D:N (launch N), D:copy:N
+/// (copy N) or D:lost:N (the device is lost at launch N: that call and
+/// every later launch and copy fail). Call with memoryMutex held.
+bool injectedFailure(int device, long n, const char *kind) {
+  if (lost[device])
+    return true;
   const char *spec = std::getenv("EASYML_EMULATED_FAIL");
   if (!spec)
     return false;
-  int d = -1;
-  long k = -1;
-  return std::sscanf(spec, "%d:%ld", &d, &k) == 2 && d == device && k == n;
+  std::string all(spec);
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t comma = std::min(all.find(',', start), all.size());
+    std::string item = all.substr(start, comma - start);
+    start = comma + 1;
+    int d = -1;
+    long k = -1;
+    char what[16] = "launch";
+    if (std::sscanf(item.c_str(), "%d:%15[a-z]:%ld", &d, what, &k) != 3 &&
+        std::sscanf(item.c_str(), "%d:%ld", &d, &k) != 2)
+      continue;
+    std::string w = what;
+    if (d != device || k != n)
+      continue;
+    if (w == "lost" && std::string(kind) == "launch")
+      return lost[device] = true;
+    if (w == kind)
+      return true;
+  }
+  return false;
 }
 } // namespace
 
@@ -324,6 +349,12 @@ int easyml::emulated::memoryInfo(size_t *free, size_t *total) {
 
 int easyml::emulated::copy(void *dst, const void *src, size_t bytes,
                            void *stream) {
+  {
+    int device = stream ? static_cast<Stream *>(stream)->device : current;
+    std::lock_guard<std::mutex> lock(memoryMutex);
+    if (injectedFailure(device, ++copies[device], "copy"))
+      return kLaunchFailed;
+  }
   if (!stream) {
     std::memcpy(dst, src, bytes);
     return kSuccess;
@@ -359,13 +390,11 @@ void launchDiffusion(const Function &f, void **params, Stream &s) {
 int easyml::emulated::launch(void *function, void **params, void *stream) {
   auto *f = static_cast<Function *>(function);
   auto *s = static_cast<Stream *>(stream);
-  long n;
   {
     std::lock_guard<std::mutex> lock(memoryMutex);
-    n = ++launches[s->device];
+    if (injectedFailure(s->device, ++launches[s->device], "launch"))
+      return kLaunchFailed;
   }
-  if (injectedFailure(s->device, n))
-    return kLaunchFailed;
   if (f->hostDiffuse || f->diffuse) {
     launchDiffusion(*f, params, *s);
     return kSuccess;

@@ -43,8 +43,10 @@ public:
   /// Writes the bytes; false (and error()) on a short write.
   bool write(const void *data, size_t size);
   bool write(const std::string &text) { return write(text.data(), text.size()); }
-  /// Flushes, closes and moves the file into place.
-  bool commit();
+  /// Flushes, closes and moves the file into place; with `sync`, the
+  /// bytes reach the disk (fsync) before the rename, so that a machine that
+  /// goes down keeps the old file or the whole new one (checkpoints).
+  bool commit(bool sync = false);
   /// Bytes written so far, handed to the operating system (a checkpoint
   /// records it; a killed process loses none of them); -1 after an error
   /// or for a file written in place.
@@ -59,9 +61,10 @@ private:
   std::string message;
 };
 
-/// Writes `text` to `path` whole, or not at all (error set).
+/// Writes `text` to `path` whole, or not at all (error set); `sync` as
+/// for OutputFile::commit.
 bool writeWholeFile(const std::string &path, const std::string &text,
-                    std::string &error);
+                    std::string &error, bool sync = false);
 
 } // namespace rt
 } // namespace easyml
