@@ -69,6 +69,7 @@ def run(args, lib, devices, tmp, tag):
            "1000" if args.paced else "0",
            "--max-wave-steps", str(args.wave_steps),
            "--lb-threshold", str(args.threshold), "--no-trace", "-q",
+           *(["--lb-periodic"] if args.periodic else []),
            "--read-ini-file", os.path.join(tmp, "settled.sv"),
            "--fout=" + os.path.join(tmp, tag), "--report-json", report]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
@@ -103,6 +104,9 @@ def main():
     ap.add_argument("--models", nargs="+")
     ap.add_argument("--cells", type=int, default=4096)
     ap.add_argument("--duration", type=float, default=100)
+    ap.add_argument("--periodic", action="store_true",
+                    help="with --paced: --lb-periodic (splits learned per "
+                         "phase of the cycle; give several cycles)")
     ap.add_argument("--paced", action="store_true",
                     help="pace the cells (stimulus every --bcl ms from 1 ms): "
                          "the cost per cell then changes over the action "

@@ -97,6 +97,7 @@ std::string RunReport::json(int indent) const {
   field("waves_recorded", std::to_string(waves.size()));
   field("repartitions", std::to_string(repartitions.size()));
   field("bytes_moved", num(bytesMoved));
+  field("phase_splits", std::to_string(phaseSplits));
   field("host_copy_seconds", num(hostCopySeconds));
   field("host_copy_bytes", num(hostCopyBytes));
   field("mean_imbalance", num(meanImbalance()));

@@ -6,6 +6,8 @@
 
 #include "Scheduler.h"
 
+#include "easyml/Runtime/PhaseSpeeds.h"
+
 #include "easyml/Runtime/GpuDriver.h"
 
 #include <algorithm>
@@ -445,6 +447,7 @@ bool Scheduler::runWave(const WaveTask &task) {
   bool logged = report.waves.size() < report.maxWaveRecords;
   if (logged)
     report.waves.push_back(w);
+  learnPhase(task, timing);
   // A repartition decided now takes effect at the step after the wave.
   migrateStep_ = task.step0 + task.nsteps;
   endWave(task, timing);
@@ -551,6 +554,7 @@ void Scheduler::updateReport() {
 
 bool Scheduler::migrate(const std::vector<CellRange> &next,
                         const std::string &why, double imbalance) {
+  double t0 = now();
   double before = 0;
   for (auto &device : set_.devices)
     before += device->bytesToDevice + device->bytesToHost;
@@ -605,6 +609,8 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   rec.speeds = speeds_;
   rec.bytes = after - before;
   rec.reason = why;
+  if (rec.bytes > 0)
+    moveSecondsPerByte_ = (now() - t0) / rec.bytes;
   report.repartitions.push_back(rec);
   report.bytesMoved += rec.bytes;
   ranges_ = next;
@@ -715,7 +721,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       task.recSamples = samples.count;
     }
     task.nsteps = end - step_;
-    ok = runWave(task);
+    ok = splitForPhase(step_, end) && runWave(task);
     if (!ok)
       break;
     if (samples.count > 0) {

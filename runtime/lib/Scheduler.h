@@ -27,6 +27,8 @@
 
 namespace easyml::rt {
 
+class PhaseSpeeds;
+
 class Scheduler {
 public:
   Scheduler(const ModelHandle &model, int64_t cells,
@@ -158,6 +160,15 @@ private:
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);
   void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);
+  //===--- Periodic cost (PhaseSplit.cpp) ------------------------------===//
+  /// After a compute wave: each device's speed at its phase of the cycle.
+  void learnPhase(const WaveTask &task, const std::vector<WaveTiming> &timing);
+  /// Before the wave [step0, end): the split its phase's speeds give, when
+  /// that pays. False (failure()) when moving the cells failed.
+  bool splitForPhase(int64_t step0, int64_t end);
+  std::unique_ptr<PhaseSpeeds> phases_;
+  /// Measured seconds per byte of earlier moves (0: none yet).
+  double moveSecondsPerByte_ = 0;
 
   const easyml_model_desc &desc_;
   SimulationOptions options_;

@@ -199,6 +199,11 @@ std::vector<OptionSpec> optionSpecs() {
        "remembered ratio: '1,9'); default: even until measured",
        ""},
       {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", ""},
+      {"lb-periodic", 0, K::None,
+       "under a periodic stimulus, learn each device's speed per phase of "
+       "the cycle and split each wave by its phase's speeds (from the second "
+       "cycle on)",
+       ""},
       {"no-recovery", 0, K::None,
        "stop when a GPU fails, instead of recomputing its cells on the "
        "other devices and going on without it (which keeps a host copy of "
@@ -409,6 +414,7 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   options.balance.threshold = n.lbThreshold;
   options.balance.minWindowSeconds = n.lbMinWindow / 1e3;
   options.balance.fixed = cl.has("no-lb");
+  options.balance.periodic = cl.has("lb-periodic");
   options.recover = !cl.has("no-recovery");
   options.shares = n.shares;
   std::string error;
@@ -435,7 +441,7 @@ std::string runSettings(const CommandLine &cl) {
   static const char *free[] = {
       "checkpoint",   "checkpoint-every", "restart",    "devices",
       "variant",      "threads",          "device",     "max-wave-steps",
-      "lb-threshold", "lb-min-window",    "lb-shares",  "no-lb",
+      "lb-threshold", "lb-min-window",    "lb-shares",  "no-lb", "lb-periodic",
       "lb-memory",    "no-recovery",      "dim-window", "dim-tolerance",
       "cache-dir",    "report-json",      "progress",   "no-progress",
       "quiet",        "mpi-slow",         "mpi-writer", "mpi-epoch-steps"};

@@ -36,6 +36,11 @@ struct BalanceOptions {
   double minWindowSeconds = 0.02;
   /// Never re-split (keep the initial shares).
   bool fixed = false;
+  /// Under a periodic stimulus, learn each device's speed per phase of the
+  /// cycle and split every wave by the speeds of its phase, once a cycle
+  /// has been seen and when the predicted gain exceeds the move's cost
+  /// (PhaseSpeeds.h).
+  bool periodic = false;
 };
 
 /// The relative imbalance of device times: (max - min) / max over the

@@ -89,6 +89,9 @@ struct RunReport {
   size_t maxWaveRecords = 20000;
   std::vector<RepartitionRecord> repartitions;
   std::vector<RecoveryRecord> recoveries;
+  /// Repartitions made by the split of a wave's phase (BalanceOptions::
+  /// periodic), among `repartitions`.
+  int64_t phaseSplits = 0;
   /// Seconds spent keeping host copies of the GPUs' cells after every wave
   /// (so a lost device's cells can be recomputed), and their bytes.
   double hostCopySeconds = 0, hostCopyBytes = 0;
