@@ -52,11 +52,13 @@ void Scheduler::learnPhase(const WaveTask &task,
 }
 
 bool Scheduler::splitForPhase(int64_t step0, int64_t end) {
+  phasePredicted_ = false;
   if (!phases_ || balanced_.size() < 2 || window_.open)
     return true;
   std::vector<double> speeds;
   if (!phases_->predict(step0, end - step0, balanced_, speeds))
     return true;
+  phasePredicted_ = true;
   std::vector<CellRange> split = splitCells(store_->cells(), speeds, align_);
   double now = 0, after = 0, moved = 0;
   for (size_t k = 0; k < balanced_.size(); ++k) {

@@ -478,6 +478,12 @@ void Scheduler::endWave(const WaveTask &task,
   }
   if (balanced_.size() < 2)
     return;
+  // The phase's speeds split this wave: the split that follows the last
+  // windows would only chase them.
+  if (phasePredicted_) {
+    settling_ = false;
+    return;
+  }
   std::vector<double> seconds;
   for (int i : balanced_)
     seconds.push_back(timing[i].seconds);

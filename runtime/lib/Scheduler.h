@@ -167,6 +167,8 @@ private:
   /// that pays. False (failure()) when moving the cells failed.
   bool splitForPhase(int64_t step0, int64_t end);
   std::unique_ptr<PhaseSpeeds> phases_;
+  /// The wave running now was split by its phase's predicted speeds.
+  bool phasePredicted_ = false;
   /// Measured seconds per byte of earlier moves (0: none yet).
   double moveSecondsPerByte_ = 0;
 
