@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Kill an easyml-bench run with SIGKILL at random moments, continue it each
-time with --restart from its last checkpoint, and check that every output file
-is byte-identical to an uninterrupted run's and that no temporary file is left.
+"""Kill an easyml-bench run with SIGKILL at random moments (each after the
+run wrote a new checkpoint), continue it each time with --restart from its
+last checkpoint, and check that every output file is byte-identical to an
+uninterrupted run's and that no temporary file is left.
 
   kill-restart.py --bench build/bin/easyml-bench --kills 10 --dir /tmp/kr \\
       [--mpirun "mpirun -np 3"] [--restart-mpirun "mpirun -np 2"] \\
@@ -62,11 +63,22 @@ def kill_session(sid):
 
 
 def kill_at(cmd, cwd, env, delay):
-    """Starts `cmd` in its own process group and kills the group after
-    `delay` s. True when it was killed, False when it finished first."""
+    """Starts `cmd` in its own session, waits for it to write a new
+    checkpoint (so that every restart has one to go on from), then kills
+    the session `delay` s later. True when it was killed, False when it
+    finished first."""
+    ck = os.path.join(cwd, "ck.bin")
+    def stamp():
+        try:
+            return os.stat(ck).st_mtime_ns
+        except OSError:
+            return None
+    before = stamp()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
+    while p.poll() is None and stamp() == before:
+        time.sleep(0.005)
     try:
         p.wait(timeout=delay)
     except subprocess.TimeoutExpired:
@@ -130,14 +142,15 @@ def main():
         cmd = (again + args + other(restarts) + ck + ["--restart", "ck.bin"]
                if restart else first + args + ck)
         restarts += restart
-        # Moments spread over the run: together about 0.7 of it.
-        delay = rng.uniform(0.2, 1.2) * whole / a.kills
+        # After a new checkpoint, moments spread over the run: together
+        # about half of it.
+        delay = rng.uniform(0.0, 1.0) * whole / a.kills
         killed = kill_at(cmd, work, env, delay)
         kills.append({"kill": k + 1, "after_s": round(delay, 3),
                       "restart": restart, "killed": killed})
         print(f"kill {k + 1}: {'restarted, ' if restart else ''}"
-              f"{'killed' if killed else 'finished first'} after "
-              f"{delay:.2f} s")
+              f"{'killed' if killed else 'finished first'} "
+              f"{delay:.2f} s after a new checkpoint")
         if not killed:
             finished = True
             break
