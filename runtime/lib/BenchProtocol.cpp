@@ -22,8 +22,10 @@
 #include "easyml/Runtime/StateFile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +84,10 @@ struct Protocol {
   int restart();
   int openOutputs();
   void addCheckpoints();
-  bool checkpoint(std::string &error);
+  bool checkpoint(std::string &error, bool complete = false);
+  /// A restart from a complete checkpoint: output files the killed run had
+  /// already moved into place go back to their temporary names.
+  bool reopenCommitted(std::string &error);
   /// The first step >= startStep (> when `fired`: an event at startStep
   /// ran before the checkpoint) of first + k * every.
   int64_t next(int64_t first, int64_t every, bool fired) const;
@@ -240,7 +245,7 @@ int64_t Protocol::next(int64_t first, int64_t every, bool fired) const {
 /// --restart: the cells, clock and biomarker rows of the checkpoint, whose
 /// settings must be this run's.
 int Protocol::restart() {
-  if (!!p.restart.empty())
+  if (p.restart.empty())
     return 0;
   std::string error;
   bool ok = sim.loadCheckpoint(p.restart, resume, error);
@@ -250,6 +255,8 @@ int Protocol::restart() {
       ok = false;
     }
   }
+  if (ok && resume.complete && root)
+    ok = reopenCommitted(error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);
   restarted = true;
@@ -262,10 +269,11 @@ int Protocol::restart() {
 
 /// The run's whole state, after every event of the step has run: the
 /// simulation's, and how far each output file got.
-bool Protocol::checkpoint(std::string &error) {
+bool Protocol::checkpoint(std::string &error, bool complete) {
   double o0 = now();
   RunPosition position;
   position.settings = p.settings;
+  position.complete = complete;
   if (root && !outputs.positions(position, error))
     return false;
   if (vmAll) {
@@ -283,10 +291,24 @@ bool Protocol::checkpoint(std::string &error) {
   return ok;
 }
 
+bool Protocol::reopenCommitted(std::string &error) {
+  for (auto &[path, at] : resume.files) {
+    std::string tmp = path + ".tmp";
+    struct stat st;
+    if (::stat(tmp.c_str(), &st) == 0 || ::stat(path.c_str(), &st) != 0)
+      continue; // still to be moved, or missing (said when it is opened)
+    if (std::rename(path.c_str(), tmp.c_str()) != 0) {
+      error = "cannot continue '" + path + "': " + std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
+}
+
 /// --checkpoint every --checkpoint-every ms, registered last so that the
 /// step's other events have run when it is taken.
 void Protocol::addCheckpoints() {
-  if (!!p.checkpoint.empty())
+  if (p.checkpoint.empty())
     return;
   int64_t every = std::max(1L, std::lround(p.checkpointMs / p.dt));
   sim.addEvent(
@@ -327,11 +349,19 @@ int Protocol::runAndFinish(RunSummary &summary) {
     std::fprintf(stderr, "\n");
   if (!ok)
     return stop(whyStopped(sim), sim.nonFinite() ? 3 : 1);
-  if (!p.biomarkers.empty() && !sim.closeBeat())
+  bool closed = restarted && resume.complete;
+  if (!p.biomarkers.empty() && !closed && !sim.closeBeat())
     return stop(whyStopped(sim), 1);
   wall = now() - wallStart;
-  // Output files: all or nothing.
   std::string error;
+  // The end, saved before the files move into place: a run killed while
+  // they do is completed by a restart.
+  if (!p.checkpoint.empty() && !closed) {
+    bool saved = checkpoint(error, /*complete=*/true);
+    if (std::string e = check(saved, error); !e.empty())
+      return stop(e, 1);
+  }
+  // Output files: all or nothing.
   ok = !root || outputs.finish(error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(e, 1);

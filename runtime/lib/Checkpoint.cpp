@@ -75,7 +75,7 @@ std::string RunPosition::json() const {
   out += "}, \"counters\": [";
   for (size_t i = 0; i < counters.size(); ++i)
     out += std::string(i ? ", " : "") + std::to_string(counters[i]);
-  return out + "]}";
+  return out + "], \"complete\": " + (complete ? "true" : "false") + "}";
 }
 
 bool RunPosition::parse(const std::string &line, std::string &error) {
@@ -89,6 +89,11 @@ bool RunPosition::parse(const std::string &line, std::string &error) {
     return error = "a damaged run position", false;
   *this = RunPosition();
   settings = s->string;
+  if (const json::Value *c = v.find("complete")) {
+    if (c->kind != json::Value::Bool)
+      return error = "a damaged run position", false;
+    complete = c->boolean;
+  }
   for (const json::Value &item : f->items) {
     int64_t at = 0;
     if (!item.isArray() || item.items.size() != 2 ||

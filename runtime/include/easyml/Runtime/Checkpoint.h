@@ -51,6 +51,10 @@ struct RunPosition {
   std::map<std::string, double> speeds;
   /// Warning counters (descriptor order).
   std::vector<int64_t> counters;
+  /// The run had reached its end and closed its last beat: written just
+  /// before its output files were moved into place, so a run killed while
+  /// it did that is completed by a restart.
+  bool complete = false;
 
   /// One line of JSON, and back (false with what is wrong).
   std::string json() const;
