@@ -344,8 +344,11 @@ bool Scheduler::runWave(const WaveTask &task) {
   for (int i : act) {
     Device &device = *set_.devices[i];
     if (device.deviceStale) {
-      unsigned rows =
-          kStateRows | (device.externalsOnDevice ? kExternalRows : 0);
+      // Externals too where the waves keep them on the device (they do
+      // not upload the host's): the host wrote those as well.
+      unsigned rows = kStateRows | (device.externalsOnDevice || keepExternals
+                                        ? kExternalRows
+                                        : 0);
       device.externalsOnDevice = false;
       if (!device.upload(device.range(), rows, err))
         return fail(device, err);
