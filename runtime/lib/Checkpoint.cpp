@@ -75,7 +75,19 @@ std::string RunPosition::json() const {
   out += "}, \"counters\": [";
   for (size_t i = 0; i < counters.size(); ++i)
     out += std::string(i ? ", " : "") + std::to_string(counters[i]);
-  return out + "], \"complete\": " + (complete ? "true" : "false") + "}";
+  out += "], \"complete\": ";
+  out += complete ? "true" : "false";
+  if (!client.empty()) {
+    out += ", \"client\": {";
+    bool first = true;
+    for (auto &[name, value] : client) {
+      out += std::string(first ? "" : ", ") + quoted(name) + ": " +
+             number(value);
+      first = false;
+    }
+    out += "}";
+  }
+  return out + "}";
 }
 
 bool RunPosition::parse(const std::string &line, std::string &error) {
@@ -111,6 +123,15 @@ bool RunPosition::parse(const std::string &line, std::string &error) {
     if (!wholeNumber(item, n))
       return error = "a damaged run position", false;
     counters.push_back(n);
+  }
+  if (const json::Value *cl = v.find("client")) {
+    if (!cl->isObject())
+      return error = "a damaged run position", false;
+    for (auto &[name, value] : cl->members) {
+      if (!value.isNumber())
+        return error = "a damaged run position", false;
+      client[name] = value.number;
+    }
   }
   return true;
 }
@@ -162,6 +183,7 @@ bool easyml::rt::readCheckpoint(const std::string &path, PopulationState &state,
     return error = path + ": a state file, not a checkpoint", false;
   if (!position.parse(state.run, error))
     return error = path + ": " + error, false;
+  position.data = std::move(state.extra);
   return true;
 }
 
@@ -242,6 +264,7 @@ bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
   position.speeds = speeds();
   position.counters = scheduler_->counters;
   st.run = position.json();
+  st.extra = std::move(position.data);
   // Packed and written a block of cells at a time: no copy of the whole
   // population is made.
   StateFileWriter file(path, st);
@@ -255,6 +278,7 @@ bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
       break; // commit() says why
   }
   file.add(st.rows.data(), st.rows.size() * sizeof(double));
+  file.add(st.extra.data(), st.extra.size() * sizeof(double));
   return file.commit(error);
 }
 

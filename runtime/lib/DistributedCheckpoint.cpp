@@ -62,6 +62,7 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
     st.values = std::move(cells);
     st.rows = std::move(rows.values);
     st.run = position.json();
+    st.extra = std::move(position.data);
     ok = writeWholeFile(path, serializeState(st), mine, /*sync=*/true);
   }
   if (!rt::agree(comm_, ok, mine))

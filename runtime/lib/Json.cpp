@@ -7,6 +7,7 @@
 #include "easyml/Runtime/Json.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -240,4 +241,46 @@ bool easyml::rt::json::parseFile(const std::string &path, Value &out,
     return true;
   error = path + ":" + error;
   return false;
+}
+
+std::string easyml::rt::json::write(const Value &v) {
+  auto text = [](const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      if (c == '\n')
+        out += "\\n";
+      else
+        out += c;
+    }
+    return out + "\"";
+  };
+  switch (v.kind) {
+  case Value::Null:
+    return "null";
+  case Value::Bool:
+    return v.boolean ? "true" : "false";
+  case Value::Number: {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v.number);
+    return buf;
+  }
+  case Value::String:
+    return text(v.string);
+  case Value::Array: {
+    std::string out = "[";
+    for (size_t i = 0; i < v.items.size(); ++i)
+      out += (i ? "," : "") + write(v.items[i]);
+    return out + "]";
+  }
+  case Value::Object: {
+    std::string out = "{";
+    for (size_t i = 0; i < v.members.size(); ++i)
+      out += (i ? "," : "") + text(v.members[i].first) + ":" +
+             write(v.members[i].second);
+    return out + "}";
+  }
+  }
+  return "null";
 }

@@ -60,6 +60,12 @@ bool names(const json::Value *v, std::vector<std::string> &out) {
   return true;
 }
 
+std::string whole(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
 bool integer(const json::Value *v, int64_t &out) {
   if (!v || !v->isNumber() || v->number != std::floor(v->number) ||
       std::fabs(v->number) > 9.0e15)
@@ -68,8 +74,10 @@ bool integer(const json::Value *v, int64_t &out) {
   return true;
 }
 
-/// The header's fields; false with what is wrong.
-bool readHeader(const json::Value &h, PopulationState &s, std::string &error) {
+/// The header's fields, and the counts of the rows and extra values that
+/// follow the cells; false with what is wrong.
+bool readHeader(const json::Value &h, PopulationState &s, int64_t &rows,
+                int64_t &extra, std::string &error) {
   int64_t format = 0;
   if (!h.isObject() || !integer(h.find("format"), format))
     return error = "no format version", false;
@@ -88,14 +96,15 @@ bool readHeader(const json::Value &h, PopulationState &s, std::string &error) {
     return error = "a damaged header", false;
   s.model = model->string;
   s.dt = dt->number;
-  int64_t rows = 0, run = 0;
+  int64_t run = 0;
+  rows = extra = 0;
   if ((h.find("accumulators") &&
        (!integer(h.find("accumulators"), s.accumulators) ||
         s.accumulators < 0)) ||
       (h.find("rows") && (!integer(h.find("rows"), rows) || rows < 0)) ||
+      (h.find("extra") && (!integer(h.find("extra"), extra) || extra < 0)) ||
       (h.find("run") && !integer(h.find("run"), run)))
     return error = "a damaged header", false;
-  s.rows.resize(rows);
   s.run = run ? "{}" : "";
   return true;
 }
@@ -128,6 +137,8 @@ std::string easyml::rt::stateHeader(const PopulationState &s) {
     out += ", \"accumulators\": " + std::to_string(s.accumulators);
   if (!s.rows.empty())
     out += ", \"rows\": " + std::to_string(s.rows.size());
+  if (!s.extra.empty())
+    out += ", \"extra\": " + std::to_string(s.extra.size());
   if (!s.run.empty())
     out += ", \"run\": 1}\n" + s.run + "\n";
   else
@@ -141,6 +152,8 @@ std::string easyml::rt::serializeState(const PopulationState &s) {
              s.values.size() * sizeof(double));
   out.append(reinterpret_cast<const char *>(s.rows.data()),
              s.rows.size() * sizeof(double));
+  out.append(reinterpret_cast<const char *>(s.extra.data()),
+             s.extra.size() * sizeof(double));
   char line[64];
   std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum,
                 fnv1a(kFnvBasis, out.data(), out.size()));
@@ -193,7 +206,8 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
   if (eol == std::string::npos || eol > end ||
       !json::parse(bytes.substr(magic, eol - magic), h, error))
     return error = "a damaged header", false;
-  if (!readHeader(h, s, error))
+  int64_t rows = 0, extra = 0;
+  if (!readHeader(h, s, rows, extra, error))
     return false;
   size_t data = eol + 1;
   if (!s.run.empty()) {
@@ -204,18 +218,25 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
     s.run = bytes.substr(data, runEnd - data);
     data = runEnd + 1;
   }
-  size_t count = static_cast<size_t>(s.cells) * s.width();
-  size_t total = count + s.rows.size();
-  if (end - data != total * sizeof(double))
+  // Counts compared as the header gives them, before anything is
+  // allocated (a damaged header may claim any number).
+  const double have = double(end - data) / sizeof(double);
+  const double said = double(s.cells) * double(s.width()) + double(rows) +
+                      double(extra);
+  if (have != said)
     return error = "holds " + std::to_string((end - data) / sizeof(double)) +
-                   " values where its header says " + std::to_string(total),
+                   " values where its header says " + whole(said),
            false;
-  s.values.resize(count);
-  if (count)
-    std::memcpy(s.values.data(), bytes.data() + data, count * sizeof(double));
-  if (!s.rows.empty())
-    std::memcpy(s.rows.data(), bytes.data() + data + count * sizeof(double),
-                s.rows.size() * sizeof(double));
+  const char *at = bytes.data() + data;
+  auto take = [&](std::vector<double> &into, size_t n) {
+    into.resize(n);
+    if (n)
+      std::memcpy(into.data(), at, n * sizeof(double));
+    at += n * sizeof(double);
+  };
+  take(s.values, static_cast<size_t>(s.cells) * s.width());
+  take(s.rows, rows);
+  take(s.extra, extra);
   out = std::move(s);
   return true;
 }

@@ -55,6 +55,11 @@ struct RunPosition {
   /// before its output files were moved into place, so a run killed while
   /// it did that is completed by a restart.
   bool complete = false;
+  /// The client's own scalars (a tissue's step and beats) and values (its
+  /// activation times per point; the file's extra values, after the
+  /// rows). Across ranks, rank 0's are written.
+  std::map<std::string, double> client;
+  std::vector<double> data;
 
   /// One line of JSON, and back (false with what is wrong).
   std::string json() const;

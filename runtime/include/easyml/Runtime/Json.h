@@ -49,6 +49,10 @@ bool parse(const std::string &text, Value &out, std::string &error);
 /// COLUMN: what", or why it cannot be read).
 bool parseFile(const std::string &path, Value &out, std::string &error);
 
+/// `v` as compact JSON on one line (members in their order, numbers to
+/// 17 significant digits): equal values give equal text.
+std::string write(const Value &v);
+
 } // namespace json
 } // namespace rt
 } // namespace easyml

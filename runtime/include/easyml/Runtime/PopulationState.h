@@ -19,11 +19,12 @@
 //     cell by cell, its sv values, externals, then parameter values
 //   CHECKSUM <16 hex digits: FNV-1a 64 of every byte before>\n
 //
-// A checkpoint (Checkpoint.h) is the same file with three optional header
+// A checkpoint (Checkpoint.h) is the same file with four optional header
 // members: "accumulators": K (each cell's values end with K biomarker
 // accumulators), "rows": R (R doubles after the cells: the closed beats'
-// biomarker rows) and "run": 1 (a second line of JSON, the run's
-// position).
+// biomarker rows), "extra": E (E doubles after the rows: the client's own,
+// a tissue's activation times) and "run": 1 (a second line of JSON, the
+// run's position).
 //
 // It is written whole or not at all (OutputFile). Reading checks, before
 // any cell changes, the magic, the format version, the model, the cell
@@ -60,6 +61,9 @@ struct PopulationState {
   int64_t accumulators = 0;
   std::vector<double> rows;
   std::string run;
+  /// Checkpoints: the client's own values (a tissue's activation times),
+  /// after the rows.
+  std::vector<double> extra;
   size_t width() const {
     return sv.size() + externals.size() + params.size() + accumulators;
   }
