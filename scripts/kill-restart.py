@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Kill an easyml-bench run with SIGKILL at random moments (each after the
-run wrote a new checkpoint), continue it each time with --restart from its
-last checkpoint, and check that every output file is byte-identical to an
-uninterrupted run's and that no temporary file is left.
+"""Kill an easyml-bench or easyml-tissue run with SIGKILL at random moments
+(each after the run wrote a new checkpoint), continue it each time with
+--restart from its last checkpoint, and check that every output file is
+byte-identical to an uninterrupted run's and that no temporary file is
+left.
 
   kill-restart.py --bench build/bin/easyml-bench --kills 10 --dir /tmp/kr \\
       [--mpirun "mpirun -np 3"] [--restart-mpirun "mpirun -np 2"] \\
       [--restart-args "--devices cpu"] -- --load-module lr.so --num 512 ...
+  kill-restart.py --bench build/bin/easyml-tissue --copy cfg.json \\
+      --every 5 --dir /tmp/kr -- cfg.json -q
 
 The run's own options come after "--"; the script adds --checkpoint and
---checkpoint-every. Prints one line per kill and a summary (--json FILE for
-scripts). Exit status 0 when every file matches.
+--checkpoint-every. The runs work in DIR/ref and DIR/run, each with a copy
+of the --copy files (a tissue's configuration that writes to "."). Prints
+one line per kill and a summary (--json FILE for scripts). Exit status 0
+when every file matches.
 """
 
 import argparse
@@ -112,6 +117,8 @@ def main():
     ap.add_argument("--restart-args", default="",
                     help="options added to every other restart (other "
                     "devices)")
+    ap.add_argument("--copy", action="append", default=[],
+                    help="a file copied into both working folders")
     ap.add_argument("--json", default="")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -128,6 +135,9 @@ def main():
     ref, work = os.path.join(a.dir, "ref"), os.path.join(a.dir, "run")
     os.makedirs(ref)
     os.makedirs(work)
+    for f in a.copy:
+        shutil.copy(f, ref)
+        shutil.copy(f, work)
     whole = run_to_end(first + args, ref, env)
     print(f"uninterrupted run: {whole:.2f} s, {len(outputs(ref))} files")
 

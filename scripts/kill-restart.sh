@@ -1,10 +1,14 @@
 #!/bin/sh
-# Kills easyml-bench runs N times (default 10) at random moments with
-# SIGKILL and restarts them from their last checkpoint, in three set-ups:
+# Kills easyml-bench and easyml-tissue runs N times (default 10) at random
+# moments with SIGKILL and restarts them from their last checkpoint, in
+# these set-ups:
 #   cpu     one process on the CPU;
 #   hetero  the CPU and two emulated GPUs (restarted on the CPU alone every
 #           other time, which computes the same bits);
-#   ranks   3 MPI ranks, restarted on 2.
+#   ranks   3 MPI ranks, restarted on 2;
+#   tissue  a 2D sheet paced twice (snapshots, activation and APD maps) on
+#           the CPU and two emulated GPUs that keep Vm, and on 3 ranks
+#           restarted on 2.
 # Every output file must be byte-identical to an uninterrupted run's.
 #
 #   scripts/kill-restart.sh [N] [BUILD_DIR]
@@ -53,5 +57,27 @@ if command -v mpirun >/dev/null 2>&1; then
     status=1
 else
   echo "== ranks: skipped (no mpirun)"
+fi
+echo "== tissue: cpu + 2 emulated GPUs, $N kills"
+TISSUE='"grid": {"points": [80, 60], "spacing_mm": 0.1}, "time": {"dt": 0.01, "duration": 80}, "stimuli": [{"sphere": {"center": [0, 0, 0], "radius": 0.5}, "current_per_area": 80, "duration": 1, "period": 40, "count": 2}], "outputs": {"directory": ".", "snapshots_every": 5, "biomarkers": ["apd90"], "formats": ["npy", "vtk"]}'
+if [ -e "$BUILD/test/emulated-cuda/libcuda.so.1" ]; then
+  printf '{"model": "%s", "devices": "cpu+gpu:all", "threads": 2, %s}' \
+    "$WORK/lrg.so" "$TISSUE" > "$WORK/tissue.json"
+  LD_LIBRARY_PATH=$BUILD/test/emulated-cuda \
+  EASYML_EMULATED_KERNELS=$WORK/lr1.so:cpu-simd EASYML_EMULATED_DEVICES=2 \
+    "$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-tissue" \
+    --kills "$N" --dir "$WORK/tissue" --every 4 --copy "$WORK/tissue.json" \
+    -- tissue.json -q || status=1
+else
+  echo "== tissue: skipped (no emulated CUDA driver in $BUILD)"
+fi
+if command -v mpirun >/dev/null 2>&1; then
+  echo "== tissue-ranks: 3 ranks, restarted on 2, $N kills"
+  printf '{"model": "%s", "threads": 1, %s}' "$WORK/lr.so" "$TISSUE" \
+    > "$WORK/tissue-ranks.json"
+  "$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-tissue" \
+    --kills "$N" --dir "$WORK/tissue-ranks" --every 4 \
+    --copy "$WORK/tissue-ranks.json" --mpirun "$MPI -np 3" \
+    --restart-mpirun "$MPI -np 2" -- tissue-ranks.json -q || status=1
 fi
 exit $status

@@ -148,11 +148,18 @@ class Tissue:
             formats: Sequence[str] = ("npy",),
             probes: Optional[Dict[str, Sequence[float]]] = None,
             progress: Optional[Callable[[float], None]] = None,
-            biomarkers: Sequence[str] = ()) -> TissueResult:
+            biomarkers: Sequence[str] = (),
+            checkpoint: Optional[str] = None,
+            checkpoint_every: float = 100.0,
+            restart: Optional[str] = None) -> TissueResult:
         """Runs for `duration` ms (or until every point has activated) and
         returns the activation map, the final Vm and the maps per beat of
         `biomarkers` ("apd90", "dvdt_max", ...); files (activation map, Vm
-        snapshots, biomarker maps) go to `outputs` when given."""
+        snapshots, biomarker maps) go to `outputs` when given.
+
+        `checkpoint`: write the whole run to this file every
+        `checkpoint_every` ms; `restart`: continue the run saved in this
+        checkpoint (the same tissue, duration and `outputs`)."""
         from . import Error, _compiler
         with tempfile.TemporaryDirectory(prefix="easyml-tissue-") as tmp:
             folder = os.path.abspath(outputs) if outputs else tmp
@@ -165,7 +172,11 @@ class Tissue:
             if self.model.endswith(".model"):
                 os.environ.setdefault("EASYML_COMPILE", _compiler())
             try:
-                out = _easyml.run_tissue(path, "", progress)
+                out = _easyml.run_tissue(
+                    path, "", progress,
+                    os.path.abspath(checkpoint) if checkpoint else "",
+                    float(checkpoint_every),
+                    os.path.abspath(restart) if restart else "")
             except RuntimeError as e:
                 raise Error(str(e)) from None
             report = json.loads(out["report"])

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// run_tissue(config, cache_dir, progress): the runtime's runTissue on a
-// configuration file (the Python layer writes it from its arguments), with
-// the activation map and the final Vm as (nz, ny, nx) arrays.
+// run_tissue(config, cache_dir, progress, checkpoint, checkpoint_every,
+// restart): the runtime's runTissue on a configuration file (the Python
+// layer writes it from its arguments), with the activation map and the
+// final Vm as (nz, ny, nx) arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,11 +31,20 @@ py::array_t<double> gridArray(const TissueGrid &g,
 }
 
 py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
-                       const std::function<void(double)> &progress) {
+                       const std::function<void(double)> &progress,
+                       const std::string &checkpoint, double checkpointEvery,
+                       const std::string &restart) {
   TissueSetup setup;
   TissueResult result;
   std::string error;
   bool ok = readTissueConfig(config, setup, error);
+  setup.checkpoint = checkpoint;
+  setup.checkpointEvery = checkpointEvery;
+  setup.restart = restart;
+  if (ok && !checkpoint.empty() && !(checkpointEvery > 0)) {
+    error = "checkpoint_every must be positive";
+    ok = false;
+  }
   if (ok) {
     // The run releases the interpreter; progress takes it back to call.
     py::gil_scoped_release release;
@@ -60,5 +70,7 @@ py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
 void bindTissue(py::module &m) {
   m.def("run_tissue", &runTissueFile, py::arg("config"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
+        py::arg("checkpoint") = "", py::arg("checkpoint_every") = 100.0,
+        py::arg("restart") = "",
         "Runs the tissue simulation a JSON configuration describes");
 }

@@ -77,3 +77,25 @@ def test_apd_maps_per_beat():
     assert np.isfinite(apd[0][tissue]).all()
     assert (apd[1][tissue] < apd[0][tissue]).all()
     assert (r.biomarkers["dvdt_max"][0][tissue] > 100).all()
+
+
+def test_checkpoint_continues_a_masked_sheet(tmp_path):
+    # The wave is still travelling at the last checkpoint (24 ms): the run
+    # continued from it gives the uninterrupted activation map and Vm.
+    mask = np.ones((20, 30), dtype=np.uint8)
+    mask[0:15, 15:17] = 0
+    t = easyml.Tissue(AP, points=[30, 20], spacing_mm=0.2, mask=mask)
+    t.stimulate(box=((0, 0, 0), (0.6, 3.8, 0)), current_per_area=100,
+                duration=2)
+    ck = tmp_path / "ck.bin"
+    whole = t.run(duration=30, outputs=str(tmp_path), checkpoint=str(ck),
+                  checkpoint_every=12)
+    assert whole.report["checkpoints"]["count"] == 2
+    lat = whole.activation[mask.astype(bool)]
+    assert (lat > 24).any() and (lat < 24).any()
+    again = t.run(duration=30, outputs=str(tmp_path), restart=str(ck))
+    assert again.report["checkpoints"]["restart_step"] == 2400
+    np.testing.assert_array_equal(again.activation, whole.activation)
+    np.testing.assert_array_equal(again.vm, whole.vm)
+    with pytest.raises(easyml.Error, match="another run's checkpoint"):
+        t.run(duration=31, outputs=str(tmp_path), restart=str(ck))

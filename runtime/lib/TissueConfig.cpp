@@ -9,6 +9,7 @@
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/TissueFiles.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -395,6 +396,25 @@ bool readModel(Reader &r, const Value &doc, TissueSetup &s) {
   return true;
 }
 
+/// The settings a restart must match: every top-level key but those that
+/// choose where the run computes (which changes no bit of its result).
+std::string settingsOf(const Value &doc) {
+  std::string out;
+  for (const auto &[key, value] : doc.members) {
+    if (key == "devices" || key == "threads" || key == "variant")
+      continue;
+    Value v = value;
+    if (key == "time" && v.isObject())
+      v.members.erase(std::remove_if(v.members.begin(), v.members.end(),
+                                     [](const auto &m) {
+                                       return m.first == "diffusion_on";
+                                     }),
+                      v.members.end());
+    out += key + "=" + json::write(v) + "\n";
+  }
+  return out;
+}
+
 } // namespace
 
 bool easyml::rt::readTissueConfig(const std::string &path, TissueSetup &setup,
@@ -431,6 +451,7 @@ bool easyml::rt::readTissueConfig(const std::string &path, TissueSetup &setup,
     ok = readOutputs(r, *v, setup);
   if (ok && !setup.outputs.directory.empty())
     setup.outputs.directory = r.resolve(setup.outputs.directory);
+  setup.settings = settingsOf(doc);
   error = r.error;
   return ok;
 }

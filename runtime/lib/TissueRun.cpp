@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/TissueRun.h"
+#include "easyml/Runtime/Checkpoint.h"
 #include "easyml/Runtime/Compile.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,9 +96,10 @@ bool writeField(SimulationInterface &sim, Writer &writer,
   return sim.ranks() == 1 ? ok : sim.agree(ok, error);
 }
 
-/// The time loop with its snapshots, stop and progress.
+/// The time loop with its snapshots, checkpoints (after the step's
+/// snapshot, which they count as written), stop and progress.
 bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
-              Tissue &tissue, Writer &writer,
+              Tissue &tissue, Writer &writer, const Tissue::StepFn &checkpoint,
               const std::function<void(double)> &progress, std::string &error) {
   int64_t steps = std::llround(setup.duration / setup.options.dt);
   int64_t every =
@@ -113,6 +116,8 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
     tissue.onStep([&](int64_t step, std::string &e) {
       return step % every != 0 || snapshot(step, e);
     });
+  if (checkpoint)
+    tissue.onStep(checkpoint);
   if (setup.untilActivated)
     tissue.onStep([&](int64_t, std::string &) {
       // A stop, not a failure: run() returns with the step reached.
@@ -124,7 +129,8 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
         progress(double(step) / steps);
       return true;
     });
-  bool ok = (!every || snapshot(0, error)) && tissue.run(steps, error);
+  bool ok = (!every || tissue.step() > 0 || snapshot(0, error)) &&
+            tissue.run(steps, error);
   if (!ok && setup.untilActivated && error.empty())
     ok = true; // every point activated
   return ok;
@@ -176,6 +182,63 @@ bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
   return true;
 }
 
+int64_t fileSize(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+}
+
+/// The whole run to setup.checkpoint: the simulation's cells, the tissue's
+/// position and the files written so far with their sizes. Collective.
+bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
+                    Tissue &tissue, TissueResult &result, std::string &error) {
+  auto t0 = std::chrono::steady_clock::now();
+  RunPosition position;
+  position.settings = setup.settings;
+  for (const std::string &f : result.files)
+    position.files.emplace_back(f, fileSize(f));
+  tissue.savePosition(position);
+  if (!sim.saveCheckpoint(setup.checkpoint, position, error))
+    return false;
+  ++result.checkpoints;
+  result.checkpointSeconds += std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - t0)
+                                  .count();
+  return true;
+}
+
+/// Continues the run saved in setup.restart: the same settings, its cells
+/// and tissue position, and the files it had written still there as they
+/// were. Collective; nothing changed on failure.
+bool restart(const TissueSetup &setup, SimulationInterface &sim,
+             Tissue &tissue, TissueResult &result, std::string &error) {
+  RunPosition position;
+  if (!sim.loadCheckpoint(setup.restart, position, error))
+    return false;
+  if (std::string d = position.settingsDiffer(setup.settings); !d.empty())
+    return error = setup.restart + ": another run's checkpoint: " + d, false;
+  bool ok = tissue.restorePosition(position, error);
+  if (!ok)
+    error = setup.restart + ": " + error;
+  for (auto &[file, size] : position.files) {
+    if (!ok || sim.rank() != 0)
+      break;
+    int64_t now = fileSize(file);
+    if (now != size) {
+      error = "cannot continue: '" + file + "', written before the "
+              "checkpoint, is " +
+              (now < 0 ? std::string("missing")
+                       : "another file now (" + std::to_string(now) +
+                             " bytes, " + std::to_string(size) + " then)");
+      ok = false;
+    }
+    result.files.push_back(file);
+  }
+  if (sim.ranks() > 1 && !sim.agree(ok, error))
+    return false;
+  result.restartStep = tissue.step();
+  return ok;
+}
+
 } // namespace
 
 bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
@@ -207,10 +270,25 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
     tissue.addStimulus(s);
   if (!tissue.initialize(error))
     return false;
+  if (!setup.restart.empty() &&
+      !restart(setup, *sim, tissue, result, error))
+    return false;
   if (sim->rank() == 0)
     mkdir(setup.outputs.directory.c_str(), 0777);
   Writer writer(setup, result.files);
-  bool ok = runSteps(setup, *sim, tissue, writer, progress, error) &&
+  int64_t every =
+      setup.checkpoint.empty()
+          ? 0
+          : std::max<int64_t>(1, std::llround(setup.checkpointEvery /
+                                              setup.options.dt));
+  Tissue::StepFn checkpoint;
+  if (every)
+    checkpoint = [&](int64_t step, std::string &e) {
+      return step % every != 0 ||
+             saveCheckpoint(setup, *sim, tissue, result, e);
+    };
+  bool ok = runSteps(setup, *sim, tissue, writer, checkpoint, progress,
+                     error) &&
             finish(setup, *sim, tissue, writer, result, error);
   if (!ok) {
     for (const std::string &f : result.files)
@@ -239,7 +317,13 @@ std::string TissueResult::json(const TissueSetup &setup) const {
     out += std::string(a ? ", \"" : "\"") + "xyz"[a] +
            "\": " + (std::isnan(velocity[a]) ? "null" : v);
   }
-  out += "},\n  \"beats\": " + std::to_string(beats) + ",\n  \"files\": [";
+  char seconds[48];
+  std::snprintf(seconds, sizeof seconds, "%.6f", checkpointSeconds);
+  out += "},\n  \"beats\": " + std::to_string(beats) +
+         ",\n  \"checkpoints\": {\"count\": " + std::to_string(checkpoints) +
+         ", \"seconds\": " + seconds +
+         ", \"restart_step\": " + std::to_string(restartStep) +
+         "},\n  \"files\": [";
   for (size_t i = 0; i < files.size(); ++i)
     out += (i ? ", \"" : "\"") + files[i] + "\"";
   return out + "]\n}\n";

@@ -8,7 +8,8 @@
 // docs/tissue.md) and prints where the time went:
 //
 //   easyml-tissue CONFIG.json [--report-json FILE] [--quiet] [--no-progress]
-//                 [--cache-dir DIR]
+//                 [--checkpoint FILE [--checkpoint-every MS]]
+//                 [--restart FILE] [--cache-dir DIR]
 //
 // Under mpirun (when built with MPI) the grid is split over the ranks;
 // rank 0 prints and writes.
@@ -42,6 +43,16 @@ std::vector<rt::OptionSpec> optionSpecs() {
   using K = rt::ArgKind;
   return {
       {"report-json", 0, K::Required, "the run's report as JSON", ""},
+      {"checkpoint", 0, K::Required,
+       "write the whole run to this file every --checkpoint-every ms (a "
+       "killed run continues with --restart, its output files identical)",
+       ""},
+      {"checkpoint-every", 0, K::Required,
+       "with --checkpoint: simulated time between checkpoints (ms)", "100"},
+      {"restart", 0, K::Required,
+       "continue the run saved in this checkpoint (the same configuration; "
+       "devices, threads and the rank count may differ)",
+       ""},
       {"cache-dir", 0, K::Required,
        "where models are cached ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
       {"quiet", 'q', K::None, "no summary", ""},
@@ -75,6 +86,22 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
                 std::isnan(r.probeTimes[i])
                     ? "never"
                     : (std::to_string(r.probeTimes[i]) + " ms").c_str());
+}
+
+/// --checkpoint, --checkpoint-every and --restart into `setup`.
+bool checkpointOptions(const rt::CommandLine &args, rt::TissueSetup &setup,
+                       std::string &e) {
+  std::vector<std::string> errors;
+  setup.checkpoint = args.get("checkpoint");
+  setup.restart = args.get("restart");
+  setup.checkpointEvery = args.number("checkpoint-every", errors);
+  if (!errors.empty())
+    return e = errors.front(), false;
+  if (!(setup.checkpointEvery > 0))
+    return e = "--checkpoint-every must be positive", false;
+  if (args.has("checkpoint-every") && setup.checkpoint.empty())
+    return e = "--checkpoint-every needs --checkpoint", false;
+  return true;
 }
 
 /// The ranks' side of a run under mpirun: MPI started, the communicator
@@ -123,6 +150,8 @@ int main(int argc, char **argv) {
   std::string e;
   if (!rt::readTissueConfig(args.positionals()[0], setup, e))
     return error(e);
+  if (!checkpointOptions(args, setup, e))
+    return error(e, 2);
   Ranks ranks(argc, argv);
   bool lead = ranks.rank() == 0;
   bool bar =

@@ -49,6 +49,7 @@
 namespace easyml {
 namespace rt {
 
+struct RunPosition;
 class SimulationInterface;
 class TissueComm;
 
@@ -129,6 +130,17 @@ public:
   /// Biomarker `column` (biomarkerColumnName) of beat `beat` at every grid
   /// point (NaN outside the tissue). Across ranks as vm().
   std::vector<double> biomarkerMap(int column, int64_t beat);
+  /// What a checkpoint of the simulation (SimulationInterface::
+  /// saveCheckpoint) needs besides the cells to continue the tissue: the
+  /// step, the beats and, on rank 0, every point's activation time and Vm
+  /// after the last diffusion step; the cells are given the grid's Vm.
+  /// Collective across ranks.
+  void savePosition(RunPosition &position);
+  /// Continues from `position`, read with the simulation's checkpoint
+  /// (after initialize() and loadCheckpoint); false with `error` when it
+  /// is not a checkpoint of this grid.
+  bool restorePosition(const RunPosition &position, std::string &error);
+
   /// Points of tissue that have activated (on every rank).
   int64_t activated() const { return activated_; }
   const TissueGrid &grid() const { return grid_; }

@@ -59,6 +59,17 @@ struct TissueSetup {
     std::vector<std::array<double, 3>> probes;
     std::vector<std::string> probeNames;
   } outputs;
+
+  /// The configuration's settings that decide the result, one "key=JSON"
+  /// line per top-level key (devices, threads, variant and where the
+  /// diffusion runs left out): a restart must give the same.
+  std::string settings;
+
+  /// Checkpoints (set by the tool's options, not by the configuration):
+  /// the whole run to `checkpoint` every `checkpointEvery` ms of simulated
+  /// time, and the run saved in `restart` continued.
+  std::string checkpoint, restart;
+  double checkpointEvery = 0;
 };
 
 /// Reads `path`; false with `error` ("PATH:LINE:COLUMN: what").

@@ -43,8 +43,13 @@ struct TissueResult {
   std::vector<double> activation, vm;
   /// Beats whose biomarker maps were written.
   int64_t beats = 0;
-  /// The files written.
+  /// The files written (with a restart, also those written before the
+  /// checkpoint).
   std::vector<std::string> files;
+  /// Checkpoints written, their time, and the step a restart continued
+  /// from (-1: none).
+  int64_t checkpoints = 0, restartStep = -1;
+  double checkpointSeconds = 0;
   /// The report as JSON (with the probes and files).
   std::string json(const TissueSetup &setup) const;
 };
