@@ -16,6 +16,7 @@
 #include "easyml/Runtime/CommandLine.h"
 #include "easyml/Runtime/DrugStudy.h"
 #include "easyml/Runtime/OutputFile.h"
+#include "easyml/Runtime/RiskClassifier.h"
 
 #include <chrono>
 #include <cmath>
@@ -75,6 +76,14 @@ std::vector<rt::OptionSpec> optionSpecs() {
       {"threads", 0, K::Required, "CPU threads (0: the OpenMP default)", "0"},
       {"compile-args", 0, K::Required, "easyml-compile options", ""},
       {"out", 0, K::Required, "the results table (CSV)", ""},
+      {"classify", 0, K::Optional,
+       "classify the drugs' torsade risk from qNet as CiPA does (ordinal "
+       "logistic regression per dose, leave-one-out cross validation) "
+       "against this table of known classes (CSV: drug,CiPA; default: the "
+       "--cipa checkout's AP_simulation/data/CiPA_training_drugs.csv)",
+       ""},
+      {"classify-out", 0, K::Required,
+       "with --classify: the classification per dose and drug (CSV)", ""},
       {"save-states", 0, K::Required, "every cell's state at the end", ""},
       {"load-states", 0, K::Required, "start from a saved state", ""},
       {"write-model", 0, K::Required,
@@ -124,6 +133,61 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
               "%.3f core-seconds per simulation\n",
               rows.size(), (long long)beats, seconds, seconds / rows.size(),
               seconds * cores / rows.size());
+}
+
+/// The known risk classes of --classify; false with `e`.
+bool riskClasses(const rt::CommandLine &a, std::map<std::string, int> &known,
+                 std::string &e) {
+  std::string path = a.get("classify");
+  if (path.empty() && !a.has("cipa"))
+    return e = "--classify needs a table of known classes (--classify=FILE) "
+               "or --cipa DIR",
+           false;
+  if (path.empty())
+    path = a.get("cipa") + "/AP_simulation/data/CiPA_training_drugs.csv";
+  return rt::readRiskClasses(path, known, e);
+}
+
+/// Classifies the study's drugs and prints the result per dose.
+bool classify(const rt::CommandLine &a, const std::vector<rt::DrugStudyRow> &rows,
+              const std::map<std::string, int> &known, std::string &e) {
+  std::vector<rt::RiskSample> samples;
+  for (const rt::DrugStudyRow &r : rows)
+    samples.push_back({r.drug, r.dose, r.qnet});
+  std::vector<rt::RiskAtDose> doses;
+  if (!rt::classifyRisk(samples, known, doses, e))
+    return e = "--classify: " + e, false;
+  if (a.has("classify-out") &&
+      !rt::writeWholeFile(a.get("classify-out"), rt::riskCsv(doses, known), e))
+    return false;
+  if (a.has("quiet"))
+    return true;
+  std::printf("\ntorsade risk from qNet (0 low, 1 intermediate, 2 high)\n"
+              "%8s %12s %12s %10s %9s %9s\n",
+              "dose", "intercepts", "", "slope", "training", "LOOCV");
+  for (const rt::RiskAtDose &r : doses)
+    std::printf("%8g %12.5g %12.5g %10.5g %9.3f %9.3f\n", r.dose,
+                r.fit.intercepts[0],
+                r.fit.intercepts.size() > 1 ? r.fit.intercepts[1] : NAN,
+                r.fit.slope, r.trainingError, r.crossErrorMean);
+  std::printf("%-16s %6s", "drug", "known");
+  for (const rt::RiskAtDose &r : doses)
+    std::printf(" %8g", r.dose);
+  std::printf("   (predicted / leave-one-out)\n");
+  for (auto &[drug, c] : doses.front().predicted) {
+    std::printf("%-16s %6d", drug.c_str(), known.at(drug));
+    for (const rt::RiskAtDose &r : doses) {
+      auto p = r.predicted.find(drug);
+      auto cv = r.crossPredicted.find(drug);
+      if (p == r.predicted.end())
+        std::printf(" %8s", "-");
+      else
+        std::printf("      %d/%s", p->second,
+                    cv->second < 0 ? "-" : std::to_string(cv->second).c_str());
+    }
+    std::printf("\n");
+  }
+  return true;
 }
 
 /// --write-model FILE: the model with the study's qNet state, to compile
@@ -192,6 +256,11 @@ int main(int argc, char **argv) {
     return error(errors.front(), 2);
   if (!rt::studyCells(drugs, doses, args.has("nM"), cells, e))
     return error(e, 2);
+  std::map<std::string, int> known;
+  if (args.has("classify") && !riskClasses(args, known, e))
+    return error(e, 2);
+  if (args.has("classify-out") && !args.has("classify"))
+    return error("--classify-out needs --classify", 2);
   auto model = rt::loadStudyModel(args.get("model"), mapping, options,
                                   split(args.get("compile-args"), ' '), "", e);
   if (!model)
@@ -217,5 +286,7 @@ int main(int argc, char **argv) {
     return error(e);
   if (!args.has("quiet"))
     print(rows, seconds, options.beats);
+  if (args.has("classify") && !classify(args, rows, known, e))
+    return error(e);
   return 0;
 }
