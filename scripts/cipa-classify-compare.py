@@ -43,8 +43,11 @@ def run_fda(cipa, study, work):
     with open(table, "w") as f:
         f.write("drug,dose,sample,qNet,max_dv\n")
         for r in rows:
+            # FDA's script leaves out the simulations whose max_dv is NA
+            # (no depolarisation); tables from before max_dv have none.
+            dv = r.get("max_dv", r["dvdt_max"])
             f.write(f"{r['drug']},{r['dose']},{r['sample']},{r['qnet']},"
-                    f"{r['dvdt_max']}\n")
+                    f"{'NA' if dv in ('nan', '') else dv}\n")
     subprocess.run(["Rscript", "-e",
                     f'saveRDS(read.csv("{table}"), "{fixed}/metrics.rds")'],
                    check=True, capture_output=True)

@@ -196,25 +196,38 @@ struct Tracker {
   }
 };
 
-/// Ca of every cell, every 1 ms of the last beat (sample k, cell c at
-/// [k * cells + c]).
-struct CalciumRecord {
-  int64_t cells = 0;
-  std::vector<double> samples;
-  void add(CellRange part, const double *values) {
-    size_t base = samples.size();
-    samples.resize(base + cells);
-    std::copy(values, values + part.size(),
-              samples.begin() + base + part.begin);
+/// Samples of every cell, every 1 ms of the last beat: Ca (when the
+/// mapping names it), Vm and Iion; sample k of slot s, cell c at
+/// [(s * samples + k) * cells + c].
+struct LastBeatRecord {
+  int64_t cells = 0, first = 0, every = 1, samples = 0;
+  int slots = 0;
+  bool calcium = false;
+  std::vector<double> data;
+  void add(int64_t step, CellRange part, const double *values) {
+    int64_t k = (step - first) / every;
+    if (k < 0 || k >= samples)
+      return;
+    for (int s = 0; s < slots; ++s)
+      std::copy(values + s * part.size(), values + (s + 1) * part.size(),
+                data.begin() + (s * samples + k) * cells + part.begin);
   }
-  void durations(std::vector<DrugStudyRow> &rows) const {
-    int64_t n =
-        static_cast<int64_t>(samples.size()) / std::max<int64_t>(1, cells);
-    std::vector<double> ca(n);
+  std::vector<double> series(int slot, int64_t c) const {
+    std::vector<double> out(samples);
+    for (int64_t k = 0; k < samples; ++k)
+      out[k] = data[(slot * samples + k) * cells + c];
+    return out;
+  }
+  /// CaTD50/90 and CiPA's max_dv and EAD flag of every cell.
+  void metrics(std::vector<DrugStudyRow> &rows) const {
     for (int64_t c = 0; c < cells; ++c) {
-      for (int64_t k = 0; k < n; ++k)
-        ca[k] = samples[k * cells + c];
-      calciumDurations(ca, 1.0, rows[c].catd50, rows[c].catd90);
+      int vm = calcium ? 1 : 0;
+      if (calcium)
+        calciumDurations(series(0, c), 1.0, rows[c].catd50, rows[c].catd90);
+      std::vector<double> v = series(vm, c), dv = series(vm + 1, c);
+      for (double &x : dv)
+        x = -x; // dVm/dt = -Iion outside the stimulus
+      rows[c].maxDv = cipaMaxDv(v, dv, 1.0);
     }
   }
 };
@@ -227,30 +240,6 @@ int64_t stateIndex(const easyml_model_desc &d, const std::string &name) {
 }
 
 } // namespace
-
-void easyml::rt::calciumDurations(const std::vector<double> &ca, double every,
-                                  double &catd50, double &catd90) {
-  catd50 = catd90 = NAN;
-  if (ca.size() < 3)
-    return;
-  size_t peak = std::max_element(ca.begin(), ca.end()) - ca.begin();
-  if (peak == 0)
-    return;
-  double rest = *std::min_element(ca.begin(), ca.begin() + peak);
-  double amplitude = ca[peak] - rest;
-  size_t up = 0;
-  while (up < peak && !(ca[up] > rest + 0.9 * amplitude))
-    ++up;
-  auto decay = [&](double fraction) {
-    double level = rest + amplitude * (1 - fraction);
-    for (size_t k = peak + 1; k < ca.size(); ++k)
-      if (ca[k] <= level)
-        return (double(k) - double(up)) * every;
-    return double(NAN);
-  };
-  catd50 = decay(0.5);
-  catd90 = decay(0.9);
-}
 
 bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
                               const std::vector<DrugCell> &cells,
@@ -299,17 +288,24 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
   }
   Tracker tracker{sim, qnet, rows, {}, {}};
   int64_t start = std::llround(o.stimStart / o.dt);
-  CalciumRecord calcium{static_cast<int64_t>(cells.size()), {}};
-  int64_t ms = std::max<int64_t>(1, std::llround(1.0 / o.dt));
-  if (!m.calcium.empty() &&
-      !sim.record(
-          {m.calcium}, {0, static_cast<int64_t>(cells.size())},
-          start + (o.beats - 1) * period, ms,
-          [&](int64_t, CellRange part, const double *values) {
-            calcium.add(part, values);
+  LastBeatRecord last;
+  last.cells = static_cast<int64_t>(cells.size());
+  last.every = std::max<int64_t>(1, std::llround(1.0 / o.dt));
+  last.first = start + (o.beats - 1) * period;
+  last.samples = (period + last.every - 1) / last.every;
+  last.calcium = !m.calcium.empty();
+  std::vector<std::string> recorded = {"Vm", "Iion"};
+  if (last.calcium)
+    recorded.insert(recorded.begin(), m.calcium);
+  last.slots = static_cast<int>(recorded.size());
+  last.data.assign(last.slots * last.samples * last.cells, NAN);
+  if (!sim.record(
+          recorded, {0, last.cells}, last.first, last.every,
+          [&](int64_t step, CellRange part, const double *values) {
+            last.add(step, part, values);
           },
           error))
-    return error = "calcium: " + error, false;
+    return error = "the last beat's samples: " + error, false;
   tracker.stateChange(); // the states the first beat starts from
   sim.addEvent(
       start + period,
@@ -329,7 +325,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
   if (!sim.closeBeat())
     return error = sim.failure(), false;
   tracker.beatEnded();
-  calcium.durations(rows);
+  last.metrics(rows);
   if (progress)
     progress(o.beats);
   return o.saveStates.empty() || saveState(o.saveStates, sim, error);
@@ -338,7 +334,8 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
-                    "catd50,catd90,ead,flags,apd90_change,state_change\n";
+                    "catd50,catd90,ead,flags,apd90_change,state_change,"
+                    "max_dv,cipa_ead\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -348,12 +345,13 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
         std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags)) : 0;
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g\n",
+                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d\n",
                   r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
                   r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
-                  flags, r.apd90Change, r.stateChange);
+                  flags, r.apd90Change, r.stateChange, r.maxDv,
+                  r.maxDv > 0 ? 1 : 0);
     out += buf;
   }
   return out;

@@ -115,18 +115,17 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
 
 void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
            int64_t beats) {
-  std::printf("%-16s %6s %8s %12s %10s %9s %9s %6s %12s\n", "drug", "sample",
-              "dose", "conc. (nM)", "qNet", "APD50", "APD90", "EAD",
-              "state chg.");
+  std::printf("%-16s %6s %8s %12s %10s %9s %9s %9s %4s %12s\n", "drug",
+              "sample", "dose", "conc. (nM)", "qNet", "APD50", "APD90",
+              "max_dv", "EAD", "state chg.");
   for (const rt::DrugStudyRow &r : rows) {
     auto b = [&](int c) {
       return r.biomarkers.empty() ? NAN : r.biomarkers[c];
     };
-    int flags = std::isfinite(b(rt::kBioFlags)) ? int(b(rt::kBioFlags)) : 0;
-    std::printf("%-16s %6lld %8g %12.4g %10.4f %9.2f %9.2f %6s %12.3g\n",
+    std::printf("%-16s %6lld %8g %12.4g %10.4f %9.2f %9.2f %9.3g %4s %12.3g\n",
                 r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
-                r.qnet, b(rt::kBioApd50), b(rt::kBioApd90),
-                flags & 4 ? "yes" : "no", r.stateChange);
+                r.qnet, b(rt::kBioApd50), b(rt::kBioApd90), r.maxDv,
+                r.maxDv > 0 ? "yes" : "no", r.stateChange);
   }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%zu cells x %lld beats in %.2f s: %.3f s of wall time and "
@@ -152,8 +151,10 @@ bool riskClasses(const rt::CommandLine &a, std::map<std::string, int> &known,
 bool classify(const rt::CommandLine &a, const std::vector<rt::DrugStudyRow> &rows,
               const std::map<std::string, int> &known, std::string &e) {
   std::vector<rt::RiskSample> samples;
+  // As FDA's script: simulations that did not depolarise are left out.
   for (const rt::DrugStudyRow &r : rows)
-    samples.push_back({r.drug, r.dose, r.qnet});
+    if (!std::isnan(r.maxDv))
+      samples.push_back({r.drug, r.dose, r.qnet});
   std::vector<rt::RiskAtDose> doses;
   if (!rt::classifyRisk(samples, known, doses, e))
     return e = "--classify: " + e, false;

@@ -75,6 +75,51 @@ TEST(DrugStudy, CalciumDurations) {
   EXPECT_TRUE(std::isnan(c90));
 }
 
+namespace {
+
+/// A made-up beat sampled every 1 ms: rest at -88 mV, an upstroke to
+/// +40 mV at 10 ms, a plateau falling linearly to 0 mV at 250 ms, then a
+/// linear fall to rest at 300 ms; with `bump`, Vm rises by 5 mV over
+/// 270-275 ms (between 30% and 90% repolarisation). Its derivative by
+/// differences.
+void beat(bool bump, std::vector<double> &v, std::vector<double> &dv) {
+  v.assign(500, -88);
+  for (int k = 10; k < 500; ++k) {
+    double t = k;
+    v[k] = t <= 250   ? 40 - 40 * (t - 10) / 240
+           : t <= 300 ? 0 - 88 * (t - 250) / 50
+                      : -88;
+    if (bump && t > 270 && t <= 280)
+      v[k] += t <= 275 ? (t - 270) * 2.8 : (280 - t) * 2.8;
+  }
+  dv.assign(v.size(), 0);
+  for (size_t k = 1; k < v.size(); ++k)
+    dv[k] = v[k] - v[k - 1];
+}
+
+} // namespace
+
+TEST(DrugStudy, CipaEadMeasure) {
+  std::vector<double> v, dv;
+  beat(false, v, dv);
+  // Between 30% (1.6 mV, at 241 ms) and 90% repolarisation (-75.2 mV, at
+  // 293 ms) Vm only falls: max_dv is the plateau's slower fall, -1/6.
+  double plain = cipaMaxDv(v, dv, 1.0);
+  EXPECT_NEAR(plain, -1.0 / 6, 1e-9);
+  beat(true, v, dv);
+  EXPECT_GT(cipaMaxDv(v, dv, 1.0), 0);
+  // No depolarisation: NaN, as FDA's script leaves such beats out.
+  std::vector<double> flat(500, -88), zero(500, 0);
+  EXPECT_TRUE(std::isnan(cipaMaxDv(flat, zero, 1.0)));
+  // Never repolarising by 30%: the window runs from the peak to the end.
+  std::vector<double> stuck(500, 30), d(500, 0);
+  stuck[0] = -88;
+  stuck[1] = 32;
+  stuck[400] = 31;
+  d[400] = 1;
+  EXPECT_EQ(cipaMaxDv(stuck, d, 1.0), 1);
+}
+
 TEST(PopulationState, RoundTripAndRefusals) {
   PopulationState s;
   s.model = "m";

@@ -199,7 +199,8 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 /// Whether call `n` (from 1) of `kind` ("launch" or "copy") on `device`
 /// fails, by EASYML_EMULATED_FAIL: comma-separated D:N (launch N), D:copy:N
 /// (copy N) or D:lost:N (the device is lost at launch N: that call and
-/// every later launch and copy fail). Call with memoryMutex held.
+/// every later launch and copy fail); D:step:S is lostAtStep's. Call with
+/// memoryMutex held.
 bool injectedFailure(int device, long n, const char *kind) {
   if (lost[device])
     return true;
@@ -215,6 +216,9 @@ bool injectedFailure(int device, long n, const char *kind) {
     int d = -1;
     long k = -1;
     char what[16] = "launch";
+    if (std::sscanf(item.c_str(), "%d:%15[a-z]:%ld", &d, what, &k) == 3 &&
+        std::string(what) == "step")
+      continue;
     if (std::sscanf(item.c_str(), "%d:%15[a-z]:%ld", &d, what, &k) != 3 &&
         std::sscanf(item.c_str(), "%d:%ld", &d, &k) != 2)
       continue;
@@ -225,6 +229,28 @@ bool injectedFailure(int device, long n, const char *kind) {
       return lost[device] = true;
     if (w == kind)
       return true;
+  }
+  return false;
+}
+/// Whether a compute launch over global steps [step0, step0 + nsteps)
+/// loses `device` by EASYML_EMULATED_FAIL's D:step:S (the device is lost
+/// at the first launch that would compute step S: that launch and every
+/// later call fail). Call with memoryMutex held.
+bool lostAtStep(int device, int64_t step0, int64_t nsteps) {
+  const char *spec = std::getenv("EASYML_EMULATED_FAIL");
+  if (!spec)
+    return false;
+  std::string all(spec);
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t comma = std::min(all.find(',', start), all.size());
+    std::string item = all.substr(start, comma - start);
+    start = comma + 1;
+    int d = -1;
+    long long s = -1;
+    if (std::sscanf(item.c_str(), "%d:step:%lld", &d, &s) == 2 &&
+        d == device && step0 <= s && s < step0 + nsteps)
+      return lost[device] = true;
   }
   return false;
 }
@@ -393,6 +419,10 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
   {
     std::lock_guard<std::mutex> lock(memoryMutex);
     if (injectedFailure(s->device, ++launches[s->device], "launch"))
+      return kLaunchFailed;
+    const auto *a = static_cast<const easyml_kernel_args *>(params[0]);
+    if (f->compute && !f->hostDiffuse && !f->diffuse &&
+        lostAtStep(s->device, a->step0, a->nsteps))
       return kLaunchFailed;
   }
   if (f->hostDiffuse || f->diffuse) {

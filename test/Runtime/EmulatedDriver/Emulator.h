@@ -33,8 +33,12 @@
 //                              time.
 //   EASYML_EMULATED_LATENCY    modelled seconds per launch (default 5e-6)
 //   EASYML_EMULATED_BANDWIDTH  modelled bytes per second (default 2.5e10)
-//   EASYML_EMULATED_FAIL       "<device>:<n>": the n-th kernel launch on
-//                              that device fails (tests of mid-run errors)
+//   EASYML_EMULATED_FAIL       comma-separated faults (tests of mid-run
+//                              errors): "D:N" fails device D's launch N,
+//                              "D:copy:N" its copy N, "D:lost:N" loses it
+//                              from launch N on, "D:step:S" loses it at
+//                              the first kernel that would compute global
+//                              step S
 //
 //===----------------------------------------------------------------------===//
 

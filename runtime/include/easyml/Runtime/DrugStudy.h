@@ -89,12 +89,25 @@ struct DrugStudyRow {
   /// 90% of the rise to the first sample after the peak at or below the
   /// level.
   double catd50 = NAN, catd90 = NAN;
+  /// CiPA's EAD measure (cipaMaxDv) on Vm and -Iion sampled every 1 ms of
+  /// the last beat: positive is an early afterdepolarisation, NaN a beat
+  /// that did not depolarise.
+  double maxDv = NAN;
 };
 
 /// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every
 /// `every` ms (the definition above).
 void calciumDurations(const std::vector<double> &ca, double every,
                       double &catd50, double &catd90);
+
+/// CiPA's EAD measure of one beat (FDA's AP_simulation.R, after Mirams):
+/// `v` and its derivative `dv` sampled every `every` ms from the beat's
+/// start; the largest dv between 30% and 90% repolarisation (from the peak
+/// to the end where Vm does not repolarise by 30%, and to the end where
+/// not by 90%), where the window is longer than 1 ms. NaN when Vm never
+/// reaches 0 mV (no depolarisation). An EAD when positive.
+double cipaMaxDv(const std::vector<double> &v, const std::vector<double> &dv,
+                 double every);
 
 /// Runs the study; `progress` (if set) gets the beats done.
 bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
