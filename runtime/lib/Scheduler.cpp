@@ -176,8 +176,10 @@ void Scheduler::setThreads(int threads) {
 int Scheduler::threads() const { return cpuThreads(options_.threads); }
 
 bool Scheduler::fail(const Device &device, const std::string &what) {
-  if (failure_.empty())
+  if (failure_.empty()) {
     failure_ = device.description() + ": " + what;
+    failedDevice_ = device.id();
+  }
   return false;
 }
 

@@ -38,6 +38,8 @@ public:
   const SimulationOptions &options() const { return options_; }
   const std::string &setupError() const { return setupError_; }
   const std::string &failure() const { return failure_; }
+  /// The id of the device whose call made the failure, or "".
+  const std::string &failedDevice() const { return failedDevice_; }
   bool usable() const { return setupError_.empty() && failure_.empty(); }
 
   CellStore &store() { return *store_; }
@@ -174,7 +176,7 @@ private:
 
   const easyml_model_desc &desc_;
   SimulationOptions options_;
-  std::string setupError_, failure_;
+  std::string setupError_, failure_, failedDevice_;
   std::unique_ptr<CellStore> store_;
   DeviceSet set_;
   std::vector<CellRange> ranges_; // per device

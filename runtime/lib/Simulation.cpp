@@ -49,6 +49,10 @@ bool Simulation::valid(std::string &error) {
 
 const std::string &Simulation::failure() const { return scheduler_->failure(); }
 
+const std::string &Simulation::failedDevice() const {
+  return scheduler_->failedDevice();
+}
+
 std::string Simulation::deviceDescription() const {
   std::string s;
   for (int i : scheduler_->active())

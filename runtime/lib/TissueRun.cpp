@@ -241,23 +241,28 @@ bool restart(const TissueSetup &setup, SimulationInterface &sim,
 
 } // namespace
 
-bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
-                           std::string &error,
-                           const std::function<void(double)> &progress,
-                           const std::string &cacheDir,
-                           const TissueRanks *ranks) {
-  auto model = loadOrCompileModel(setup.model, {}, cacheDir, error);
-  if (!model)
-    return false;
+namespace {
+
+/// One attempt at the run: the simulation on `devices`, continued from
+/// the checkpoint `from` ("": from the start). When it fails because a
+/// GPU's call failed (one process), `lost` is that GPU's id and `active`
+/// the devices it ran on.
+bool attempt(const TissueSetup &setup, const ModelHandle &model,
+             const std::string &devices, const std::string &from,
+             TissueResult &result, std::string &error,
+             const std::function<void(double)> &progress,
+             const TissueRanks *ranks, std::string &lost,
+             std::vector<std::string> &active) {
   SimulationOptions options = deviceOptions(setup);
+  options.devices = DeviceSpec(devices);
   if (!options.devices.valid())
     return error = "devices: " + options.devices.error, false;
   int64_t cells = 0;
   for (int64_t p = 0; p < setup.grid.points(); ++p)
     cells += setup.grid.isTissue(p);
   std::unique_ptr<SimulationInterface> sim =
-      ranks ? ranks->simulation(*model, cells, options)
-            : std::make_unique<Simulation>(*model, cells, options);
+      ranks ? ranks->simulation(model, cells, options)
+            : std::make_unique<Simulation>(model, cells, options);
   if (!sim->valid(error))
     return false;
   if (!setup.parameters.empty() && !sim->modifyParams(setup.parameters, error))
@@ -270,8 +275,9 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
     tissue.addStimulus(s);
   if (!tissue.initialize(error))
     return false;
-  if (!setup.restart.empty() &&
-      !restart(setup, *sim, tissue, result, error))
+  TissueSetup continued = setup;
+  continued.restart = from;
+  if (!from.empty() && !restart(continued, *sim, tissue, result, error))
     return false;
   if (sim->rank() == 0)
     mkdir(setup.outputs.directory.c_str(), 0777);
@@ -287,15 +293,80 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
       return step % every != 0 ||
              saveCheckpoint(setup, *sim, tissue, result, e);
     };
-  bool ok = runSteps(setup, *sim, tissue, writer, checkpoint, progress,
-                     error) &&
-            finish(setup, *sim, tissue, writer, result, error);
-  if (!ok) {
-    for (const std::string &f : result.files)
-      std::remove(f.c_str());
-    result.files.clear();
+  if (runSteps(setup, *sim, tissue, writer, checkpoint, progress, error) &&
+      finish(setup, *sim, tissue, writer, result, error))
+    return true;
+  if (sim->ranks() == 1 && sim->local()) {
+    const std::string &id = sim->local()->failedDevice();
+    if (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0) {
+      lost = id;
+      active = sim->local()->activeDevices();
+    }
   }
-  return ok;
+  return false;
+}
+
+/// `active` without `lost`, as a device list: the setup's CPU pools as it
+/// gives them, the other GPUs one by one ("" when none is left).
+std::string without(const TissueSetup &setup,
+                    const std::vector<std::string> &active,
+                    const std::string &lost) {
+  std::string out;
+  for (const DeviceSpec::Item &item : DeviceSpec(setup.devices).items)
+    if (item.kind == DeviceSpec::Item::Kind::Cpu)
+      out += (out.empty() ? "" : "+") + item.text;
+  for (const std::string &id : active)
+    if (id != lost &&
+        (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0))
+      out += (out.empty() ? "" : "+") + id;
+  return out;
+}
+
+} // namespace
+
+bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
+                           std::string &error,
+                           const std::function<void(double)> &progress,
+                           const std::string &cacheDir,
+                           const TissueRanks *ranks) {
+  auto model = loadOrCompileModel(setup.model, {}, cacheDir, error);
+  if (!model)
+    return false;
+  std::string devices = setup.devices, from = setup.restart;
+  std::vector<std::string> written;
+  for (;;) {
+    std::string lost;
+    std::vector<std::string> active;
+    result.files.clear();
+    bool ok = attempt(setup, *model, devices, from, result, error, progress,
+                      ranks, lost, active);
+    written.insert(written.end(), result.files.begin(), result.files.end());
+    if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
+      result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
+    if (ok)
+      return true;
+    // A GPU lost: the others go on from the last checkpoint (or from the
+    // start when none was written yet).
+    std::string others = without(setup, active, lost);
+    if (lost.empty() || !setup.recover || others.empty())
+      break;
+    struct stat st;
+    bool saved = !setup.checkpoint.empty() &&
+                 stat(setup.checkpoint.c_str(), &st) == 0 &&
+                 result.checkpoints > 0;
+    TissueResult::Recovery r;
+    r.device = lost;
+    r.error = error;
+    r.devices = others;
+    from = saved ? setup.checkpoint : from;
+    result.recoveries.push_back(r);
+    devices = others;
+    error.clear();
+  }
+  for (const std::string &f : written)
+    std::remove(f.c_str());
+  result.files.clear();
+  return false;
 }
 
 std::string TissueResult::json(const TissueSetup &setup) const {
@@ -319,7 +390,13 @@ std::string TissueResult::json(const TissueSetup &setup) const {
   }
   char seconds[48];
   std::snprintf(seconds, sizeof seconds, "%.6f", checkpointSeconds);
-  out += "},\n  \"beats\": " + std::to_string(beats) +
+  out += "},\n  \"recoveries\": [";
+  for (size_t i = 0; i < recoveries.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"device\": \"" +
+           recoveries[i].device + "\", \"continued_on\": \"" +
+           recoveries[i].devices + "\", \"from_step\": " +
+           std::to_string(recoveries[i].fromStep) + "}";
+  out += "],\n  \"beats\": " + std::to_string(beats) +
          ",\n  \"checkpoints\": {\"count\": " + std::to_string(checkpoints) +
          ", \"seconds\": " + seconds +
          ", \"restart_step\": " + std::to_string(restartStep) +

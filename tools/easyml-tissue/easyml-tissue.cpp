@@ -53,6 +53,10 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "continue the run saved in this checkpoint (the same configuration; "
        "devices, threads and the rank count may differ)",
        ""},
+      {"no-recovery", 0, K::None,
+       "stop when a GPU fails, instead of going on without it on the other "
+       "devices from the last checkpoint",
+       ""},
       {"cache-dir", 0, K::Required,
        "where models are cached ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
       {"quiet", 'q', K::None, "no summary", ""},
@@ -77,6 +81,10 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,
               t.haloSeconds, "output", t.outputSeconds, "total", t.wallSeconds);
   std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
+  for (const rt::TissueResult::Recovery &x : r.recoveries)
+    std::printf("device lost %s: %s; went on with %s from step %lld\n",
+                x.device.c_str(), x.error.c_str(), x.devices.c_str(),
+                (long long)x.fromStep);
   for (int a = 0; a < 3; ++a)
     if (!std::isnan(r.velocity[a]))
       std::printf("conduction velocity along %c %.4g mm/ms\n", "xyz"[a],
@@ -95,6 +103,7 @@ bool checkpointOptions(const rt::CommandLine &args, rt::TissueSetup &setup,
   setup.checkpoint = args.get("checkpoint");
   setup.restart = args.get("restart");
   setup.checkpointEvery = args.number("checkpoint-every", errors);
+  setup.recover = !args.has("no-recovery");
   if (!errors.empty())
     return e = errors.front(), false;
   if (!(setup.checkpointEvery > 0))

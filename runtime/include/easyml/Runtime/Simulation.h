@@ -203,6 +203,9 @@ public:
   /// Empty while all is well; after a device call failed, what failed on
   /// which device. The simulation does nothing more once it has failed.
   const std::string &failure() const override;
+  /// After a failure, the id of the device whose call failed ("cuda:1"),
+  /// or "" when it was no device's.
+  const std::string &failedDevice() const;
   /// Where a value first became non-finite, or null.
   const NonFinite *nonFinite() const override;
   bool agree(bool ok, std::string &) override { return ok; }

@@ -70,6 +70,10 @@ struct TissueSetup {
   /// time, and the run saved in `restart` continued.
   std::string checkpoint, restart;
   double checkpointEvery = 0;
+  /// A GPU that fails mid-run (one process): the run goes on without it
+  /// on the other devices, from the last checkpoint or from the start.
+  /// False: the run stops with the device's error.
+  bool recover = true;
 };
 
 /// Reads `path`; false with `error` ("PATH:LINE:COLUMN: what").

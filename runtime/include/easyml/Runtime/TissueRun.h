@@ -50,6 +50,13 @@ struct TissueResult {
   /// from (-1: none).
   int64_t checkpoints = 0, restartStep = -1;
   double checkpointSeconds = 0;
+  /// GPUs lost during the run: the run went on without each on the other
+  /// devices, from the last checkpoint (fromStep; 0: from the start).
+  struct Recovery {
+    std::string device, error, devices;
+    int64_t fromStep = -1;
+  };
+  std::vector<Recovery> recoveries;
   /// The report as JSON (with the probes and files).
   std::string json(const TissueSetup &setup) const;
 };
