@@ -170,6 +170,19 @@ struct Tracker {
     stateChange();
   }
 
+  /// Every cell's state change below `tolerance` this beat (`beat`); keeps
+  /// the first beat of each cell's run below it.
+  bool converged(double tolerance, int64_t beat) {
+    bool all = tolerance > 0;
+    for (DrugStudyRow &r : rows) {
+      bool below = r.stateChange < tolerance; // false for NaN
+      r.convergedBeat = !below ? -1 : r.convergedBeat < 0 ? beat : r.convergedBeat;
+      all = all && below;
+      r.beats = beat;
+    }
+    return all;
+  }
+
   /// The largest relative change of a state over the beat, per cell
   /// (states below 1e-9 in magnitude at both ends are not counted).
   void stateChange() {
@@ -196,16 +209,18 @@ struct Tracker {
   }
 };
 
-/// Samples of every cell, every 1 ms of the last beat: Ca (when the
+/// Samples of every cell, every 1 ms of the latest beat: Ca (when the
 /// mapping names it), Vm and Iion; sample k of slot s, cell c at
 /// [(s * samples + k) * cells + c].
 struct LastBeatRecord {
-  int64_t cells = 0, first = 0, every = 1, samples = 0;
+  int64_t cells = 0, first = 0, every = 1, samples = 0, period = 1;
   int slots = 0;
   bool calcium = false;
   std::vector<double> data;
   void add(int64_t step, CellRange part, const double *values) {
-    int64_t k = (step - first) / every;
+    // Every beat overwrites the one before: the last complete beat's
+    // samples are there whenever the study stops.
+    int64_t k = (step - first) % period / every;
     if (k < 0 || k >= samples)
       return;
     for (int s = 0; s < slots; ++s)
@@ -291,7 +306,8 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
   LastBeatRecord last;
   last.cells = static_cast<int64_t>(cells.size());
   last.every = std::max<int64_t>(1, std::llround(1.0 / o.dt));
-  last.first = start + (o.beats - 1) * period;
+  last.first = start;
+  last.period = period;
   last.samples = (period + last.every - 1) / last.every;
   last.calcium = !m.calcium.empty();
   std::vector<std::string> recorded = {"Vm", "Iion"};
@@ -307,27 +323,34 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
           error))
     return error = "the last beat's samples: " + error, false;
   tracker.stateChange(); // the states the first beat starts from
+  bool steady = false;
   sim.addEvent(
       start + period,
       [&](SimulationInterface &, int64_t step, std::string &) {
         tracker.beatEnded();
+        int64_t beat = (step - start) / period;
         if (progress)
-          progress((step - start) / period);
-        return true;
+          progress(beat);
+        // Converged: the run stops here (false without an error).
+        steady = tracker.converged(o.converge, beat);
+        return !steady;
       },
       period);
-  if (!sim.run(start + o.beats * period)) {
+  if (!sim.run(start + o.beats * period) && !steady) {
     const NonFinite *bad = sim.nonFinite();
     error =
         bad ? "a value is no longer finite: " + bad->message() : sim.failure();
     return false;
   }
-  if (!sim.closeBeat())
-    return error = sim.failure(), false;
-  tracker.beatEnded();
+  if (!steady) {
+    if (!sim.closeBeat())
+      return error = sim.failure(), false;
+    tracker.beatEnded();
+    tracker.converged(o.converge, o.beats);
+  }
   last.metrics(rows);
   if (progress)
-    progress(o.beats);
+    progress(rows.empty() ? o.beats : rows.front().beats);
   return o.saveStates.empty() || saveState(o.saveStates, sim, error);
 }
 
@@ -335,7 +358,7 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
                     "catd50,catd90,ead,flags,apd90_change,state_change,"
-                    "max_dv,cipa_ead\n";
+                    "max_dv,cipa_ead,beats,converged_beat\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -345,13 +368,15 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
         std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags)) : 0;
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d\n",
+                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d,%lld,"
+                  "%lld\n",
                   r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
                   r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
                   flags, r.apd90Change, r.stateChange, r.maxDv,
-                  r.maxDv > 0 ? 1 : 0);
+                  r.maxDv > 0 ? 1 : 0, (long long)r.beats,
+                  (long long)r.convergedBeat);
     out += buf;
   }
   return out;

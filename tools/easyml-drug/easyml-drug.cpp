@@ -68,6 +68,10 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "uncertainty samples: 0 (the optimal fit), 1-2000, 3,5,9-12", "0"},
       {"beats", 0, K::Required, "beats paced", "1000"},
       {"bcl", 0, K::Required, "cycle length (ms)", "2000"},
+      {"converge", 0, K::Required,
+       "stop pacing once every simulation's largest relative state change "
+       "over a beat is below this (0: pace every beat)",
+       "0"},
       {"dt", 0, K::Required, "time step (ms)", "0.01"},
       {"stim", 0, K::Required, "stimulus strength", "80"},
       {"stim-dur", 0, K::Required, "stimulus duration (ms)", "0.5"},
@@ -101,9 +105,12 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
   o.dt = a.number("dt", errors);
   o.stimStrength = a.number("stim", errors);
   o.stimDuration = a.number("stim-dur", errors);
+  o.converge = a.number("converge", errors);
   o.simulation.threads = static_cast<int>(a.integer("threads", errors));
   if (!errors.empty())
     return error = errors.front(), false;
+  if (!(o.converge >= 0))
+    return error = "--converge must be >= 0", false;
   o.parameters = a.get("imp-par");
   o.loadStates = a.get("load-states");
   o.saveStates = a.get("save-states");
@@ -127,10 +134,16 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
                 r.qnet, b(rt::kBioApd50), b(rt::kBioApd90), r.maxDv,
                 r.maxDv > 0 ? "yes" : "no", r.stateChange);
   }
+  if (!rows.empty() && rows.front().beats < beats)
+    std::printf("steady state after %lld of %lld beats: every simulation's "
+                "state changed by less than --converge over its last beat\n",
+                (long long)rows.front().beats, (long long)beats);
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%zu cells x %lld beats in %.2f s: %.3f s of wall time and "
               "%.3f core-seconds per simulation\n",
-              rows.size(), (long long)beats, seconds, seconds / rows.size(),
+              rows.size(),
+              (long long)(rows.empty() ? beats : rows.front().beats), seconds,
+              seconds / rows.size(),
               seconds * cores / rows.size());
 }
 

@@ -70,6 +70,10 @@ struct DrugStudyOptions {
   /// before: its states; the drugs are this study's), and where to save
   /// the states at the end ("": none).
   std::string loadStates, saveStates;
+  /// Steady state: stop pacing once every cell's largest relative state
+  /// change over a beat (DrugStudyRow::stateChange) is below this; the
+  /// metrics are then the last beat's (0: pace every beat).
+  double converge = 0;
 };
 
 /// One cell's result: its last beat.
@@ -93,6 +97,9 @@ struct DrugStudyRow {
   /// the last beat: positive is an early afterdepolarisation, NaN a beat
   /// that did not depolarise.
   double maxDv = NAN;
+  /// Beats paced, and the first beat from which the cell's state change
+  /// stayed below DrugStudyOptions::converge (-1: none, or no tolerance).
+  int64_t beats = 0, convergedBeat = -1;
 };
 
 /// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every
