@@ -5,7 +5,9 @@ Reads the JSON of `easyml-bench --report-json` (or the runtime's own
 report, `Simulation::report().json()`) and draws, per wave, each device's
 time and the share of the cells it held (under mpirun: per epoch, each
 rank's), with the waves after which the
-cells were re-split and the dimensioning windows marked.
+cells were re-split and the dimensioning windows marked. Each split the
+balancer made is labelled with the gain it predicted and the gain the next
+window measured, and a table of its decisions is printed.
 
     scripts/plot-report.py report.json -o report.png
 
@@ -34,6 +36,27 @@ def load(path):
         }
     # easyml-bench nests the runtime's report under "runtime".
     return data.get("runtime", data)
+
+
+def decisions(r, ax):
+    """The balancer's splits: a table on stdout, labels on `ax`."""
+    log = [p for p in r.get("repartition_log", []) if "predicted_gain" in p]
+    if not log:
+        return
+    print(f"{'step':>9} {'imbalance':>9} {'predicted':>9} {'measured':>9} "
+          f"{'gain (s)':>9} {'move (s)':>9}")
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"
+    num = lambda v: "-" if v is None else f"{v:.3g}"
+    for p in log:
+        print(f"{p['step']:>9} {pct(p['imbalance']):>9} "
+              f"{pct(p['predicted_gain']):>9} {pct(p['measured_gain']):>9} "
+              f"{num(p['gain_seconds']):>9} {num(p['move_seconds']):>9}")
+        ax.annotate(f"{pct(p['predicted_gain'])} / {pct(p['measured_gain'])}",
+                    (p["step"], 1), xycoords=("data", "axes fraction"),
+                    fontsize="x-small", rotation=90, va="top", ha="right")
+    refused = r.get("moves_refused", 0)
+    if refused:
+        print(f"{refused} split(s) not made: the gain did not pay the move")
 
 
 def main():
@@ -103,6 +126,7 @@ def main():
             for ax in (ax_t, ax_s):
                 ax.axvline(w["step0"] + w["steps"], color="k", lw=0.6,
                            ls="--", alpha=0.6)
+    decisions(r, ax_t)
     dim = r.get("dimensioning", {})
     for win in dim.get("windows", []):
         ax_s.axvspan(win["step0"], win["step0"] + win["steps"], color="grey",

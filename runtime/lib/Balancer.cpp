@@ -80,7 +80,10 @@ void Balancer::reset(const std::vector<CellRange> &ranges) {
   sinceCellSteps_.assign(ranges.size(), 0.0);
   if (speeds_.size() != ranges.size())
     speeds_.assign(ranges.size(), 0.0);
+  windowSpeeds_.assign(ranges.size(), {});
+  windowSteps_ = 0;
   above_ = false;
+  beforeMove_ = pendingBefore_ = NAN;
 }
 
 void Balancer::adopt(const std::vector<CellRange> &ranges) {
@@ -89,7 +92,49 @@ void Balancer::adopt(const std::vector<CellRange> &ranges) {
   std::fill(windowCellSteps_.begin(), windowCellSteps_.end(), 0.0);
   std::fill(sinceSeconds_.begin(), sinceSeconds_.end(), 0.0);
   std::fill(sinceCellSteps_.begin(), sinceCellSteps_.end(), 0.0);
+  windowSpeeds_.assign(ranges.size(), {});
+  windowSteps_ = 0;
   above_ = false;
+  // The move the last judgement decided is measured by the next window.
+  beforeMove_ = pendingBefore_;
+  pendingBefore_ = NAN;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The slowest device's time per step for `ranges` at `speeds`.
+double stepTime(const std::vector<CellRange> &ranges,
+                const std::vector<double> &speeds) {
+  double t = 0;
+  for (size_t d = 0; d < ranges.size(); ++d)
+    if (!ranges[d].empty() && speeds[d] > 0)
+      t = std::max(t, ranges[d].size() / speeds[d]);
+  return t;
+}
+
+} // namespace
+
+void Balancer::setMoveCost(const std::vector<double> &secondsPerCell,
+                           int64_t remainingSteps) {
+  moveCost_ = secondsPerCell;
+  remaining_ = remainingSteps;
+}
+
+void Balancer::updateSpeeds(size_t n) {
+  for (size_t d = 0; d < n; ++d) {
+    if (windowSeconds_[d] > 0 && windowCellSteps_[d] > 0)
+      windowSpeeds_[d].push_back(windowCellSteps_[d] / windowSeconds_[d]);
+    if (windowSpeeds_[d].size() >= 3)
+      speeds_[d] = median(windowSpeeds_[d]);
+    else if (sinceSeconds_[d] > 0 && sinceCellSteps_[d] > 0)
+      speeds_[d] = sinceCellSteps_[d] / sinceSeconds_[d];
+  }
 }
 
 Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
@@ -107,6 +152,7 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
     sinceSeconds_[d] += seconds[d];
     sinceCellSteps_[d] += cellSteps;
   }
+  windowSteps_ += steps;
   double longest =
       n ? *std::max_element(windowSeconds_.begin(), windowSeconds_.end()) : 0;
   if (n < 2 || longest < options_.minWindowSeconds)
@@ -115,14 +161,17 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   decision.judged = true;
   ++judgements_;
   decision.windowImbalance = imbalance(windowSeconds_, cells);
-  // Speeds from everything measured on these ranges: the longer the
-  // ranges have been kept, the less noise in them.
-  for (size_t d = 0; d < n; ++d)
-    if (sinceSeconds_[d] > 0 && sinceCellSteps_[d] > 0)
-      speeds_[d] = sinceCellSteps_[d] / sinceSeconds_[d];
+  double perStep = longest / std::max<int64_t>(1, windowSteps_);
+  if (!std::isnan(beforeMove_) && beforeMove_ > 0) {
+    decision.measuredGain = 1 - perStep / beforeMove_;
+    beforeMove_ = NAN;
+  }
+  updateSpeeds(n);
   decision.speeds = speeds_;
+  int64_t windowSteps = windowSteps_;
   std::fill(windowSeconds_.begin(), windowSeconds_.end(), 0.0);
   std::fill(windowCellSteps_.begin(), windowCellSteps_.end(), 0.0);
+  windowSteps_ = 0;
   bool above = decision.windowImbalance > options_.threshold;
   // One window just above the threshold may be noise: act on a large
   // imbalance at once, on a small one when the next window confirms it.
@@ -136,7 +185,21 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   std::vector<CellRange> next = splitCells(cells_, speeds_, align_);
   if (next == ranges_)
     return decision;
+  // Worth it? The time saved over the horizon against the move's cost.
+  double now = stepTime(ranges_, speeds_), after = stepTime(next, speeds_);
+  int64_t horizon = remaining_ > 0 ? remaining_ : 4 * windowSteps;
+  decision.predictedGain = now > 0 ? 1 - after / now : 0;
+  decision.gainSeconds = (now - after) * horizon;
+  for (size_t d = 0; d < n && d < moveCost_.size(); ++d)
+    decision.moveSeconds +=
+        std::abs(static_cast<double>(next[d].size() - cells[d])) *
+        moveCost_[d];
+  if (decision.gainSeconds <= decision.moveSeconds) {
+    decision.tooCostly = true;
+    return decision;
+  }
   decision.repartition = true;
   decision.ranges = next;
+  pendingBefore_ = perStep;
   return decision;
 }

@@ -98,6 +98,7 @@ std::string RunReport::json(int indent) const {
   field("repartitions", std::to_string(repartitions.size()));
   field("bytes_moved", num(bytesMoved));
   field("phase_splits", std::to_string(phaseSplits));
+  field("moves_refused", std::to_string(movesRefused));
   field("host_copy_seconds", num(hostCopySeconds));
   field("host_copy_bytes", num(hostCopyBytes));
   field("mean_imbalance", num(meanImbalance()));
@@ -137,8 +138,13 @@ std::string RunReport::json(int indent) const {
       << ", \"imbalance\": " << num(r.imbalance)
       << ", \"from\": " << ranges(r.from) << ", \"to\": " << ranges(r.to)
       << ", \"speeds\": " << list(r.speeds, num)
-      << ", \"bytes\": " << num(r.bytes) << ", \"reason\": " << quote(r.reason)
-      << "}";
+      << ", \"bytes\": " << num(r.bytes) << ", \"reason\": " << quote(r.reason);
+    if (r.balancer)
+      o << ", \"predicted_gain\": " << num(r.predictedGain)
+        << ", \"gain_seconds\": " << num(r.gainSeconds)
+        << ", \"move_seconds\": " << num(r.moveSeconds)
+        << ", \"measured_gain\": " << num(r.measuredGain);
+    o << "}";
   }
   o << (repartitions.empty() ? "],\n" : "\n" + pad + "  ],\n");
   o << pad << "  \"recoveries\": [";

@@ -489,10 +489,25 @@ void Scheduler::endWave(const WaveTask &task,
     settling_ = false;
     return;
   }
-  std::vector<double> seconds;
-  for (int i : balanced_)
+  std::vector<double> seconds, cost;
+  for (int i : balanced_) {
     seconds.push_back(timing[i].seconds);
+    cost.push_back(set_.devices[i]->sharesHostStore()
+                       ? 0.0
+                       : store_->svRows() * sizeof(double) *
+                             moveSecondsPerByte_);
+  }
+  balancer_->setMoveCost(cost, runUntil_ - (task.step0 + task.nsteps));
   Balancer::Decision decision = balancer_->observe(seconds, task.nsteps);
+  if (!std::isnan(decision.measuredGain))
+    for (auto r = report.repartitions.rbegin(); r != report.repartitions.rend();
+         ++r)
+      if (r->balancer) {
+        if (std::isnan(r->measuredGain))
+          r->measuredGain = decision.measuredGain;
+        break;
+      }
+  report.movesRefused += decision.tooCostly;
   if (decision.judged)
     for (size_t k = 0; k < balanced_.size(); ++k)
       if (decision.speeds[k] > 0)
@@ -530,8 +545,14 @@ void Scheduler::endWave(const WaveTask &task,
   std::snprintf(why, sizeof why, "imbalance %.1f%% > %.1f%%",
                 100 * decision.windowImbalance,
                 100 * balancer_->options().threshold);
-  if (migrate(next, why, decision.windowImbalance))
+  if (migrate(next, why, decision.windowImbalance)) {
+    RepartitionRecord &r = report.repartitions.back();
+    r.balancer = true;
+    r.predictedGain = decision.predictedGain;
+    r.gainSeconds = decision.gainSeconds;
+    r.moveSeconds = decision.moveSeconds;
     balancer_->adopt(decision.ranges);
+  }
 }
 
 void Scheduler::resetBalancer(const BalanceOptions &options) {
@@ -687,6 +708,7 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
   }
   double t0 = now();
   bool ok = true;
+  runUntil_ = until;
   while (step_ < until && ok) {
     // A stimulus onset starts a beat.
     // The time before the first stimulus is not a beat.

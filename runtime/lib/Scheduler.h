@@ -62,6 +62,8 @@ public:
   /// One wave (or init/eval) on every active device.
   bool runWave(const WaveTask &task);
   bool run(int64_t until, Simulation &sim);
+  /// The step the current run() goes to.
+  int64_t runUntil_ = -1;
 
   /// One diffusion sub-step of a tissue on every active device over its
   /// range: sendHalos() (Device::sendHalo; `always`: even with one

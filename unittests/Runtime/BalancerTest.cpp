@@ -198,3 +198,74 @@ TEST(Balancer, FixedNeverMoves) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Balancer, AWindowSlowedByAnotherProcessDoesNotMoveCells) {
+  // Balanced at 1:3; two windows as measured, then one in which the fast
+  // device was slowed four times (another process on its cores): its
+  // median speed is still its own, so nothing moves (the mean would have
+  // halved it and moved a third of the cells to the slow device).
+  const int64_t cells = 1 << 16;
+  FakeDevices devices{{1e7, 3e7}};
+  BalanceOptions o;
+  o.minWindowSeconds = 0;
+  Balancer b(cells, 64, o);
+  b.reset(splitCells(cells, {1, 3}, 64));
+  for (int w = 0; w < 2; ++w)
+    EXPECT_FALSE(b.observe(devices.run(b.ranges(), 100), 100).repartition);
+  std::vector<double> slowed = devices.run(b.ranges(), 100);
+  slowed[1] *= 4;
+  auto d = b.observe(slowed, 100);
+  EXPECT_TRUE(d.judged);
+  EXPECT_GT(d.windowImbalance, 0.2);
+  EXPECT_FALSE(d.repartition);
+  EXPECT_NEAR(d.speeds[1], 3e7, 1);
+}
+
+TEST(Balancer, PredictedGainIsMeasuredAfterTheMove) {
+  const int64_t cells = 1 << 16;
+  FakeDevices devices{{1e7, 3e7}};
+  BalanceOptions o;
+  o.minWindowSeconds = 0;
+  Balancer b(cells, 64, o);
+  b.reset(splitCells(cells, {1, 1}, 64));
+  auto d = b.observe(devices.run(b.ranges(), 100), 100);
+  ASSERT_TRUE(d.repartition);
+  // Even split: the slow device's half sets the pace; at 1:3 the time
+  // per step halves.
+  EXPECT_NEAR(d.predictedGain, 0.5, 1e-3);
+  EXPECT_TRUE(std::isnan(d.measuredGain));
+  b.adopt(d.ranges);
+  auto after = b.observe(devices.run(b.ranges(), 100), 100);
+  EXPECT_NEAR(after.measuredGain, 0.5, 1e-3);
+  auto later = b.observe(devices.run(b.ranges(), 100), 100);
+  EXPECT_TRUE(std::isnan(later.measuredGain)) << "measured once per move";
+}
+
+TEST(Balancer, AMoveThatCostsMoreThanItSavesIsNotMade) {
+  const int64_t cells = 1 << 16;
+  FakeDevices devices{{1e7, 3e7}};
+  BalanceOptions o;
+  o.minWindowSeconds = 0;
+  // 10 us per cell moved to or from the second device (a GPU): 16,384
+  // cells move, 0.16 s; the split saves 1.6 ms per step, 0.08 s over the
+  // 50 steps left.
+  Balancer costly(cells, 64, o);
+  costly.reset(splitCells(cells, {1, 1}, 64));
+  costly.setMoveCost({0, 1e-5}, 50);
+  auto d = costly.observe(devices.run(costly.ranges(), 100), 100);
+  EXPECT_TRUE(d.tooCostly);
+  EXPECT_FALSE(d.repartition);
+  EXPECT_NEAR(d.moveSeconds, 16384 * 1e-5, 1e-9);
+  EXPECT_NEAR(d.gainSeconds, (32768 / 1e7 - 16384 / 1e7) * 50, 1e-9);
+  // With the rest of a long run to come it pays.
+  Balancer worth(cells, 64, o);
+  worth.reset(splitCells(cells, {1, 1}, 64));
+  worth.setMoveCost({0, 1e-5}, 1000000);
+  auto w = worth.observe(devices.run(worth.ranges(), 100), 100);
+  EXPECT_TRUE(w.repartition);
+  EXPECT_FALSE(w.tooCostly);
+}
+
+} // namespace

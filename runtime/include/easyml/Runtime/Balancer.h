@@ -11,8 +11,13 @@
 // devices' times differ by more than the threshold (at once when by more
 // than twice the threshold, else in two windows in a row, so one noisy
 // window moves nothing), the cells are split again from the speeds
-// measured since the last split. Only policy lives here: no devices, no
-// data.
+// measured since the last split: the median of the windows' speeds once
+// there are three (a window slowed by another process weighs no more than
+// any other), else their mean. A move is made only when the wave time it
+// is predicted to save over the next waves (the rest of the run when
+// known, else four windows) exceeds its predicted cost; every move's
+// predicted gain is then checked against the next window's. Only policy
+// lives here: no devices, no data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +26,7 @@
 
 #include "easyml/Runtime/Device.h"
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -75,12 +81,27 @@ public:
     std::vector<CellRange> ranges;
     /// Measured speeds behind the decision (cell-steps per second).
     std::vector<double> speeds;
+    /// For a split judged worth making (repartition, or refused for its
+    /// cost): the fraction of the wave time it is predicted to save, the
+    /// seconds saved over the horizon and the move's predicted seconds.
+    double predictedGain = 0, gainSeconds = 0, moveSeconds = 0;
+    /// The split would have been made but costs more than it saves.
+    bool tooCostly = false;
+    /// The last move's gain as this window measured it: 1 - (slowest
+    /// device's time per step now) / (before the move); NaN when there is
+    /// no move to judge.
+    double measuredGain = NAN;
   };
   /// One wave of `steps` steps on the current ranges took `seconds` per
   /// device.
   Decision observe(const std::vector<double> &seconds, int64_t steps);
   /// Takes `ranges` (after a repartition the caller carried out).
   void adopt(const std::vector<CellRange> &ranges);
+  /// What moving a cell costs each device (seconds; 0 for a device that
+  /// shares the host's memory) and the steps left in the run (< 1:
+  /// unknown), for the decisions of observe().
+  void setMoveCost(const std::vector<double> &secondsPerCell,
+                   int64_t remainingSteps);
 
   /// Device speeds measured so far (0 where never measured).
   const std::vector<double> &speeds() const { return speeds_; }
@@ -94,10 +115,22 @@ public:
   }
 
 private:
+  /// The speeds from the windows since the ranges last changed.
+  void updateSpeeds(size_t n);
+
   int64_t cells_, align_;
   BalanceOptions options_;
   std::vector<CellRange> ranges_;
   std::vector<double> windowSeconds_, windowCellSteps_, speeds_;
+  /// Steps in the window being accumulated; each judged window's speeds
+  /// since the ranges last changed (per device).
+  int64_t windowSteps_ = 0;
+  std::vector<std::vector<double>> windowSpeeds_;
+  /// The slowest device's time per step in the window that decided the
+  /// last move, until a window after it is judged (NaN: none pending).
+  double beforeMove_ = NAN, pendingBefore_ = NAN;
+  std::vector<double> moveCost_;
+  int64_t remaining_ = -1;
   /// Measurements since the ranges last changed.
   std::vector<double> sinceSeconds_, sinceCellSteps_;
   /// The last window was above the threshold (and nothing moved).

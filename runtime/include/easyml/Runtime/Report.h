@@ -16,6 +16,7 @@
 
 #include "easyml/Runtime/Device.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -55,6 +56,13 @@ struct RepartitionRecord {
   std::vector<double> speeds;
   double bytes = 0;
   std::string reason;
+  /// Made by the balancer's rule (not a phase split or a lost device):
+  /// the fraction of wave time it was predicted to save, the seconds saved
+  /// over its horizon against the move's predicted seconds, and the gain
+  /// the next window measured (NaN until then).
+  bool balancer = false;
+  double predictedGain = NAN, gainSeconds = NAN, moveSeconds = NAN,
+         measuredGain = NAN;
 };
 
 struct DimensionWindow {
@@ -92,6 +100,9 @@ struct RunReport {
   /// Repartitions made by the split of a wave's phase (BalanceOptions::
   /// periodic), among `repartitions`.
   int64_t phaseSplits = 0;
+  /// Splits the balancer's rule wanted but did not make: the wave time
+  /// they were predicted to save did not pay for the move.
+  int64_t movesRefused = 0;
   /// Seconds spent keeping host copies of the GPUs' cells after every wave
   /// (so a lost device's cells can be recomputed), and their bytes.
   double hostCopySeconds = 0, hostCopyBytes = 0;
