@@ -80,6 +80,41 @@ double modelledRate(int device) {
   return rates[std::min<size_t>(device, rates.size() - 1)];
 }
 
+/// Modelled cost of steps [step0, step0 + nsteps) on `device` relative to
+/// its rate, by EASYML_EMULATED_PHASE=PERIOD:FRACTION:FACTOR[,FACTOR...]:
+/// steps in the first FRACTION of every PERIOD steps cost FACTOR times
+/// (one factor per device, the last repeating), the rest once. Unset: the
+/// step count.
+double modelledSteps(int device, int64_t step0, int64_t nsteps) {
+  const char *spec = std::getenv("EASYML_EMULATED_PHASE");
+  long long period = 0;
+  double fraction = 0;
+  int used = 0;
+  if (!spec || std::sscanf(spec, "%lld:%lf:%n", &period, &fraction, &used) < 2 ||
+      period <= 0 || used == 0)
+    return static_cast<double>(nsteps);
+  std::vector<double> factors;
+  for (const char *p = spec + used; *p;) {
+    char *end = nullptr;
+    factors.push_back(std::strtod(p, &end));
+    if (end == p)
+      break;
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (factors.empty())
+    return static_cast<double>(nsteps);
+  double factor = factors[std::min<size_t>(device, factors.size() - 1)];
+  int64_t hot = static_cast<int64_t>(fraction * period);
+  // Steps whose phase is below `hot`, counted period by period.
+  auto hotBefore = [&](int64_t s) {
+    int64_t whole = s / period, part = s % period;
+    return whole * hot + std::min(part, hot);
+  };
+  double expensive =
+      static_cast<double>(hotBefore(step0 + nsteps) - hotBefore(step0));
+  return static_cast<double>(nsteps) + (factor - 1) * expensive;
+}
+
 /// A stream: a thread that runs its queue in order, with a clock.
 struct Stream {
   int device;
@@ -449,8 +484,10 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
     else
       f->fn(args.get());
     if (st.rate > 0) {
-      double cellSteps = static_cast<double>(args->end - args->begin) *
-                         (f->compute ? args->nsteps : 1);
+      double cellSteps =
+          static_cast<double>(args->end - args->begin) *
+          (f->compute ? modelledSteps(st.device, args->step0, args->nsteps)
+                      : 1);
       st.clock += latency + cellSteps / st.rate;
     }
   });

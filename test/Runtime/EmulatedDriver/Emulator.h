@@ -31,6 +31,11 @@
 //                              takes latency + cells*steps/rate, a copy
 //                              bytes/bandwidth. Unset: events carry host
 //                              time.
+//   EASYML_EMULATED_PHASE      "P:F:X0,X1,...": with a rate, the steps in
+//                              the first fraction F of every P steps cost
+//                              device d Xd times as much (the last factor
+//                              repeats): a cost that follows the phase of
+//                              a paced cycle, differently per device
 //   EASYML_EMULATED_LATENCY    modelled seconds per launch (default 5e-6)
 //   EASYML_EMULATED_BANDWIDTH  modelled bytes per second (default 2.5e10)
 //   EASYML_EMULATED_FAIL       comma-separated faults (tests of mid-run
