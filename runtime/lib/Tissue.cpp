@@ -129,8 +129,8 @@ bool Tissue::initialize(std::string &error) {
   onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
                !options_.diffusionOnHost;
   // The host's operator, where the diffusion step runs on the host.
-  if (sim_.ranks() > 1 ? !initializeRanks(error)
-                       : !onDevices_ && !generatedDiffusion(error))
+  if ((sim_.ranks() > 1 && !initializeRanks(error)) ||
+      (!onDevices_ && !generatedDiffusion(error)))
     return false;
   v_.assign(identity_ ? 0 : n, 0);
   out_.assign(n, 0);
@@ -152,10 +152,10 @@ bool Tissue::initialize(std::string &error) {
   if (blocks_.empty()) {
     prev_.assign(gridVm(), gridVm() + n);
   } else {
-    const double *vm = sim_.local()->vm();
     prev_.assign(n, NAN);
-    std::copy(vm, vm + block_.size(), prev_.begin() + block_.begin);
-    std::copy(vm, vm + block_.size(), vr_.begin() + (block_.begin - first_));
+    loadBlockVm();
+    for (int64_t k = cells_.begin; k < cells_.end; ++k)
+      prev_[cellPoint_[k]] = vr_[cellPoint_[k] - first_];
   }
   report_ = TissueReport();
   report_.points = grid_.points();
@@ -172,7 +172,8 @@ double *Tissue::gridVm() {
 }
 
 void Tissue::gatherVm() {
-  if (identity_)
+  // Across ranks a block's Vm is vr_'s (diffuseOnRanks*).
+  if (identity_ || !blocks_.empty())
     return;
   const double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
@@ -180,7 +181,7 @@ void Tissue::gatherVm() {
 }
 
 void Tissue::scatterVm() {
-  if (identity_)
+  if (identity_ || !blocks_.empty())
     return;
   double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
@@ -228,7 +229,12 @@ void Tissue::stimulusSource(int64_t step) {
 /// out = v + c . L v (+ src), chunk by chunk over the threads.
 void Tissue::applyOperator(const double *v, double *out, const double c[3],
                            const double *src) {
-  const int64_t n = grid_.points();
+  applyOperator(v, out, c, src, flags_.data(), grid_.points());
+}
+
+void Tissue::applyOperator(const double *v, double *out, const double c[3],
+                           const double *src, const uint8_t *flags,
+                           int64_t n) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   easyml_diffusion_args base{};
   base.sx = 1;
@@ -239,7 +245,7 @@ void Tissue::applyOperator(const double *v, double *out, const double c[3],
   base.cz = c[2];
   base.v = v;
   base.out = out;
-  base.flags = flags_.data();
+  base.flags = flags;
   base.src = src;
   int threads = options_.threads > 0 ? options_.threads : 0;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1)
@@ -369,8 +375,8 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double *vm = gridVm();
   // Across ranks, the cells of this rank's block; Vm of point p is at
   // vm[p - first].
-  const int64_t c0 = blocks_.empty() ? 0 : block_.begin;
-  const int64_t n = blocks_.empty() ? cellPoint_.size() : block_.size();
+  const int64_t c0 = blocks_.empty() ? 0 : cells_.begin;
+  const int64_t n = blocks_.empty() ? cellPoint_.size() : cells_.size();
   const int64_t first = blocks_.empty() ? 0 : first_;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   int64_t found = 0, bad = INT64_MAX;
@@ -425,7 +431,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     gatherVm();
     double t1 = now();
     stimulusSource(step_);
-    ok = !blocks_.empty() ? diffuseOnRanks(error)
+    ok = !blocks_.empty() ? (onDevices_ ? diffuseOnRanks(error)
+                                        : diffuseOnRanksHost(error))
          : onDevices_     ? diffuseOnDevices(error)
          : options_.scheme == TissueOptions::Explicit
              ? diffuseExplicit()

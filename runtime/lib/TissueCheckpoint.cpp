@@ -74,9 +74,7 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
     activated_ += !std::isnan(lat_[p]);
   // Vm of the grid from the cells, as initialize() takes it.
   gatherVm();
-  if (!blocks_.empty()) {
-    const double *vm = sim_.local()->vm();
-    std::copy(vm, vm + block_.size(), vr_.begin() + (block_.begin - first_));
-  }
+  if (!blocks_.empty())
+    loadBlockVm();
   return true;
 }

@@ -4,12 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Each rank's cells are a block of points in point order (cell k is point
-// k: no mask). Its Vm lives in vr_, the block with the halo either side
-// (the points within the stencil's reach that other ranks own); a
-// diffusion sub-step brings the devices' boundary planes to vr_, swaps
-// halos with the other ranks (TissueComm), then runs on the devices over
-// the block. The blocks are the even shares the ranks start with.
+// Each rank's cells are the points of tissue of a block of points in point
+// order. Its Vm lives in vr_, the block with the halo either side (the
+// points within the stencil's reach that other ranks own); a diffusion
+// sub-step brings the devices' boundary planes to vr_, swaps halos with
+// the other ranks (TissueComm), then runs on the devices over the block;
+// with a mask (cell k is not point k) it runs on the host's threads. The
+// blocks are the even shares of the cells the ranks start with.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 using namespace easyml::rt;
@@ -43,31 +45,66 @@ TissueComm::~TissueComm() = default;
 bool Tissue::initializeRanks(std::string &error) {
   if (!comm_ || comm_->size() != sim_.ranks())
     return error = "a tissue across ranks needs their communicator", false;
-  if (!identity_)
-    return error = "a tissue across ranks needs a grid without a mask",
-           false;
-  if (options_.scheme != TissueOptions::Explicit || options_.diffusionOnHost)
-    return error = "a tissue across ranks needs explicit diffusion on the "
-                   "devices (crank-nicolson and diffusion_on host run in "
-                   "one process)",
+  if (options_.scheme != TissueOptions::Explicit)
+    return error = "a tissue across ranks needs explicit diffusion "
+                   "(crank-nicolson runs in one process)",
            false;
   if (grid_.points() > INT32_MAX)
     return error = "a tissue across ranks holds at most 2^31 points (its "
                    "outputs are gathered on rank 0)",
            false;
-  blocks_ = comm_->blocks(sim_.owned());
-  block_ = blocks_[comm_->rank()];
-  int64_t empty = comm_->sum(block_.size() == 0 || !sim_.local());
+  // Every rank's cells, and the points from its first cell's to the
+  // next rank's first cell's (the grid's ends at either end).
+  std::vector<CellRange> cells = comm_->blocks(sim_.owned());
+  cells_ = cells[comm_->rank()];
+  int64_t empty = comm_->sum(cells_.size() == 0 || !sim_.local());
   if (empty > 0)
     return error = std::to_string(empty) + " of " +
                    std::to_string(sim_.ranks()) +
                    " ranks hold no point of the grid: use fewer ranks",
            false;
+  blocks_.clear();
+  for (size_t r = 0; r < cells.size(); ++r)
+    blocks_.push_back(
+        {r == 0 ? 0 : cellPoint_[cells[r].begin],
+         r + 1 < cells.size() ? cellPoint_[cells[r + 1].begin]
+                              : grid_.points()});
+  block_ = blocks_[comm_->rank()];
   int64_t h = haloOf(grid_);
   first_ = std::max<int64_t>(0, block_.begin - h);
   int64_t last = std::min(grid_.points(), block_.end + h);
-  vr_.assign(last - first_, 0.0);
-  vo_.assign(last - first_, 0.0);
+  // Points outside the tissue hold NaN: no operator reads them.
+  vr_.assign(last - first_, identity_ ? 0.0 : NAN);
+  vo_.assign(last - first_, identity_ ? 0.0 : NAN);
+  return true;
+}
+
+void Tissue::loadBlockVm() {
+  const double *vm = sim_.local()->vm();
+  for (int64_t k = cells_.begin; k < cells_.end; ++k)
+    vr_[cellPoint_[k] - first_] = vm[k - cells_.begin];
+}
+
+/// As diffuseOnRanks, on this rank's threads: Vm of its cells into vr_,
+/// per sub-step the halos between ranks and the operator over the block
+/// into vo_ (then back into vr_), and the new Vm back into the cells.
+bool Tissue::diffuseOnRanksHost(std::string &error) {
+  loadBlockVm();
+  int64_t own = block_.begin - first_, n = block_.size();
+  int64_t halo = haloOf(grid_);
+  for (int64_t s = 0; s < report_.substeps; ++s) {
+    double t0 = now();
+    if (!comm_->exchangeHalo(blocks_, halo, vr_.data(), error))
+      return false;
+    exchangeSeconds_ += now() - t0;
+    applyOperator(vr_.data() + own, vo_.data() + own, c_,
+                  s == 0 && hasSource_ ? src_.data() + block_.begin : nullptr,
+                  flags_.data() + block_.begin, n);
+    std::copy(vo_.begin() + own, vo_.begin() + own + n, vr_.begin() + own);
+  }
+  double *vm = sim_.local()->vm();
+  for (int64_t k = cells_.begin; k < cells_.end; ++k)
+    vm[k - cells_.begin] = vr_[cellPoint_[k] - first_];
   return true;
 }
 

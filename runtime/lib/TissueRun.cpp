@@ -277,8 +277,11 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
     return false;
   TissueSetup continued = setup;
   continued.restart = from;
-  if (!from.empty() && !restart(continued, *sim, tissue, result, error))
+  if (!from.empty() && !restart(continued, *sim, tissue, result, error)) {
+    // A refused restart leaves the files of the run it would continue.
+    result.files.clear();
     return false;
+  }
   if (sim->rank() == 0)
     mkdir(setup.outputs.directory.c_str(), 0777);
   Writer writer(setup, result.files);

@@ -28,10 +28,12 @@
 //
 // Across MPI ranks (a DistributedSimulation and a TissueComm), each rank
 // holds a block of points in point order, a slab along the grid's slowest
-// axis; before every diffusion sub-step the ranks exchange the planes of
-// Vm within the stencil's reach of their blocks. The blocks stay fixed
-// (even shares), and the result is the same bits for any number of
-// ranks. Ranks need a grid without a mask and explicit diffusion.
+// axis, with the cells of its points of tissue; before every diffusion
+// sub-step the ranks exchange the planes of Vm within the stencil's reach
+// of their blocks. The blocks stay fixed (even shares of the cells), and
+// the result is the same bits for any number of ranks. Ranks need
+// explicit diffusion; with a mask (or diffusion_on host) the diffusion
+// step runs on each rank's host threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,6 +163,9 @@ private:
   void stimulusSource(int64_t step);
   void applyOperator(const double *v, double *out, const double c[3],
                      const double *src);
+  /// The same over points [0, n) of pointers offset to a block.
+  void applyOperator(const double *v, double *out, const double c[3],
+                     const double *src, const uint8_t *flags, int64_t n);
   bool diffuseExplicit();
   /// Explicit sub-steps on the simulation's devices.
   bool diffuseOnDevices(std::string &error);
@@ -171,7 +176,13 @@ private:
   bool beatBoundary(int64_t step, std::string &error);
   // Across ranks (TissueRanks.cpp).
   bool initializeRanks(std::string &error);
+  /// The sub-steps on the devices (no mask: cell k is point k).
   bool diffuseOnRanks(std::string &error);
+  /// The sub-steps on the host's threads over this rank's block (a mask,
+  /// or diffusion_on host).
+  bool diffuseOnRanksHost(std::string &error);
+  /// Vm of this rank's cells into vr_ at their points.
+  void loadBlockVm();
   /// The whole grid of `values` (this rank's block) on rank 0.
   std::vector<double> gather(const std::vector<double> &values);
 
@@ -181,6 +192,8 @@ private:
   /// first point of the halo'd buffer vr_ (with vo_, its scratch).
   std::vector<CellRange> blocks_;
   CellRange block_;
+  /// This rank's cells (global numbers): the points of tissue in block_.
+  CellRange cells_;
   int64_t first_ = 0;
   std::vector<double> vr_, vo_;
   /// Seconds spent exchanging halos between ranks.
