@@ -5,9 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // A checkpoint of a run across ranks is the one-process file
-// (Checkpoint.h): rank 0 gathers every rank's packed cells in cell order
-// and the closed beats' rows, and writes it. Any rank count continues it:
-// every rank reads the file and takes its own block of cells and rows.
+// (Checkpoint.h), written with MPI-IO: every rank writes its packed cells
+// where they go in cell order, rank 0 the header and the closed beats'
+// rows, and rank 0 then reads the file back in order for its checksum
+// (FNV-1a, a sequential hash) before moving it into place. No rank holds
+// more than its own cells. Any rank count continues it: every rank reads
+// the file and takes its own block of cells and rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +19,32 @@
 #include "easyml/Runtime/Distributed.h"
 #include "easyml/Runtime/OutputFile.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 
 using namespace easyml::rt;
+
+namespace {
+
+/// Writes `bytes` at `at` of `fh` (independent I/O, in pieces MPI counts
+/// can hold); false on an error.
+bool writeAt(MPI_File fh, MPI_Offset at, const void *data, size_t bytes) {
+  const char *p = static_cast<const char *>(data);
+  const size_t piece = size_t(1) << 30;
+  while (bytes > 0) {
+    size_t n = std::min(bytes, piece);
+    if (MPI_File_write_at(fh, at, p, static_cast<int>(n), MPI_BYTE,
+                          MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return false;
+    at += static_cast<MPI_Offset>(n);
+    p += n;
+    bytes -= n;
+  }
+  return true;
+}
+
+} // namespace
 
 bool DistributedSimulation::saveCheckpoint(const std::string &path,
                                            RunPosition position,
@@ -31,40 +57,51 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
     mine = failure_;
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
-  // Every rank's cells, in cell order, to rank 0.
-  int64_t width = static_cast<int64_t>(st.width());
-  long long counts[2] = {static_cast<long long>(st.values.size()), width};
-  std::vector<long long> all(2 * size_);
-  MPI_Gather(counts, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, 0, comm_);
-  std::vector<int> sizes(size_), displs(size_);
-  if (rank_ == 0) {
-    long long total = 0;
-    for (int r = 0; r < size_; ++r) {
-      sizes[r] = static_cast<int>(all[2 * r]);
-      displs[r] = static_cast<int>(total);
-      total += all[2 * r];
-      ok = ok && total <= INT_MAX &&
-           (all[2 * r] == 0 || all[2 * r + 1] == width);
-    }
-    if (!ok)
-      mine = "'" + path + "': a checkpoint of " + std::to_string(total) +
-             " values gathered on one rank is too large";
-  }
-  if (!rt::agree(comm_, ok, mine))
-    return error = mine, false;
-  std::vector<double> cells(rank_ == 0 ? displs.back() + sizes.back() : 0);
-  MPI_Gatherv(st.values.data(), static_cast<int>(st.values.size()), MPI_DOUBLE,
-              cells.data(), sizes.data(), displs.data(), MPI_DOUBLE, 0, comm_);
   BiomarkerTable rows = allBiomarkers();
   position.counters = counters();
+  // Rank 0's header (every cell, the closed beats' rows, the run), then
+  // every rank writes its own cells where they go in cell order.
+  std::vector<double> values = std::move(st.values);
+  std::string header;
   if (rank_ == 0) {
     st.cells = cells_;
-    st.values = std::move(cells);
     st.rows = std::move(rows.values);
     st.run = position.json();
     st.extra = std::move(position.data);
-    ok = writeWholeFile(path, serializeState(st), mine, /*sync=*/true);
+    header = stateHeader(st);
   }
+  long long sizes[2] = {static_cast<long long>(header.size()),
+                        static_cast<long long>(st.width())};
+  MPI_Bcast(sizes, 2, MPI_LONG_LONG, 0, comm_);
+  const MPI_Offset cellBytes = sizes[1] * static_cast<MPI_Offset>(sizeof(double));
+  std::string tmp = path + ".tmp";
+  MPI_File fh;
+  ok = MPI_File_open(comm_, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                     MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+  if (!rt::agree(comm_, ok, mine = ok ? "" : "cannot write '" + path + "'"))
+    return error = mine, false;
+  ok = MPI_File_set_size(fh, 0) == MPI_SUCCESS;
+  if (ok && local_ && !values.empty())
+    ok = writeAt(fh, sizes[0] + owned().begin * cellBytes, values.data(),
+                 values.size() * sizeof(double));
+  if (ok && rank_ == 0) {
+    MPI_Offset tail = sizes[0] + cells_ * cellBytes;
+    ok = writeAt(fh, 0, header.data(), header.size()) &&
+         writeAt(fh, tail, st.rows.data(), st.rows.size() * sizeof(double)) &&
+         writeAt(fh,
+                 tail + static_cast<MPI_Offset>(st.rows.size() * sizeof(double)),
+                 st.extra.data(), st.extra.size() * sizeof(double));
+  }
+  ok = MPI_File_sync(fh) == MPI_SUCCESS && ok;
+  ok = MPI_File_close(&fh) == MPI_SUCCESS && ok;
+  mine = ok ? "" : "cannot write '" + path + "': a rank's write failed";
+  if (!rt::agree(comm_, ok, mine)) {
+    if (rank_ == 0)
+      std::remove(tmp.c_str());
+    return error = mine, false;
+  }
+  // The checksum, read back in order on rank 0; the file into place.
+  ok = rank_ != 0 || sealStateFile(tmp, path, mine);
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
   return true;

@@ -9,12 +9,14 @@
 #include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/Simulation.h"
 
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 using namespace easyml::rt;
 
@@ -182,6 +184,35 @@ bool StateFileWriter::commit(std::string &error) {
     return true;
   error = file_->error();
   return false;
+}
+
+bool easyml::rt::sealStateFile(const std::string &tmp, const std::string &path,
+                               std::string &error) {
+  auto fail = [&](const std::string &why) {
+    std::remove(tmp.c_str());
+    error = "cannot write '" + path + "': " + why;
+    return false;
+  };
+  FILE *f = std::fopen(tmp.c_str(), "r+b");
+  if (!f)
+    return fail(std::strerror(errno));
+  std::vector<char> buffer(1 << 22);
+  uint64_t hash = kFnvBasis;
+  size_t got;
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0)
+    hash = fnv1a(hash, buffer.data(), got);
+  bool ok = !std::ferror(f);
+  char line[64];
+  std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum, hash);
+  ok = ok && std::fseek(f, 0, SEEK_END) == 0 &&
+       std::fwrite(line, 1, std::strlen(line), f) == std::strlen(line) &&
+       std::fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok)
+    return fail(std::strerror(errno));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return fail(std::strerror(errno));
+  return true;
 }
 
 bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,

@@ -96,6 +96,11 @@ private:
 };
 bool parseState(const std::string &bytes, PopulationState &out,
                 std::string &error);
+/// A state file written by several writers at once to `tmp`, all of it
+/// but its checksum line: reads it back in order, appends the checksum,
+/// syncs it and moves it to `path`. False with `error` (and `tmp` removed).
+bool sealStateFile(const std::string &tmp, const std::string &path,
+                   std::string &error);
 
 /// The sv rows' names: states (with nodal parameters), then hidden values.
 std::vector<std::string> stateRowNames(const easyml_model_desc &d);
