@@ -381,4 +381,4 @@ class Simulation:
 NO_EXCITATION, NO_REPOLARISATION, EAD, ALTERNANS = 1, 2, 4, 8
 
 from .tissue import Tissue, TissueResult  # noqa: E402
-from .drugs import DrugStudyResult, drug_study  # noqa: E402
+from .drugs import DrugStudyResult, classify_risk, drug_study  # noqa: E402

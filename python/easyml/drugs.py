@@ -9,6 +9,8 @@ as one population, paced to the last beat's qNet and biomarkers.
                           parameters="mode=0")
     r.table["qnet"]          # one value per simulation
     r.table["drug"]          # "control", "dofetilide", ...
+    risk = easyml.classify_risk(r.table, "path/to/FDA-CiPA/AP_simulation/"
+                                "data/CiPA_training_drugs.csv")
 
 The run is the runtime's: the same as `easyml-drug` with these options.
 """
@@ -39,12 +41,13 @@ def drug_study(model: str, mapping: str, cipa: str = "",
                parameters: str = "", devices: str = "cpu",
                threads: int = 0, load_states: str = "",
                save_states: str = "",
-               progress: Optional[Callable[[int], None]] = None
-               ) -> DrugStudyResult:
+               progress: Optional[Callable[[int], None]] = None,
+               converge: float = 0.0) -> DrugStudyResult:
     """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
     (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
-    the optimal fit), `beats` beats at `bcl` ms; `progress` gets the beats
-    done."""
+    the optimal fit), `beats` beats at `bcl` ms (fewer once every
+    simulation's state changes by less than `converge` over a beat);
+    `progress` gets the beats done."""
     from . import Error, _compiler
     if model.endswith(".model"):
         os.environ.setdefault("EASYML_COMPILE", _compiler())
@@ -54,7 +57,7 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             list(drugs), [float(d) for d in doses], [int(s) for s in samples],
             bool(nM), int(beats), float(bcl), float(dt), float(stim),
             float(stim_duration), parameters, devices, int(threads),
-            load_states, save_states, "", progress)
+            load_states, save_states, "", progress, float(converge))
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))
@@ -64,3 +67,27 @@ def drug_study(model: str, mapping: str, cipa: str = "",
         table[name] = np.array(values) if name == "drug" else \
             np.array([float(v) for v in values])
     return DrugStudyResult(table, out["seconds"])
+
+
+def classify_risk(table: Dict[str, np.ndarray], known) -> list:
+    """CiPA's torsade risk classification (docs/drug-trials.md) of a study's
+    `table`: `known` maps drugs to classes (0 low, 1 intermediate, 2 high),
+    or is the path of a CSV with columns `drug` and `CiPA`. One dict per
+    dose: `intercepts`, `slope`, `training_error`, `loocv_error_mean`, and
+    per drug `predicted`, `loocv_predicted` (-1: no fit without it) and
+    `loocv_error`. Simulations without a `max_dv` (no depolarisation) are
+    left out, as in FDA's script."""
+    from . import Error
+    if isinstance(known, (str, os.PathLike)):
+        with open(known) as f:
+            known = {r["drug"]: int(r["CiPA"]) for r in csv.DictReader(f)}
+    keep = np.isfinite(table["max_dv"]) if "max_dv" in table else \
+        np.ones(len(table["drug"]), bool)
+    try:
+        return _easyml.classify_risk(
+            [str(d) for d in table["drug"][keep]],
+            [float(x) for x in table["dose"][keep]],
+            [float(x) for x in table["qnet"][keep]],
+            {str(k): int(v) for k, v in known.items()})
+    except RuntimeError as e:
+        raise Error(str(e)) from None

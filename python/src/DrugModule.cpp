@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/DrugStudy.h"
+#include "easyml/Runtime/RiskClassifier.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
@@ -80,8 +81,12 @@ py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
                         const std::string &loadStates,
                         const std::string &saveStates,
                         const std::string &cacheDir,
-                        const std::function<void(int64_t)> &progress) {
+                        const std::function<void(int64_t)> &progress,
+                        double converge) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
+  if (!(converge >= 0))
+    throw std::runtime_error("converge must be >= 0");
+  a.options.converge = converge;
   a.options.beats = beats;
   a.options.bcl = bcl;
   a.options.dt = dt;
@@ -102,9 +107,43 @@ py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
   return out;
 }
 
+/// CiPA's torsade risk classification of (drug, dose, qnet) rows against
+/// known classes: per dose, the fit and per drug the predictions.
+py::list classifyRiskPy(const std::vector<std::string> &drugs,
+                        const std::vector<double> &doses,
+                        const std::vector<double> &qnet,
+                        const std::map<std::string, int> &known) {
+  if (drugs.size() != doses.size() || drugs.size() != qnet.size())
+    throw std::runtime_error("drugs, doses and qnet differ in length");
+  std::vector<RiskSample> samples;
+  for (size_t i = 0; i < drugs.size(); ++i)
+    samples.push_back({drugs[i], doses[i], qnet[i]});
+  std::vector<RiskAtDose> out;
+  std::string error;
+  if (!classifyRisk(samples, known, out, error))
+    throw std::runtime_error(error);
+  py::list result;
+  for (const RiskAtDose &r : out) {
+    py::dict d;
+    d["dose"] = r.dose;
+    d["intercepts"] = r.fit.intercepts;
+    d["slope"] = r.fit.slope;
+    d["training_error"] = r.trainingError;
+    d["loocv_error_mean"] = r.crossErrorMean;
+    d["predicted"] = r.predicted;
+    d["loocv_predicted"] = r.crossPredicted;
+    d["loocv_error"] = r.crossError;
+    result.append(d);
+  }
+  return result;
+}
+
 } // namespace
 
 void bindDrugStudy(py::module &m) {
+  m.def("classify_risk", &classifyRiskPy, py::arg("drugs"), py::arg("doses"),
+        py::arg("qnet"), py::arg("known"),
+        "CiPA's torsade risk classification from qNet, per dose");
   m.def("run_drug_study", &runDrugStudyPy, py::arg("model"),
         py::arg("mapping"), py::arg("cipa"), py::arg("drugs"),
         py::arg("doses"), py::arg("samples"), py::arg("nM"),
@@ -112,5 +151,6 @@ void bindDrugStudy(py::module &m) {
         py::arg("stim_duration"), py::arg("parameters"), py::arg("devices"),
         py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
+        py::arg("converge") = 0.0,
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

@@ -50,3 +50,24 @@ def test_calcium_block_raises_qnet_and_saves_states(tmp_path):
     with pytest.raises(easyml.Error, match="3 cells, the simulation 1"):
         easyml.drug_study(MODEL, MAPPING, beats=1,
                           load_states=str(tmp_path / "s.state"))
+
+
+def test_classify_risk_and_steady_state(tmp_path):
+    # The classifier on a made-up table (the unit tests hold it to R's
+    # rms::lrm): four drugs whose qNet overlaps between classes.
+    table = {"drug": np.array(["a", "b", "c", "d", "control"]),
+             "dose": np.array([1.0, 1, 1, 1, 0]),
+             "qnet": np.array([50.0, 60, 65, 70, 62]),
+             "max_dv": np.array([-0.3, -0.3, -0.3, -0.3, -0.3])}
+    known = tmp_path / "known.csv"
+    known.write_text("drug,therapeutic,CiPA\na,1,2\nb,1,1\nc,1,2\nd,1,0\n")
+    out = easyml.classify_risk(table, str(known))
+    assert len(out) == 1 and out[0]["dose"] == 1
+    assert out[0]["slope"] < 0
+    assert out[0]["predicted"]["a"] == 2 and out[0]["predicted"]["d"] == 0
+    with pytest.raises(easyml.Error, match="no drug of class 1"):
+        easyml.classify_risk(table, {"a": 2, "d": 0})
+    # Paced until no state changes by more than 2% over a beat.
+    r = easyml.drug_study(MODEL, MAPPING, beats=30, bcl=800, converge=0.02)
+    assert 1 < r.table["beats"][0] < 30
+    assert r.table["converged_beat"][0] == r.table["beats"][0]
