@@ -231,6 +231,19 @@ bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// The faults EASYML_EMULATED_FAIL asks for, one item each.
+std::vector<std::string> faultItems() {
+  std::vector<std::string> items;
+  const char *spec = std::getenv("EASYML_EMULATED_FAIL");
+  std::string all = spec ? spec : "";
+  for (size_t start = 0; start < all.size();) {
+    size_t comma = std::min(all.find(',', start), all.size());
+    items.push_back(all.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
 /// Whether call `n` (from 1) of `kind` ("launch" or "copy") on `device`
 /// fails, by EASYML_EMULATED_FAIL: comma-separated D:N (launch N), D:copy:N
 /// (copy N) or D:lost:N (the device is lost at launch N: that call and
@@ -239,26 +252,15 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 bool injectedFailure(int device, long n, const char *kind) {
   if (lost[device])
     return true;
-  const char *spec = std::getenv("EASYML_EMULATED_FAIL");
-  if (!spec)
-    return false;
-  std::string all(spec);
-  size_t start = 0;
-  while (start < all.size()) {
-    size_t comma = std::min(all.find(',', start), all.size());
-    std::string item = all.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string &item : faultItems()) {
     int d = -1;
     long k = -1;
     char what[16] = "launch";
-    if (std::sscanf(item.c_str(), "%d:%15[a-z]:%ld", &d, what, &k) == 3 &&
-        std::string(what) == "step")
-      continue;
     if (std::sscanf(item.c_str(), "%d:%15[a-z]:%ld", &d, what, &k) != 3 &&
         std::sscanf(item.c_str(), "%d:%ld", &d, &k) != 2)
       continue;
     std::string w = what;
-    if (d != device || k != n)
+    if (w == "step" || d != device || k != n)
       continue;
     if (w == "lost" && std::string(kind) == "launch")
       return lost[device] = true;
@@ -267,20 +269,13 @@ bool injectedFailure(int device, long n, const char *kind) {
   }
   return false;
 }
+
 /// Whether a compute launch over global steps [step0, step0 + nsteps)
 /// loses `device` by EASYML_EMULATED_FAIL's D:step:S (the device is lost
 /// at the first launch that would compute step S: that launch and every
 /// later call fail). Call with memoryMutex held.
 bool lostAtStep(int device, int64_t step0, int64_t nsteps) {
-  const char *spec = std::getenv("EASYML_EMULATED_FAIL");
-  if (!spec)
-    return false;
-  std::string all(spec);
-  size_t start = 0;
-  while (start < all.size()) {
-    size_t comma = std::min(all.find(',', start), all.size());
-    std::string item = all.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string &item : faultItems()) {
     int d = -1;
     long long s = -1;
     if (std::sscanf(item.c_str(), "%d:step:%lld", &d, &s) == 2 &&
