@@ -151,7 +151,8 @@ class Tissue:
             biomarkers: Sequence[str] = (),
             checkpoint: Optional[str] = None,
             checkpoint_every: float = 100.0,
-            restart: Optional[str] = None) -> TissueResult:
+            restart: Optional[str] = None,
+            recover: bool = True) -> TissueResult:
         """Runs for `duration` ms (or until every point has activated) and
         returns the activation map, the final Vm and the maps per beat of
         `biomarkers` ("apd90", "dvdt_max", ...); files (activation map, Vm
@@ -159,7 +160,9 @@ class Tissue:
 
         `checkpoint`: write the whole run to this file every
         `checkpoint_every` ms; `restart`: continue the run saved in this
-        checkpoint (the same tissue, duration and `outputs`)."""
+        checkpoint (the same tissue, duration and `outputs`). A GPU that
+        fails mid-run is left out and the run goes on from the last
+        checkpoint on the other devices, unless `recover` is False."""
         from . import Error, _compiler
         with tempfile.TemporaryDirectory(prefix="easyml-tissue-") as tmp:
             folder = os.path.abspath(outputs) if outputs else tmp
@@ -176,7 +179,8 @@ class Tissue:
                     path, "", progress,
                     os.path.abspath(checkpoint) if checkpoint else "",
                     float(checkpoint_every),
-                    os.path.abspath(restart) if restart else "")
+                    os.path.abspath(restart) if restart else "",
+                    bool(recover))
             except RuntimeError as e:
                 raise Error(str(e)) from None
             report = json.loads(out["report"])

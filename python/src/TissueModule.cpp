@@ -33,7 +33,7 @@ py::array_t<double> gridArray(const TissueGrid &g,
 py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
                        const std::function<void(double)> &progress,
                        const std::string &checkpoint, double checkpointEvery,
-                       const std::string &restart) {
+                       const std::string &restart, bool recover) {
   TissueSetup setup;
   TissueResult result;
   std::string error;
@@ -41,6 +41,7 @@ py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
   setup.checkpoint = checkpoint;
   setup.checkpointEvery = checkpointEvery;
   setup.restart = restart;
+  setup.recover = recover;
   if (ok && !checkpoint.empty() && !(checkpointEvery > 0)) {
     error = "checkpoint_every must be positive";
     ok = false;
@@ -71,6 +72,6 @@ void bindTissue(py::module &m) {
   m.def("run_tissue", &runTissueFile, py::arg("config"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
         py::arg("checkpoint") = "", py::arg("checkpoint_every") = 100.0,
-        py::arg("restart") = "",
+        py::arg("restart") = "", py::arg("recover") = true,
         "Runs the tissue simulation a JSON configuration describes");
 }
