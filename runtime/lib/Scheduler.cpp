@@ -641,8 +641,14 @@ bool Scheduler::migrate(const std::vector<CellRange> &next,
   rec.speeds = speeds_;
   rec.bytes = after - before;
   rec.reason = why;
-  if (rec.bytes > 0)
-    moveSecondsPerByte_ = (now() - t0) / rec.bytes;
+  // The fastest move seen: one slowed by another process on a shared
+  // machine says little about the next (and would refuse every split).
+  if (rec.bytes > 0) {
+    double perByte = (now() - t0) / rec.bytes;
+    moveSecondsPerByte_ = moveSecondsPerByte_ > 0
+                              ? std::min(moveSecondsPerByte_, perByte)
+                              : perByte;
+  }
   report.repartitions.push_back(rec);
   report.bytesMoved += rec.bytes;
   ranges_ = next;
