@@ -128,6 +128,7 @@ py::list classifyRiskPy(const std::vector<std::string> &drugs,
     d["dose"] = r.dose;
     d["intercepts"] = r.fit.intercepts;
     d["slope"] = r.fit.slope;
+    d["separated"] = r.fit.separated;
     d["training_error"] = r.trainingError;
     d["loocv_error_mean"] = r.crossErrorMean;
     d["predicted"] = r.predicted;

@@ -177,18 +177,20 @@ bool easyml::rt::fitOrdinal(const std::vector<double> &x,
                                   std::max(1.0, std::fabs(theta[j])));
     theta = next;
     ll = logLikelihood(theta, x, y, &g);
-    if (std::fabs(theta.back()) > 1e8)
+    if (std::fabs(theta.back()) > 1e8 || moved < 1e-12)
       break;
-    if (moved < 1e-12) {
-      fit.intercepts.assign(theta.begin(), theta.end() - 1);
-      fit.slope = theta.back();
-      fit.logLikelihood = ll;
-      return true;
-    }
   }
-  return error = "the ordinal regression has no maximum (the classes are "
-                 "separated by qNet, or nearly)",
-         false;
+  // Converged, or the classes are separated by x (the likelihood grows
+  // without bound as the slope does): as R's lrm, the last iterate, whose
+  // most probable classes are the separating ones.
+  fit.intercepts.assign(theta.begin(), theta.end() - 1);
+  fit.slope = theta.back();
+  fit.logLikelihood = ll;
+  fit.separated = fit.iterations > 200 || std::fabs(theta.back()) > 1e8 ||
+                  ll > -1e-6 * static_cast<double>(x.size());
+  if (!std::isfinite(ll) || !std::isfinite(fit.slope))
+    return error = "the ordinal regression failed (a non-finite fit)", false;
+  return true;
 }
 
 namespace {
@@ -270,19 +272,20 @@ std::string easyml::rt::riskCsv(const std::vector<RiskAtDose> &doses,
                                 const std::map<std::string, int> &known) {
   std::string out = "dose,intercept1,intercept2,slope,training_error,"
                     "loocv_error_mean,drug,known,predicted,loocv_predicted,"
-                    "loocv_error\n";
+                    "loocv_error,separated\n";
   for (const RiskAtDose &r : doses)
     for (auto &[drug, predicted] : r.predicted) {
       char line[512];
       auto e = r.crossError.find(drug);
       std::snprintf(line, sizeof line,
-                    "%g,%.10g,%.10g,%.10g,%.6g,%.6g,%s,%d,%d,%d,%.6g\n",
+                    "%g,%.10g,%.10g,%.10g,%.6g,%.6g,%s,%d,%d,%d,%.6g,%d\n",
                     r.dose, r.fit.intercepts.size() > 0 ? r.fit.intercepts[0] : NAN,
                     r.fit.intercepts.size() > 1 ? r.fit.intercepts[1] : NAN,
                     r.fit.slope, r.trainingError, r.crossErrorMean,
                     drug.c_str(), known.at(drug), predicted,
                     r.crossPredicted.at(drug),
-                    e == r.crossError.end() ? NAN : e->second);
+                    e == r.crossError.end() ? NAN : e->second,
+                    r.fit.separated ? 1 : 0);
       out += line;
     }
   return out;

@@ -180,10 +180,11 @@ bool classify(const rt::CommandLine &a, const std::vector<rt::DrugStudyRow> &row
               "%8s %12s %12s %10s %9s %9s\n",
               "dose", "intercepts", "", "slope", "training", "LOOCV");
   for (const rt::RiskAtDose &r : doses)
-    std::printf("%8g %12.5g %12.5g %10.5g %9.3f %9.3f\n", r.dose,
+    std::printf("%8g %12.5g %12.5g %10.5g %9.3f %9.3f%s\n", r.dose,
                 r.fit.intercepts[0],
                 r.fit.intercepts.size() > 1 ? r.fit.intercepts[1] : NAN,
-                r.fit.slope, r.trainingError, r.crossErrorMean);
+                r.fit.slope, r.trainingError, r.crossErrorMean,
+                r.fit.separated ? "  (classes separated by qNet)" : "");
   std::printf("%-16s %6s", "drug", "known");
   for (const rt::RiskAtDose &r : doses)
     std::printf(" %8g", r.dose);

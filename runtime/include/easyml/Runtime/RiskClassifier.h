@@ -35,6 +35,10 @@ struct OrdinalFit {
   double slope = 0;
   double logLikelihood = 0;
   int iterations = 0;
+  /// The classes are separated by x: the likelihood has no maximum, and
+  /// the fit is the last iterate (as R's lrm returns it), which
+  /// classifies every training point as its class.
+  bool separated = false;
   /// The class (0..K-1) of the largest probability at `x`.
   int predict(double x) const;
   /// P(class = k | x), k = 0..K-1.
@@ -42,8 +46,9 @@ struct OrdinalFit {
 };
 
 /// Fits P(y >= j | x) to the pairs (x[i], y[i]), y in 0..classes-1, by
-/// Newton's method with step halving. False with `error` when a class is
-/// missing or the likelihood has no maximum (classes separated by x).
+/// Newton's method with step halving (fit.separated when the classes are
+/// separated by x and there is no maximum). False with `error` when a
+/// class is missing.
 bool fitOrdinal(const std::vector<double> &x, const std::vector<int> &y,
                 int classes, OrdinalFit &fit, std::string &error);
 
