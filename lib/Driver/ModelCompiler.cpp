@@ -314,6 +314,7 @@ void ModelCompiler::fillPipelineOptions(PipelineOptions &pipeline) const {
   pipeline.vectorIsa = vectorUnit.isa;
   pipeline.vectorMath = options.vectorMath;
   pipeline.tables = options.tables;
+  pipeline.wholeCell = options.wholeCell;
   pipeline.cvodeRelTol = options.cvodeRelTol;
   pipeline.cvodeAbsTol = options.cvodeAbsTol;
   pipeline.cvodeMaxSubsteps = options.cvodeMaxSubsteps;

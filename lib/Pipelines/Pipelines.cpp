@@ -37,6 +37,8 @@ using namespace easyml;
 void easyml::buildPreparePipeline(OpPassManager &pm,
                                   const PipelineOptions &options) {
   OpPassManager &model = pm.nest<ModelOp>();
+  if (options.wholeCell)
+    model.addPass(createWholeCell());
   model.addPass(createResolveGates());
   model.addPass(createExpandPowers());
   ExpandIntegratorsOptions expand;

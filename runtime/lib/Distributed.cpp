@@ -674,6 +674,14 @@ std::vector<int64_t> DistributedSimulation::counters() {
   return std::vector<int64_t>(sum.begin(), sum.end());
 }
 
+double DistributedSimulation::adaptiveSteps() {
+  // Every rank holds cells of the same model: all -1 or none.
+  double mine = local_ ? std::max(0.0, local_->adaptiveSteps()) : 0.0;
+  double sum = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  return adaptiveRows(desc()).empty() ? -1 : sum;
+}
+
 DistributedReport DistributedSimulation::report() {
   // This rank's devices: the retired simulations' and the current one's.
   std::vector<DeviceReport> devices = devices_;

@@ -151,6 +151,7 @@ void DistributedSimulation::summarize(RunSummary &s) {
   s.variant = variantName();
   s.device = deviceDescription();
   s.warnings = firedWarnings(d, counters());
+  s.adaptiveSteps = adaptiveSteps();
   s.acrossRanks = true;
   s.ranks = ranks();
   DistributedReport r = report();

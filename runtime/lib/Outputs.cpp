@@ -223,6 +223,20 @@ std::string Simulation::reportJson(int indent) { return report().json(indent); }
 
 void Simulation::printReport(FILE *out) { report().print(out); }
 
+double Simulation::adaptiveSteps() {
+  std::vector<int64_t> rows = adaptiveRows(desc());
+  if (rows.empty())
+    return -1;
+  std::vector<double> values(numCells());
+  double total = 0;
+  for (int64_t row : rows) {
+    getStateRow(row, values.data());
+    for (double v : values)
+      total += v;
+  }
+  return total;
+}
+
 void Simulation::summarize(RunSummary &s) {
   const easyml_model_desc &d = desc();
   s.model = d.name;
@@ -232,6 +246,7 @@ void Simulation::summarize(RunSummary &s) {
   s.variant = variant().name;
   s.device = deviceDescription();
   s.warnings = firedWarnings(d, counters());
+  s.adaptiveSteps = adaptiveSteps();
   s.acrossRanks = false;
   s.ranks = 1;
   s.threads = threads();

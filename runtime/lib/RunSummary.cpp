@@ -49,6 +49,11 @@ void RunSummary::print(FILE *out) const {
                static_cast<long long>(steps), dt,
                static_cast<long long>(oneProcess ? waves : epochs),
                oneProcess ? "waves" : "epochs");
+  if (adaptiveSteps >= 0 && cells > 0)
+    std::fprintf(out, "%-22s %.4g per cell (%.3g per ms; dt alone: %.3g)\n",
+                 "adaptive sub-steps", adaptiveSteps / cells,
+                 steps > 0 ? adaptiveSteps / cells / (steps * dt) : 0.0,
+                 dt > 0 ? 1.0 / dt : 0.0);
   if (oneProcess)
     std::fprintf(out, "%-22s %d\n", "threads", threads);
   else
@@ -113,6 +118,9 @@ std::string RunSummary::json() const {
     j += format("  \"max_wave_steps\": %lld,\n  \"compile_cached\": %s,\n",
                 static_cast<long long>(maxWaveSteps),
                 compileCached ? "true" : "false");
+  if (adaptiveSteps >= 0)
+    j += format("  \"adaptive_steps\": {\"total\": %.0f, \"per_cell\": %.6g},\n",
+                adaptiveSteps, cells > 0 ? adaptiveSteps / cells : 0.0);
   j += "  \"warnings\": {";
   for (size_t i = 0; i < warnings.size(); ++i)
     j += format("%s\"%s\": %lld", i ? ", " : "", warnings[i].first.c_str(),
@@ -157,4 +165,12 @@ easyml::rt::firedWarnings(const easyml_model_desc &desc,
     if (i < static_cast<int64_t>(counters.size()) && counters[i])
       fired.emplace_back(desc.counter_names[i], counters[i]);
   return fired;
+}
+
+std::vector<int64_t> easyml::rt::adaptiveRows(const easyml_model_desc &desc) {
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < desc.num_hidden; ++i)
+    if (std::strncmp(desc.hidden_names[i], "cvode.steps.", 12) == 0)
+      rows.push_back(desc.sv_size + i);
+  return rows;
 }

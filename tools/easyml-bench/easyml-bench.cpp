@@ -221,6 +221,10 @@ std::vector<OptionSpec> optionSpecs() {
        "0.05"},
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
+      {"compile-args", 0, K::Required,
+       "with --model: more easyml-compile options (e.g. '--adaptive "
+       "--cvode-rtol 1e-5': each cell takes its own error-controlled steps)",
+       ""},
       {"cache-dir", 0, K::Required,
        "where --model keeps compiled models ($EASYML_CACHE_DIR, "
        "~/.cache/easyml)",
@@ -318,11 +322,16 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
 /// message (said once).
 std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
                                            BenchRun &run) {
-  if (cl.has("no-tables") && !cl.has("model"))
-    fail("--no-tables applies when compiling: use it with --model");
+  for (const char *option : {"no-tables", "compile-args"})
+    if (cl.has(option) && !cl.has("model"))
+      fail(std::string("--") + option +
+           " applies when compiling: use it with --model");
   std::vector<std::string> flags;
   if (cl.has("no-tables"))
     flags.push_back("--no-tables");
+  std::istringstream words(cl.get("compile-args"));
+  for (std::string w; words >> w;)
+    flags.push_back(w);
   std::unique_ptr<rt::ModelHandle> model;
   rt::CompiledModel compiled;
   std::string error, ignored;

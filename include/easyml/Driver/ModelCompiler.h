@@ -79,6 +79,8 @@ struct ModelCompilerOptions {
   GpuCompileOptions gpu;
   /// Tabulate .lookup() expressions.
   bool tables = true;
+  /// Integrate each cell, Vm included, as one adaptive system.
+  bool wholeCell = false;
   double cvodeRelTol = 1e-6, cvodeAbsTol = 1e-9;
   int64_t cvodeMaxSubsteps = 5000;
   bool cvodePivoting = false;

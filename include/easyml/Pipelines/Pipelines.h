@@ -59,6 +59,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                       llvm::cl::desc("tabulate .lookup() expressions "
                                      "(false: evaluate them directly)"),
                       llvm::cl::init(true)};
+  Option<bool> wholeCell{
+      *this, "whole-cell",
+      llvm::cl::desc("integrate each cell, Vm included, as one adaptive "
+                     "system (easyml-whole-cell)"),
+      llvm::cl::init(false)};
   Option<double> cvodeRelTol{*this, "cvode-rtol",
                              llvm::cl::desc("relative tolerance of cvode "
                                             "groups"),

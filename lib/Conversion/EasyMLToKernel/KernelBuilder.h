@@ -203,6 +203,9 @@ private:
 
   //===--- Compute and eval (StepEmitter.cpp) -------------------------===//
   /// What `compute` and `eval` load before the cell loop.
+  /// A whole-cell model's stimulus current and vm_free for the step being
+  /// emitted (null otherwise).
+  Value stepStim, stepVmFree;
   struct StepArgs {
     Value args, begin, end, nsteps, step0, dt, stim;
     /// Whether the kernel integrates Vm (ABI `integrate_vm`).

@@ -77,6 +77,8 @@ ModelLayout ModelLayout::get(ModelOp model) {
         l.iionIndex = l.externals.size() - 1;
     }
   }
+  if (FlatSymbolRefAttr vm = model.getWholeCellVm())
+    l.wholeCellVm = l.stateIndex(vm.getValue());
   l.svSize = l.states.size();
   for (Param &p : l.params)
     if (p.nodal)

@@ -85,7 +85,10 @@ LogicalResult KernelBuilder::emitEval(const StepArgs &a, Value cell,
                                       const CellValues &c) {
   Value t = b.create<arith::MulFOp>(
       loc, b.create<arith::SIToFPOp>(loc, f64, a.step0), a.dt);
-  auto r = emitStep(c.states, c.nodal, c.hidden, c.exts, t, a.dt,
+  SmallVector<Value> states(c.states);
+  if (layout.wholeCellVm >= 0 && layout.vmIndex >= 0)
+    states[layout.wholeCellVm] = c.exts[layout.vmIndex];
+  auto r = emitStep(states, c.nodal, c.hidden, c.exts, t, a.dt,
                     /*advance=*/false);
   if (failed(r))
     return failure();
@@ -119,6 +122,12 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   auto carriedHidden = carried.begin() + ns + ne;
   for (Value h : c.hidden)
     hs.push_back(h ? Value(*carriedHidden++) : Value());
+  int whole = layout.wholeCellVm;
+  // A whole-cell model integrates Vm itself, from the simulator's value
+  // (which diffusion or a restore may have changed since the last step),
+  // with the stimulus as a current over the step.
+  if (whole >= 0 && vm >= 0)
+    xs[whole] = es[vm];
   Value s = addI(a.step0, k);
   // Samples inside the wave: the state at the start of step s (Vm
   // before the stimulus, Iion of the step before), as a simulator that
@@ -128,7 +137,13 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   Value t =
       b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
   Value vmBefore = vm >= 0 ? es[vm] : Value();
-  if (vm >= 0) {
+  stepStim = whole >= 0 ? b.create<arith::SelectOp>(loc, a.integrate, a.stim,
+                                                    cF64(0.0))
+                        : Value();
+  stepVmFree = whole >= 0 ? b.create<arith::SelectOp>(loc, a.integrate,
+                                                      cF64(1.0), cF64(0.0))
+                          : Value();
+  if (vm >= 0 && whole < 0) {
     Value stimulated = b.create<arith::AddFOp>(
         loc, es[vm], b.create<arith::MulFOp>(loc, a.stim, dt));
     es[vm] = b.create<arith::SelectOp>(loc, a.integrate, stimulated, es[vm]);
@@ -139,7 +154,9 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   SmallVector<Value> yielded(r->states);
   for (size_t j = 0; j < ne; ++j)
     yielded.push_back(r->outputs[j] ? r->outputs[j] : es[j]);
-  if (vm >= 0 && iion >= 0) {
+  if (whole >= 0 && vm >= 0) {
+    yielded[ns + vm] = r->states[whole];
+  } else if (vm >= 0 && iion >= 0) {
     Value v = yielded[ns + vm];
     Value integrated = b.create<arith::SubFOp>(
         loc, v, b.create<arith::MulFOp>(loc, yielded[ns + iion], dt));
@@ -200,7 +217,21 @@ KernelBuilder::emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
   r.hidden.assign(hiddenVals.begin(), hiddenVals.end());
   r.outputs.resize(layout.externals.size());
   IRMapping mapping = modelConstants;
+  // An evaluation skips integrator loops and branches, and what is
+  // computed from them on the way to new states and hidden values.
+  llvm::DenseSet<Value> skipped;
   for (Operation &op : model.getComputeOp().getBody().front()) {
+    if (!advance && (op.getNumRegions() ||
+                     llvm::any_of(op.getOperands(), [&](Value v) {
+                       return skipped.contains(v);
+                     }))) {
+      if (isa<OutputOp, TraceOp>(op))
+        return op.emitError("easyml-lower-to-kernels: a value computed "
+                            "in a region feeds '")
+               << op.getName() << "' (only new states and hidden values may)";
+      skipped.insert(op.getResults().begin(), op.getResults().end());
+      continue;
+    }
     // A derived value the kernel takes by value: a constant-bank operand
     // instead of a computation (whose inputs fold away unused).
     if (!derivedValues.empty() && op.getNumResults() == 1)
@@ -227,6 +258,11 @@ KernelBuilder::emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
       mapping.map(op.getResult(0), t);
     } else if (isa<TimeStepOp>(op)) {
       mapping.map(op.getResult(0), dt);
+    } else if (isa<StimulusOp, VmFreeOp>(op)) {
+      // Only a step of a whole-cell model reads them; an evaluation moves
+      // nothing.
+      Value v = isa<StimulusOp>(op) ? stepStim : stepVmFree;
+      mapping.map(op.getResult(0), advance && v ? v : cF64(0.0));
     } else if (auto lookup = dyn_cast<LookupOp>(op)) {
       auto vals = interpolate(lookup, mapping.lookup(lookup.getInput()));
       for (auto [res, v] : llvm::zip(lookup.getResults(), vals))
@@ -244,16 +280,6 @@ KernelBuilder::emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
           mapping.lookup(out.getValue());
     } else if (auto trace = dyn_cast<TraceOp>(op)) {
       r.traces.push_back(mapping.lookup(trace.getValue()));
-    } else if (!advance && op.getNumRegions()) {
-      // Integrator loops and branches give new states only: an
-      // evaluation of outputs and traces skips them.
-      for (Operation *user : op.getUsers())
-        if (!isa<NextOp>(user))
-          return op.emitError("easyml-lower-to-kernels: a value computed "
-                              "in a region feeds '")
-                 << user->getName()
-                 << "' (only new states and hidden values may)";
-      continue;
     } else if (!advance && isa<HiddenStoreOp>(op)) {
       continue; // an evaluation leaves the cell as it is
     } else {

@@ -551,6 +551,15 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   for (unsigned i = 0; i < g.n; ++i)
     next[group[i]] = whileOp.getResult(2 + i);
   hiddenNext.push_back({b.getStringAttr(g.hName), whileOp.getResult(1)});
+  // A whole-cell model counts its sub-steps (tried, accepted or not) per
+  // cell: what an adaptive run costs, against the steps of a fixed dt.
+  if (model.getWholeCellVm()) {
+    std::string name = hiddenName("steps", groupNumber);
+    Value before = declareHidden(name, "");
+    Value taken = b.create<arith::SIToFPOp>(loc, b.getF64Type(),
+                                            whileOp.getResult(g.countIndex));
+    hiddenNext.push_back({b.getStringAttr(name), z.value(z.add(before, taken))});
+  }
   if (g.reuse) {
     hiddenNext.push_back(
         {b.getStringAttr(g.ghName), whileOp.getResult(g.reuseIndex)});

@@ -94,6 +94,10 @@ struct ModelLayout {
   int64_t svRows = 0; // svSize + hidden: the per-cell record
   int64_t tableSize = 0;
   int vmIndex = -1, iionIndex = -1;
+  /// In a whole-cell model (easyml-whole-cell), the state that holds Vm:
+  /// the kernels load it from the Vm external before each step and store
+  /// it there after; -1 otherwise.
+  int wholeCellVm = -1;
 
   /// Computes the layout of `model` (integrators expanded, tables
   /// extracted or not).

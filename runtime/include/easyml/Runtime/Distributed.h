@@ -164,6 +164,7 @@ public:
   bool run(int64_t untilStep) override;
   int64_t step() const override { return step_; }
   std::vector<int64_t> counters() override;
+  double adaptiveSteps() override;
   std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
                                          int64_t rows, int64_t cols,
                                          std::string &error,

@@ -53,6 +53,9 @@ struct RunSummary {
   double dt = 0;
   /// The warning counters that fired, summed over the ranks.
   std::vector<std::pair<std::string, int64_t>> warnings;
+  /// SimulationInterface::adaptiveSteps(): -1 unless the model takes its
+  /// own steps.
+  double adaptiveSteps = -1;
   /// A DistributedSimulation (ranks and epochs), or one process (threads
   /// and waves).
   bool acrossRanks = false;
@@ -80,6 +83,10 @@ struct RunSummary {
 
 /// What `print` writes to a FILE, as a string.
 std::string printedBy(const std::function<void(FILE *)> &print);
+
+/// The per-cell rows (sv rows) of `desc` that count a whole-cell adaptive
+/// model's sub-steps (hidden values `cvode.steps.*`); empty for others.
+std::vector<int64_t> adaptiveRows(const easyml_model_desc &desc);
 
 /// The warning counters of `desc` that fired, by name.
 std::vector<std::pair<std::string, int64_t>>

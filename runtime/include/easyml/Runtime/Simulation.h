@@ -276,6 +276,7 @@ public:
   int64_t step() const override;
   /// Warning counters (lookup range, clamps), as in desc().counter_names.
   std::vector<int64_t> counters() override;
+  double adaptiveSteps() override;
   std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
                                          int64_t rows, int64_t cols,
                                          std::string &error,

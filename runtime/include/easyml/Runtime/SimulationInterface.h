@@ -172,6 +172,11 @@ public:
   virtual int64_t step() const = 0;
   /// Warning counters summed over the ranks.
   virtual std::vector<int64_t> counters() = 0;
+  /// A model compiled with `--adaptive` (each cell's own step): the
+  /// sub-steps its cells have taken since they started, tried and
+  /// accepted or not, summed over the cells and ranks; -1 for a model
+  /// stepped by dt alone.
+  virtual double adaptiveSteps() = 0;
 
   //===--- Outputs ----------------------------------------------------===//
   /// A (rows x cols) sample matrix at `path`; the simulation flushes it at

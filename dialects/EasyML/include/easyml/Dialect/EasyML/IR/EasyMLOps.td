@@ -63,6 +63,17 @@ def EasyML_ModelOp : EasyML_Op<"model", [
       return "easyml.integrators_expanded";
     }
     bool isExpanded() { return (*this)->hasAttr(getExpandedAttrName()); }
+    /// Name of the attribute `easyml-whole-cell` sets: the state that holds
+    /// Vm, which the model then integrates itself (with every other state,
+    /// as one adaptive system).
+    static llvm::StringRef getWholeCellAttrName() {
+      return "easyml.whole_cell_vm";
+    }
+    /// The state that holds Vm in a whole-cell model, or null.
+    mlir::FlatSymbolRefAttr getWholeCellVm() {
+      return (*this)->getAttrOfType<mlir::FlatSymbolRefAttr>(
+          getWholeCellAttrName());
+    }
     /// The derived parameters, every one after the derived parameters it
     /// reads; failure (with an error) when their definitions form a cycle.
     mlir::LogicalResult
@@ -380,6 +391,30 @@ def EasyML_TimeOp : EasyML_Op<"time", [Pure, HasParent<"ComputeOp">]> {
 def EasyML_TimeStepOp : EasyML_Op<"dt", [
     Pure, ParentOneOf<["ComputeOp", "TableOp"]>]> {
   let summary = "the time step `dt` (ms)";
+  let results = (outs F64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def EasyML_StimulusOp : EasyML_Op<"stimulus", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "the stimulus current of the step (uA/uF)";
+  let description = [{
+    The current the simulator applies to the cell during the step, positive
+    depolarising (`dVm/dt = stimulus - Iion`). Only models that integrate
+    Vm themselves read it (`easyml-whole-cell`); for the others the
+    simulator adds it to Vm outside the model step.
+  }];
+  let results = (outs F64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def EasyML_VmFreeOp : EasyML_Op<"vm_free", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "1 when the model may move Vm during the step, else 0";
+  let description = [{
+    1.0 when the simulator lets a model that integrates Vm itself
+    (`easyml-whole-cell`) change it over the step, 0.0 when the simulator
+    holds Vm (a step with `integrate_vm = 0`): Vm's derivative is
+    multiplied by it.
+  }];
   let results = (outs F64:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
 }

@@ -9,6 +9,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WholeCell : Pass<"easyml-whole-cell", "easyml::ModelOp"> {
+  let summary = "integrate the whole cell, Vm included, as one adaptive system";
+  let description = [{
+    Prepares a model for per-cell adaptive time stepping. openCARP's scheme
+    holds Vm during the model step and integrates it outside by forward
+    Euler, so the step is bounded by the upstroke everywhere. This pass
+    instead makes Vm a state of the model, `dVm/dt = (stimulus - Iion) *
+    vm_free`, and puts every state with a derivative or a gate into one
+    `cvode` group: `easyml-expand-integrators` then integrates each cell
+    over `[t, t+dt]` with error-controlled ROS2 sub-steps of its own size,
+    so `dt` becomes the grid of stimuli, samples and events rather than the
+    accuracy step.
+
+    - a new state (`Vm.cell`, or the first free name after it) of kind
+      `diff`, method `cvode`, starting at the Vm external's initial value
+      (0 when it has none: the simulator's Vm is what the kernel reads);
+    - every read of the Vm external reads that state instead;
+    - states updated by `.store()` keep their explicit update (once per
+      step, from the values at its start);
+    - the model gets the attribute `easyml.whole_cell_vm` naming the state:
+      the kernels load it from the simulator's Vm at each step's start and
+      write it back at the end, instead of adding the stimulus and
+      subtracting `Iion * dt`.
+
+    A model without a Vm external that it reads, or without an `Iion`
+    output, is an error naming what is missing.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def ResolveGates : Pass<"easyml-resolve-gates", "easyml::ModelOp"> {
   let summary = "turn gates integrated by non-gate methods into derivatives";
   let description = [{
