@@ -4,6 +4,7 @@
     scripts/cipa-compare.py --cipa DIR [--drugs dofetilide,bepridil,...]
         [--doses 1,4] [--model M.model] [--mapping MAP.json]
         [--imp-par mode=0] [--work DIR] [--ours CSV] [--json FILE]
+        [--drug-args "EASYML-DRUG OPTIONS"]
 
 DIR is a checkout of github.com/FDA/CiPA (its AP_simulation R code, the
 hERG and Hill fitting results and the Cmax table; needs Debian's
@@ -22,6 +23,7 @@ import csv
 import io
 import json
 import os
+import shlex
 import shutil
 import struct
 import subprocess
@@ -115,7 +117,7 @@ def ours_command(args, out, beats=None, bcl=2000):
            "--out", out, "-q"]
     if args.imp_par:
         cmd += ["--imp-par", args.imp_par]
-    return cmd
+    return cmd + shlex.split(args.drug_args)
 
 
 def run_ours(args, work):
@@ -152,6 +154,10 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build",
                                                    "cipa-compare"))
     ap.add_argument("--ours", help="easyml-drug's table, already run")
+    ap.add_argument("--drug-args", default="",
+                    help="more easyml-drug options, e.g. \"--dt 0.5 "
+                         "--compile-args --adaptive\" (each cell's own "
+                         "steps)")
     ap.add_argument("--own-initial-states", dest="fda_states",
                     action="store_false",
                     help="start from the model's initial values, not from "

@@ -343,7 +343,8 @@ static llvm::Constant *modelRecord(DescriptorBuilder &d, const ModelLayout &l,
        d.strings_(l.traces, ".easyml.traces"),
        d.int64(l.numRecordable()),
        d.int64(EASYML_FEATURE_PARAM_ROWS | EASYML_FEATURE_RECORD |
-               EASYML_FEATURE_BIOMARKERS),
+               EASYML_FEATURE_BIOMARKERS |
+               (l.wholeCellVm >= 0 ? EASYML_FEATURE_WHOLE_CELL : 0)),
        d.int64(l.counters.size()),
        d.strings_(l.counters, ".easyml.counters"),
        d.function(l.symbol(tablesVariant, "tables")),

@@ -36,18 +36,25 @@ class DrugStudyResult:
 def drug_study(model: str, mapping: str, cipa: str = "",
                drugs: Sequence[str] = (), doses: Sequence[float] = (1,),
                samples: Sequence[int] = (0,), nM: bool = False,
-               beats: int = 1000, bcl: float = 2000, dt: float = 0.01,
+               beats: int = 1000, bcl: float = 2000,
+               dt: Optional[float] = None,
                stim: float = 80, stim_duration: float = 0.5,
                parameters: str = "", devices: str = "cpu",
                threads: int = 0, load_states: str = "",
                save_states: str = "",
                progress: Optional[Callable[[int], None]] = None,
-               converge: float = 0.0) -> DrugStudyResult:
+               converge: float = 0.0,
+               adaptive: bool = False) -> DrugStudyResult:
     """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
     (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
     the optimal fit), `beats` beats at `bcl` ms (fewer once every
     simulation's state changes by less than `converge` over a beat);
-    `progress` gets the beats done."""
+    `progress` gets the beats done. `adaptive`: each simulation takes its
+    own error-controlled steps (easyml-compile --adaptive), and `dt`
+    (default 0.01 ms, with `adaptive` the stimulus duration) is only the
+    grid of the stimulus and the metrics."""
+    if dt is None:
+        dt = stim_duration if adaptive else 0.01
     from . import Error, _compiler
     if model.endswith(".model"):
         os.environ.setdefault("EASYML_COMPILE", _compiler())
@@ -57,7 +64,8 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             list(drugs), [float(d) for d in doses], [int(s) for s in samples],
             bool(nM), int(beats), float(bcl), float(dt), float(stim),
             float(stim_duration), parameters, devices, int(threads),
-            load_states, save_states, "", progress, float(converge))
+            load_states, save_states, "", progress, float(converge),
+            bool(adaptive))
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))

@@ -45,7 +45,10 @@ std::string run(const StudyArgs &a, const std::string &cacheDir,
        !readCipaDrugs(a.cipa, a.drugs, a.samples, drugs, error)) ||
       !studyCells(drugs, a.doses, a.nM, cells, error))
     throw std::runtime_error(error);
-  auto model = loadStudyModel(a.model, m, a.options, {}, cacheDir, error);
+  std::vector<std::string> flags;
+  if (a.options.adaptive)
+    flags.push_back("--adaptive");
+  auto model = loadStudyModel(a.model, m, a.options, flags, cacheDir, error);
   if (!model)
     throw std::runtime_error(error);
   std::vector<DrugStudyRow> rows;
@@ -82,8 +85,9 @@ py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
                         const std::string &saveStates,
                         const std::string &cacheDir,
                         const std::function<void(int64_t)> &progress,
-                        double converge) {
+                        double converge, bool adaptive) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
+  a.options.adaptive = adaptive;
   if (!(converge >= 0))
     throw std::runtime_error("converge must be >= 0");
   a.options.converge = converge;
@@ -152,6 +156,6 @@ void bindDrugStudy(py::module &m) {
         py::arg("stim_duration"), py::arg("parameters"), py::arg("devices"),
         py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
-        py::arg("converge") = 0.0,
+        py::arg("converge") = 0.0, py::arg("adaptive") = false,
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

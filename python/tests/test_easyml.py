@@ -80,6 +80,31 @@ def test_cvode_step_size_is_per_cell_memory(tt):
     assert list(sim.state("cvode.h.0")) == [0.0, 0.0]
 
 
+def test_adaptive_cells_take_their_own_steps(tt):
+    # Built with --adaptive, the model integrates Vm with every state: at
+    # dt 0.5 ms each cell sub-steps through the upstroke and takes whole
+    # steps at rest (cvode.steps.0 counts them), Vm follows openCARP's
+    # scheme at dt 0.01 within its first-order error, and the stimulus
+    # acts over its steps.
+    adaptive = easyml.compile(TT, variants=["baseline", "cpu-simd"],
+                              options=["--adaptive"])
+    assert adaptive.states[-1] == "Vm.cell"
+    assert "cvode.steps.0" in adaptive.hidden
+    stim = easyml.Stimulus(start=10)
+    sim = easyml.Simulation(adaptive, cells=2, dt=0.5)
+    out = sim.run(until=400, stimulus=stim, record=["Vm", "cvode.steps.0"],
+                  every=0.5)
+    steps = np.diff(out["cvode.steps.0"][:, 0])
+    assert np.all(steps[1:15] == 1)  # whole steps at rest (after the first)
+    assert steps[20:26].max() > 5  # the upstroke (10-11 ms)
+    total = sim.state("cvode.steps.0")
+    assert np.all(total == total[0]) and total[0] * 10 < 400 / 0.01
+    ref = easyml.Simulation(tt, cells=2).run(until=400, stimulus=stim,
+                                             record=["Vm"], every=0.5)
+    assert np.max(np.abs(ref["Vm"] - out["Vm"])[40:]) < 2.0
+    assert out["Vm"][:, 0].max() > 20
+
+
 def test_cvode_reuses_its_factorised_matrix(tt):
     # Built with --cvode-jacobian-age=20, each cell keeps the factors of its
     # cvode group's iteration matrix (in-place hidden values), the gamma*h

@@ -26,14 +26,16 @@ namespace {
 
 /// The protocol's stimulus current (negative depolarises, as a model's
 /// currents) at the model's time t: on for the steps whose time within the
-/// cycle is in [0, duration), as the simulator's stimulus.
+/// cycle is in [0, duration), as the simulator's stimulus; for a model that
+/// takes its own steps, over [0, duration) itself.
 std::string stimulusExpression(const DrugStudyOptions &o) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "((t >= %.17g) ? (((t - %.17g) - %.17g * floor((t - %.17g) / "
                 "%.17g + 1e-9) < %.17g) ? %.17g : 0.0) : 0.0)",
                 o.stimStart, o.stimStart, o.bcl, o.stimStart, o.bcl,
-                o.stimDuration - 0.5 * o.dt, -o.stimStrength);
+                o.adaptive ? o.stimDuration : o.stimDuration - 0.5 * o.dt,
+                -o.stimStrength);
   return buf;
 }
 

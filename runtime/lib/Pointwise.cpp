@@ -77,8 +77,12 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     return false;
   sim.initialize(o.dt);
   std::vector<int> stateCol(d.num_states);
+  // A whole-cell model's last state is Vm, which its kernels read from the
+  // Vm external.
+  bool wholeCell = d.features & EASYML_FEATURE_WHOLE_CELL;
   for (int64_t s = 0; s < d.num_states; ++s) {
-    stateCol[s] = col(d.state_names[s]);
+    stateCol[s] = wholeCell && s + 1 == d.num_states ? vCol
+                                                     : col(d.state_names[s]);
     if (stateCol[s] < 0) {
       error = csv + ": no column for state '" + d.state_names[s] + "'";
       return false;

@@ -18,6 +18,7 @@
 #include "easyml/Runtime/OutputFile.h"
 #include "easyml/Runtime/RiskClassifier.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -72,7 +73,15 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "stop pacing once every simulation's largest relative state change "
        "over a beat is below this (0: pace every beat)",
        "0"},
-      {"dt", 0, K::Required, "time step (ms)", "0.01"},
+      {"dt", 0, K::Required,
+       "time step (ms) (default 0.01; with --adaptive the stimulus "
+       "duration)",
+       ""},
+      {"adaptive", 0, K::None,
+       "each simulation takes its own error-controlled steps (easyml-compile "
+       "--adaptive): dt is then only the grid of the stimulus and of the "
+       "metrics",
+       ""},
       {"stim", 0, K::Required, "stimulus strength", "80"},
       {"stim-dur", 0, K::Required, "stimulus duration (ms)", "0.5"},
       {"imp-par", 0, K::Required, "parameter changes for every cell", ""},
@@ -102,9 +111,14 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
   std::vector<std::string> errors;
   o.beats = a.integer("beats", errors);
   o.bcl = a.number("bcl", errors);
-  o.dt = a.number("dt", errors);
   o.stimStrength = a.number("stim", errors);
   o.stimDuration = a.number("stim-dur", errors);
+  std::vector<std::string> flags = split(a.get("compile-args"), ' ');
+  o.adaptive = a.has("adaptive") ||
+               std::count(flags.begin(), flags.end(), "--adaptive");
+  o.dt = a.has("dt") ? a.number("dt", errors)
+         : o.adaptive ? o.stimDuration
+                      : 0.01;
   o.converge = a.number("converge", errors);
   o.simulation.threads = static_cast<int>(a.integer("threads", errors));
   if (!errors.empty())
@@ -276,8 +290,11 @@ int main(int argc, char **argv) {
     return error(e, 2);
   if (args.has("classify-out") && !args.has("classify"))
     return error("--classify-out needs --classify", 2);
-  auto model = rt::loadStudyModel(args.get("model"), mapping, options,
-                                  split(args.get("compile-args"), ' '), "", e);
+  std::vector<std::string> flags = split(args.get("compile-args"), ' ');
+  if (options.adaptive)
+    flags.push_back("--adaptive");
+  auto model = rt::loadStudyModel(args.get("model"), mapping, options, flags,
+                                  "", e);
   if (!model)
     return error(e);
   bool bar = !args.has("quiet") && isatty(fileno(stderr));

@@ -85,7 +85,12 @@ typedef struct easyml_kernel_args {
 enum easyml_feature {
   EASYML_FEATURE_PARAM_ROWS = 1, /* honours param_rows */
   EASYML_FEATURE_RECORD = 2,     /* records samples inside a wave */
-  EASYML_FEATURE_BIOMARKERS = 4  /* updates bio */
+  EASYML_FEATURE_BIOMARKERS = 4, /* updates bio */
+  /* Integrates Vm itself with every state, each cell its own steps
+     (easyml-compile --adaptive): its last state holds Vm, loaded from the
+     Vm external before each step and stored there after; stim is a
+     current over the step; hidden values cvode.steps.* count sub-steps. */
+  EASYML_FEATURE_WHOLE_CELL = 8
 };
 
 /* Rows of the biomarker accumulators, per cell, for the current beat

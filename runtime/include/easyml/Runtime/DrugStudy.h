@@ -63,6 +63,11 @@ struct DrugStudyOptions {
   /// The stimulus at the start of every beat: uA/cm^2, positive
   /// depolarises (CiPA: 80 for 0.5 ms).
   double stimStart = 0, stimDuration = 0.5, stimStrength = 80;
+  /// The model is compiled with `--adaptive` (each cell its own steps):
+  /// the pacing current the study writes into its equations is then on
+  /// over [0, stimDuration) of each cycle in continuous time, not for the
+  /// steps of dt that start there.
+  bool adaptive = false;
   /// Shared parameter changes, openCARP's --imp-par syntax.
   std::string parameters;
   SimulationOptions simulation;
