@@ -6,6 +6,8 @@
 #   hetero  the CPU and two emulated GPUs (restarted on the CPU alone every
 #           other time, which computes the same bits);
 #   ranks   3 MPI ranks, restarted on 2;
+#   writer  3 computing MPI ranks and a writer rank (--mpi-writer) for
+#           --save-vm, restarted on 2 and a writer;
 #   tissue  a 2D sheet paced twice (snapshots, activation and APD maps) on
 #           the CPU and two emulated GPUs that keep Vm, and on 3 ranks
 #           restarted on 2.
@@ -55,6 +57,11 @@ if command -v mpirun >/dev/null 2>&1; then
     --kills "$N" --dir "$WORK/ranks" --mpirun "$MPI -np 3" \
     --restart-mpirun "$MPI -np 2" -- --load-module "$WORK/lr.so" $RUN ||
     status=1
+  echo "== writer: 3 ranks and a writer rank, restarted on 2 and one, $N kills"
+  "$PY" "$ROOT/scripts/kill-restart.py" --bench "$BIN/easyml-bench" \
+    --kills "$N" --dir "$WORK/writer" --mpirun "$MPI -np 4" \
+    --restart-mpirun "$MPI -np 3" -- --load-module "$WORK/lr.so" $RUN \
+    --mpi-writer || status=1
 else
   echo "== ranks: skipped (no mpirun)"
 fi

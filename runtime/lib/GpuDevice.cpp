@@ -70,6 +70,10 @@ public:
   bool own(CellRange range, std::string &error) override;
   bool upload(CellRange r, unsigned rows, std::string &error) override;
   bool download(CellRange r, unsigned rows, std::string &error) override;
+  void drain() override {
+    std::string ignored;
+    ctx_->synchronize(ignored);
+  }
   bool launch(const WaveTask &task, std::string &error) override;
   bool wait(WaveTiming &timing, std::string &error) override;
   bool diagnose(const WaveTask &task, NonFinite &where,

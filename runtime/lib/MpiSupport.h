@@ -39,11 +39,15 @@ bool commitFile(MPI_Comm comm, bool ok, const std::string &part,
 
 // Tags of the writer protocol (MPI_COMM_WORLD-like communicator).
 enum : int {
-  kTagStart = 7301,   // rank 0 -> writer: rows, cols (rows < 0: none), path
+  kTagStart = 7301,   // rank 0 -> writer: rows, cols (rows < 0: none),
+                      // rows to keep (a restart), path
   kTagData = 7302,    // rank -> writer: row0, rows, cell begin, cell end
   kTagPayload = 7303, // rank -> writer: the rows' values
   kTagClose = 7304,   // rank -> writer: 1 (ok) or 0
   kTagStatus = 7305,  // writer -> rank 0: ok, bytes, seconds; message
+  kTagSync = 7306,    // rank -> writer: rows sent so far (a checkpoint)
+  kTagSynced = 7307,  // writer -> rank: 1 once the group's rows are
+                      // written (0: a write failed); message
 };
 
 } // namespace easyml::rt::mpi

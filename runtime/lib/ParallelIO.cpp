@@ -155,6 +155,7 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
               kTagPayload, world_, &req[1]);
     buf.requests.assign(req, req + 2);
     bytes_ += static_cast<double>(n * w) * 8;
+    written_ = std::max(written_, row0 + n);
     return true;
   }
   if (ok && row0 + n > rows_) {
@@ -188,15 +189,31 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
 }
 
 bool ParallelMatrixFile::finishWrites(int64_t &rows, std::string &error) {
-  if (writer_ >= 0) {
-    error = "'" + path_ +
-            "': checkpoints of a matrix written by writer ranks are not "
-            "supported (leave out --mpi-writer)";
-    return false;
-  }
   bool ok = drain(0, error);
   ok = drain(1, error) && ok;
   rows = written_;
+  if (writer_ < 0)
+    return ok;
+  // Every row sent, then the writer's word that its group's are written
+  // (MPI keeps one sender's messages in order: the rows arrive first).
+  double t0 = now();
+  int64_t sent = written_;
+  MPI_Send(&sent, 1, MPI_INT64_T, writer_, kTagSync, world_);
+  int64_t done = 0;
+  MPI_Recv(&done, 1, MPI_INT64_T, writer_, kTagSynced, world_,
+           MPI_STATUS_IGNORE);
+  MPI_Status st;
+  MPI_Probe(writer_, kTagSynced, world_, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  std::string msg(static_cast<size_t>(n), '\0');
+  MPI_Recv(msg.data(), n, MPI_CHAR, writer_, kTagSynced, world_,
+           MPI_STATUS_IGNORE);
+  wait_ += now() - t0;
+  if (!done) {
+    error = "writer rank " + std::to_string(writer_) + ": " + msg;
+    return false;
+  }
   return ok;
 }
 
@@ -265,9 +282,11 @@ bool writeAllAt(int fd, const char *data, size_t size, off_t offset) {
 bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
                                        int firstWriter, int writers,
                                        const std::string &path, int64_t rows,
-                                       int64_t cols, std::string &error) {
+                                       int64_t cols, std::string &error,
+                                       int64_t resumeRows) {
   comm_ = comm;
   world_ = world;
+  written_ = std::min(resumeRows, rows);
   path_ = path;
   part_ = path + ".tmp";
   rows_ = rows;
@@ -282,9 +301,9 @@ bool ParallelMatrixFile::openViaWriter(MPI_Comm comm, MPI_Comm world,
   std::string mine;
   bool ok = true;
   if (rank == 0) {
-    int64_t head[2] = {rows, cols};
+    int64_t head[3] = {rows, cols, written_};
     for (int w = 0; w < writers; ++w) {
-      MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+      MPI_Send(head, 3, MPI_INT64_T, firstWriter + w, kTagStart, world);
       MPI_Send(path.data(), static_cast<int>(path.size()), MPI_CHAR,
                firstWriter + w, kTagStart, world);
     }
@@ -337,9 +356,9 @@ bool ParallelMatrixFile::closeViaWriter(bool ok, std::string &error) {
 
 void easyml::rt::releaseMatrixWriter(MPI_Comm world, int firstWriter,
                                      int writers) {
-  int64_t head[2] = {-1, 0};
+  int64_t head[3] = {-1, 0, 0};
   for (int w = 0; w < writers; ++w) {
-    MPI_Send(head, 2, MPI_INT64_T, firstWriter + w, kTagStart, world);
+    MPI_Send(head, 3, MPI_INT64_T, firstWriter + w, kTagStart, world);
     MPI_Send(nullptr, 0, MPI_CHAR, firstWriter + w, kTagStart, world);
   }
 }
@@ -382,8 +401,8 @@ public:
 
   /// What rank 0 sends first; false when there is no file.
   bool receiveStart() {
-    int64_t head[2];
-    MPI_Recv(head, 2, MPI_INT64_T, 0, kTagStart, world_, MPI_STATUS_IGNORE);
+    int64_t head[3];
+    MPI_Recv(head, 3, MPI_INT64_T, 0, kTagStart, world_, MPI_STATUS_IGNORE);
     MPI_Status st;
     MPI_Probe(0, kTagStart, world_, &st);
     int n = 0;
@@ -393,6 +412,7 @@ public:
              MPI_STATUS_IGNORE);
     rows_ = head[0];
     cols_ = head[1];
+    resumeRows_ = head[2];
     part_ = path_ + ".tmp";
     // The computing ranks this writer serves (see openViaWriter).
     for (int r = 0; r < computeRanks_; ++r)
@@ -408,7 +428,19 @@ public:
                                                 std::to_string(cols_) + ")");
     headerBytes_ = static_cast<int64_t>(header.size());
     ok = true;
-    if (me_ == 0) {
+    if (me_ == 0 && resumeRows_ > 0) {
+      // The part a killed run wrote before its checkpoint must be there.
+      struct stat st;
+      int64_t need = headerBytes_ + resumeRows_ * cols_ * 8;
+      ok = ::stat(part_.c_str(), &st) == 0 && st.st_size >= need;
+      fd_ = ok ? ::open(part_.c_str(), O_WRONLY) : -1;
+      if (!ok)
+        msg_ = "cannot continue '" + path_ + "': '" + part_ +
+               "' is missing or shorter than the checkpoint's " +
+               std::to_string(need) + " bytes";
+      else if (fd_ < 0)
+        ok = false;
+    } else if (me_ == 0) {
       std::remove(part_.c_str());
       fd_ = ::open(part_.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
       ok = fd_ >= 0 && writeAllAt(fd_, header.data(), header.size(), 0);
@@ -419,7 +451,7 @@ public:
       fd_ = ::open(part_.c_str(), O_WRONLY);
       ok = fd_ >= 0;
     }
-    if (!ok)
+    if (!ok && msg_.empty())
       msg_ = "cannot write '" + path_ + "': " + std::strerror(errno);
     std::string all = msg_;
     bool allOk = agreeWriters(writers_, first_, ok, all);
@@ -428,7 +460,8 @@ public:
     if (!allOk) {
       if (fd_ >= 0)
         ::close(fd_);
-      if (me_ == 0)
+      // A restart refused leaves the killed run's part as it was.
+      if (me_ == 0 && resumeRows_ == 0)
         std::remove(part_.c_str());
     }
     return allOk;
@@ -458,6 +491,8 @@ public:
         allClosedOk_ = allClosedOk_ && v != 0;
       } else if (st.MPI_TAG == kTagData) {
         receiveRows(st.MPI_SOURCE);
+      } else if (st.MPI_TAG == kTagSync) {
+        receiveSync(st.MPI_SOURCE);
       } else {
         // Not ours (nothing else is sent to this rank): take it off the
         // queue so the loop goes on.
@@ -513,6 +548,23 @@ public:
   const std::string &message() const { return msg_; }
 
 private:
+  /// A checkpoint: once every computing rank of the group has sent its
+  /// rows and asked, each is told whether they are written.
+  void receiveSync(int src) {
+    int64_t rows = 0;
+    MPI_Recv(&rows, 1, MPI_INT64_T, src, kTagSync, world_, MPI_STATUS_IGNORE);
+    syncing_.push_back(src);
+    if (static_cast<int>(syncing_.size()) < group_)
+      return;
+    int64_t ok = writeOk_;
+    for (int rank : syncing_) {
+      MPI_Send(&ok, 1, MPI_INT64_T, rank, kTagSynced, world_);
+      MPI_Send(msg_.data(), static_cast<int>(msg_.size()), MPI_CHAR, rank,
+               kTagSynced, world_);
+    }
+    syncing_.clear();
+  }
+
   void receiveRows(int src) {
     int64_t h[4];
     MPI_Recv(h, 4, MPI_INT64_T, src, kTagData, world_, MPI_STATUS_IGNORE);
@@ -552,8 +604,9 @@ private:
   WriterStats &stats_;
   int me_ = 0, k_ = 1, first_ = 0, group_ = 0, fd_ = -1;
   std::string path_, part_, msg_;
-  int64_t rows_ = 0, cols_ = 0, headerBytes_ = 0;
+  int64_t rows_ = 0, cols_ = 0, headerBytes_ = 0, resumeRows_ = 0;
   bool writeOk_ = true, allClosedOk_ = true;
+  std::vector<int> syncing_;
   std::vector<double> rowsIn_;
 };
 
@@ -686,15 +739,10 @@ easyml::rt::openRankMatrix(MPI_Comm comm, MPI_Comm world, int firstWriter,
                            int64_t cols, std::string &error,
                            int64_t resumeRows) {
   auto f = std::make_shared<RankMatrixFile>(comm);
-  if (resumeRows > 0 && firstWriter >= 0) {
-    error = "'" + path +
-            "': continuing a matrix written by writer ranks is not "
-            "supported (leave out --mpi-writer)";
-    return nullptr;
-  }
   bool opened = firstWriter >= 0
                     ? f->file().openViaWriter(comm, world, firstWriter, writers,
-                                              path, rows, cols, error)
+                                              path, rows, cols, error,
+                                              resumeRows)
                     : f->file().open(comm, path, rows, cols, error, resumeRows);
   if (!opened)
     return nullptr;

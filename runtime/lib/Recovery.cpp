@@ -44,20 +44,87 @@ bool Scheduler::recovering() const {
   return usable > 1 && gpu;
 }
 
-bool Scheduler::keepHostCopies(const WaveTask &task) {
+namespace {
+/// The host rows a host copy writes (states, biomarker accumulators) over
+/// `r`: saved before a copy, put back when it fails.
+struct HostRows {
+  std::vector<double *> rows;
+
+  HostRows(std::vector<double *> r) : rows(std::move(r)) {}
+  void save(CellRange r, std::vector<double> &saved) const {
+    saved.resize(rows.size() * r.size());
+    for (size_t k = 0; k < rows.size(); ++k)
+      std::copy(rows[k] + r.begin, rows[k] + r.end,
+                saved.begin() + k * r.size());
+  }
+  void restore(CellRange r, const std::vector<double> &saved) const {
+    for (size_t k = 0; k < rows.size(); ++k)
+      std::copy(saved.begin() + k * r.size(),
+                saved.begin() + (k + 1) * r.size(), rows[k] + r.begin);
+  }
+};
+
+/// The states and biomarker accumulators: what a host copy writes.
+HostRows copiedRows(CellStore &store, bool bio) {
+  std::vector<double *> rows;
+  for (int64_t v = 0; v < store.svRows(); ++v)
+    rows.push_back(store.sv(v));
+  for (int64_t k = 0; bio && k < EASYML_BIO_NUM_ROWS; ++k)
+    rows.push_back(store.bio(k));
+  return HostRows(rows);
+}
+
+HostRows externalRows(CellStore &store, int64_t n) {
+  return HostRows(std::vector<double *>(store.extTable(), store.extTable() + n));
+}
+} // namespace
+
+void Scheduler::saveWaveStartExternals() {
+  if (!recovering())
+    return;
+  HostRows ext = externalRows(*store_, desc_.num_externals);
+  extCopy_.resize(set_.devices.size());
+  extCopyRange_.assign(set_.devices.size(), CellRange{});
+  for (int i : active()) {
+    Device &device = *set_.devices[i];
+    if (device.sharesHostStore())
+      continue;
+    ext.save(device.range(), extCopy_[i]);
+    extCopyRange_[i] = device.range();
+  }
+}
+
+bool Scheduler::keepHostCopies(const WaveTask &task, std::vector<int> &copyLost,
+                               std::vector<std::string> &copyErrs) {
   if (!recovering())
     return true;
   double t0 = seconds();
   double bytes = 0;
-  std::string err;
   unsigned rows = kStateRows | (bio.on ? kBioRows : 0u);
+  HostRows host = copiedRows(*store_, bio.on);
+  HostRows ext = externalRows(*store_, desc_.num_externals);
+  copyErrs.resize(set_.devices.size());
+  extCopyRange_.resize(set_.devices.size());
+  std::vector<double> saved;
   for (int i : active()) {
     Device &device = *set_.devices[i];
     if (device.sharesHostStore() || hostCopy_[i])
       continue;
+    // The copy of the wave's start stays whole until this one is.
+    CellRange r = device.range();
+    host.save(r, saved);
     double before = device.bytesToHost;
-    if (!device.download(device.range(), rows, err))
-      return fail(device, err);
+    if (!device.download(r, rows, copyErrs[i])) {
+      copyErrs[i] = "taking the host copy after the wave: " + copyErrs[i];
+      device.drain();
+      host.restore(r, saved);
+      // The wave's externals came back before: the start's go back too.
+      if (extCopyRange_[i].begin != r.begin || extCopyRange_[i].end != r.end)
+        return fail(device, copyErrs[i]);
+      ext.restore(r, extCopy_[i]);
+      copyLost.push_back(i);
+      continue;
+    }
     bytes += device.bytesToHost - before;
     device.hostStale = false;
     hostCopy_[i] = 1;
@@ -66,6 +133,23 @@ bool Scheduler::keepHostCopies(const WaveTask &task) {
   report.hostCopySeconds += seconds() - t0;
   report.hostCopyBytes += bytes;
   return true;
+}
+
+bool Scheduler::keepHostCopies(const WaveTask &task) {
+  std::vector<int> lost;
+  std::vector<std::string> errs;
+  if (!keepHostCopies(task, lost, errs))
+    return false;
+  if (lost.empty())
+    return true;
+  // A copy failed after a recovered wave: the host holds the wave's start
+  // of the device's cells, as for a device that failed the wave itself
+  // (its counters of the wave counted twice: warnings only).
+  for (int i : lost)
+    hostCopy_[i] = 1;
+  std::vector<WaveTiming> none(set_.devices.size());
+  return recoverWave(task, lost, errs, none, /*survivorsCounted=*/true) &&
+         keepHostCopies(task) && usable();
 }
 
 bool Scheduler::rescue(Device &x, CellRange cells, const WaveTask &task,
@@ -97,7 +181,8 @@ bool Scheduler::rescue(Device &x, CellRange cells, const WaveTask &task,
 bool Scheduler::recoverWave(const WaveTask &task,
                             const std::vector<int> &lostNow,
                             const std::vector<std::string> &errs,
-                            std::vector<WaveTiming> &timing) {
+                            std::vector<WaveTiming> &timing,
+                            bool survivorsCounted) {
   // Without a host copy of the lost cells there is nothing to go on from.
   bool can = recovering() && task.entry == Entry::Compute;
   for (int i : lostNow)
@@ -115,7 +200,7 @@ bool Scheduler::recoverWave(const WaveTask &task,
   // are old now.
   for (int i : survivors) {
     Device &device = *set_.devices[i];
-    for (size_t c = 0; c < counters.size(); ++c)
+    for (size_t c = 0; !survivorsCounted && c < counters.size(); ++c)
       counters[c] += timing[i].counters[c];
     if (!device.sharesHostStore()) {
       device.hostStale = true;
@@ -129,6 +214,18 @@ bool Scheduler::recoverWave(const WaveTask &task,
       x = i;
       break;
     }
+  // A wave brings its externals to the host as it ends: a device that
+  // failed there may have half-overwritten its cells' (and a copy queued
+  // before the failure may land later). Its queue drained, the wave's
+  // start goes back.
+  HostRows ext = externalRows(*store_, desc_.num_externals);
+  for (int f : lostNow) {
+    set_.devices[f]->drain();
+    if (f < static_cast<int>(extCopyRange_.size()) &&
+        extCopyRange_[f].begin == ranges_[f].begin &&
+        extCopyRange_[f].end == ranges_[f].end)
+      ext.restore(ranges_[f], extCopy_[f]);
+  }
   for (int f : lostNow) {
     Device &lost = *set_.devices[f];
     RecoveryRecord rec;

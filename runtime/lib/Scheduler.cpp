@@ -360,6 +360,8 @@ bool Scheduler::runWave(const WaveTask &task) {
       return fail(device, err);
   }
   paramValuesStale_ = false;
+  if (task.entry == Entry::Compute)
+    saveWaveStartExternals();
   double t0 = now();
   std::vector<std::string> errs(set_.devices.size());
   std::vector<char> failed(set_.devices.size(), 0), launched = failed;
@@ -408,13 +410,28 @@ bool Scheduler::runWave(const WaveTask &task) {
       device.hostStale = true;
       hostCopy_[i] = 0;
     }
+  }
+  std::vector<int> copyLost;
+  std::vector<std::string> copyErrs;
+  if (task.entry != Entry::Eval && !keepHostCopies(task, copyLost, copyErrs))
+    return false;
+  for (int i : act) {
+    if (std::count(copyLost.begin(), copyLost.end(), i))
+      continue;
     for (size_t c = 0; c < counters.size(); ++c)
       counters[c] += timing[i].counters[c];
-    if (device.isGpu() && task.entry == Entry::Compute)
+    if (set_.devices[i]->isGpu() && task.entry == Entry::Compute)
       gpuKernelMs += timing[i].kernelSeconds * 1e3;
   }
-  if (task.entry != Entry::Eval && !keepHostCopies(task))
-    return false;
+  // A copy failed after the wave: the host holds the device's cells as of
+  // the wave's start, as when a device fails the wave itself.
+  if (!copyLost.empty()) {
+    for (int i : copyLost)
+      hostCopy_[i] = 1;
+    return recoverWave(task, copyLost, copyErrs, timing,
+                       /*survivorsCounted=*/true) &&
+           keepHostCopies(task) && usable();
+  }
   if (task.entry != Entry::Compute)
     return true;
   computeSeconds += wall;

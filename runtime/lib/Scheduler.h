@@ -136,14 +136,25 @@ private:
   /// Whether a lost GPU's cells can be recomputed (host copies kept).
   bool recovering() const;
   /// After a wave: the GPUs' cells to the host, the copy a recovery starts
-  /// from.
+  /// from. A device whose copy fails is put in `copyLost` (its error in
+  /// `copyErrs`) with the host's copy of the wave's start restored (the
+  /// copy may have half-overwritten it).
+  bool keepHostCopies(const WaveTask &task, std::vector<int> &copyLost,
+                      std::vector<std::string> &copyErrs);
+  /// Before a wave: the GPUs' cells' externals on the host (the wave's
+  /// start), which a copy failing after it puts back.
+  void saveWaveStartExternals();
+  /// keepHostCopies, with a device whose copy fails recovered at once
+  /// (recoverWave); after a recovery, the survivors' copies again.
   bool keepHostCopies(const WaveTask &task);
   /// Devices `lostNow` failed the wave `task` (errs): recompute their cells
   /// on a survivor, drop them, split the cells over the others. False
-  /// (with failure()) when that cannot be done.
+  /// (with failure()) when that cannot be done. `survivorsCounted`: the
+  /// others' counters of the wave are counted already.
   bool recoverWave(const WaveTask &task, const std::vector<int> &lostNow,
                    const std::vector<std::string> &errs,
-                   std::vector<WaveTiming> &timing);
+                   std::vector<WaveTiming> &timing,
+                   bool survivorsCounted = false);
   bool rescue(Device &x, CellRange cells, const WaveTask &task,
               WaveTiming &timing, std::string &error);
   /// Device `i` failed while taking its cells of `next` (out of memory as
@@ -154,6 +165,10 @@ private:
   /// Per device: lost for good; whether the host holds a copy of its cells
   /// as of the current step.
   std::vector<char> lost_, hostCopy_;
+  /// Per device: its cells' externals on the host at the wave's start and
+  /// the cells they are of (saveWaveStartExternals).
+  std::vector<std::vector<double>> extCopy_;
+  std::vector<CellRange> extCopyRange_;
   /// Moves cells so device d holds ranges[d] (empty: not in use).
   bool migrate(const std::vector<CellRange> &ranges, const std::string &why,
                double imbalance);

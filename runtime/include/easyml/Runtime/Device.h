@@ -286,6 +286,10 @@ public:
   /// and the device; synchronous.
   virtual bool upload(CellRange r, unsigned rows, std::string &error) = 0;
   virtual bool download(CellRange r, unsigned rows, std::string &error) = 0;
+  /// Lets what the device has queued finish, failures ignored: after a
+  /// failed download, before the host's rows are put back (a queued copy
+  /// must not land after them).
+  virtual void drain() {}
 
   /// Starts `task` on the device's range and returns.
   virtual bool launch(const WaveTask &task, std::string &error) = 0;

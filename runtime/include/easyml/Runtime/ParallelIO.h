@@ -56,9 +56,10 @@ public:
   /// many rows written (a restart from a checkpoint).
   bool open(MPI_Comm comm, const std::string &path, int64_t rows,
             int64_t cols, std::string &error, int64_t resumeRows = 0);
-  /// Not collective: waits for this rank's writes; afterwards the rows
-  /// written so far (every rank's, as writeRows() is collective) are in
-  /// the file. False via a writer rank (its writes are not this rank's).
+  /// Waits for this rank's writes; afterwards the rows written so far
+  /// (every rank's, as writeRows() is collective) are in the file. Not
+  /// collective, but via writer ranks every rank of `comm` must call it
+  /// (a writer answers once its whole group has).
   bool finishWrites(int64_t &rows, std::string &error);
   /// Collective over `comm`, the computing ranks: the same file, written
   /// by the `writers` dedicated writer ranks `firstWriter`, ... of `world`
@@ -67,9 +68,12 @@ public:
   /// of `comm` must be rank 0 of `world`. Rows are sent without blocking,
   /// from two buffers per rank; writeRows() is then not collective and
   /// needs no agreement.
+  /// With `resumeRows` > 0 the writers continue the `path`.tmp a killed
+  /// run left with that many rows written.
   bool openViaWriter(MPI_Comm comm, MPI_Comm world, int firstWriter,
                      int writers, const std::string &path, int64_t rows,
-                     int64_t cols, std::string &error);
+                     int64_t cols, std::string &error,
+                     int64_t resumeRows = 0);
   /// Whether the rows go to a writer rank (openViaWriter()).
   bool viaWriter() const { return writer_ >= 0; }
   bool isOpen() const { return open_; }
