@@ -272,6 +272,12 @@ bool Scheduler::recoverWave(const WaveTask &task,
   return usable();
 }
 
+bool Scheduler::dropBetweenWaves(int i, const std::string &why,
+                                 const std::string &error) {
+  set_.devices[i]->drain();
+  return dropFromMigration(i, ranges_, why, error);
+}
+
 bool Scheduler::dropFromMigration(int i, const std::vector<CellRange> &next,
                                   const std::string &why,
                                   const std::string &error) {

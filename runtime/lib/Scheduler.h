@@ -162,6 +162,13 @@ private:
   /// the host, drop it and migrate to a split over the others; else fail.
   bool dropFromMigration(int i, const std::vector<CellRange> &next,
                          const std::string &why, const std::string &error);
+  /// Device `i` failed a copy between waves (`why`: biomarker
+  /// accumulators at a beat): its queue drained, dropped as above from the
+  /// host copies; else fail.
+  bool dropBetweenWaves(int i, const std::string &why,
+                        const std::string &error);
+  /// Reset biomarker accumulators to the devices at a beat.
+  bool uploadNewAccumulators(const std::string &why, std::string &err);
   /// Per device: lost for good; whether the host holds a copy of its cells
   /// as of the current step.
   std::vector<char> lost_, hostCopy_;

@@ -55,6 +55,20 @@ bool Scheduler::enableBiomarkers(const BiomarkerOptions &options,
   return true;
 }
 
+/// The host's reset accumulators to every device; one that fails is
+/// dropped (dropBetweenWaves).
+bool Scheduler::uploadNewAccumulators(const std::string &why,
+                                      std::string &err) {
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    Device &device = *set_.devices[i];
+    if (!device.sharesHostStore() && !device.range().empty() &&
+        !device.upload(device.range(), kBioRows, err) &&
+        !dropBetweenWaves(static_cast<int>(i), why, err))
+      return false;
+  }
+  return true;
+}
+
 bool Scheduler::closeBeat(bool keep) {
   if (!bio.on || !usable())
     return false;
@@ -63,17 +77,18 @@ bool Scheduler::closeBeat(bool keep) {
     return true; // nothing happened since the beat started
   if (!keep) {
     store_->resetBio();
-    for (auto &device : set_.devices)
-      if (!device->sharesHostStore() && !device->range().empty() &&
-          !device->upload(device->range(), kBioRows, err))
-        return fail(*device, err);
+    if (!uploadNewAccumulators("starting a beat", err))
+      return false;
     bio.beatStart = step_;
     return true;
   }
-  for (auto &device : set_.devices)
-    if (!device->sharesHostStore() && !device->range().empty() &&
-        !device->download(device->range(), kBioRows, err))
-      return fail(*device, err);
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    Device &device = *set_.devices[i];
+    if (!device.sharesHostStore() && !device.range().empty() &&
+        !device.download(device.range(), kBioRows, err) &&
+        !dropBetweenWaves(static_cast<int>(i), "closing a beat", err))
+      return false;
+  }
   CellStore &st = *store_;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const BiomarkerOptions &o = bio.options;
@@ -123,10 +138,8 @@ bool Scheduler::closeBeat(bool keep) {
     r[kBioFlags] = flags;
   }
   st.resetBio();
-  for (auto &device : set_.devices)
-    if (!device->sharesHostStore() && !device->range().empty() &&
-        !device->upload(device->range(), kBioRows, err))
-      return fail(*device, err);
+  if (!uploadNewAccumulators("starting a beat", err))
+    return false;
   ++bio.beat;
   bio.beatStart = step_;
   return true;
