@@ -44,7 +44,8 @@ def drug_study(model: str, mapping: str, cipa: str = "",
                save_states: str = "",
                progress: Optional[Callable[[int], None]] = None,
                converge: float = 0.0,
-               adaptive: bool = False) -> DrugStudyResult:
+               adaptive: bool = False,
+               max_dv_window: int = 0) -> DrugStudyResult:
     """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
     (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
     the optimal fit), `beats` beats at `bcl` ms (fewer once every
@@ -52,7 +53,9 @@ def drug_study(model: str, mapping: str, cipa: str = "",
     `progress` gets the beats done. `adaptive`: each simulation takes its
     own error-controlled steps (easyml-compile --adaptive), and `dt`
     (default 0.01 ms, with `adaptive` the stimulus duration) is only the
-    grid of the stimulus and the metrics."""
+    grid of the stimulus and the metrics. `max_dv_window`: the metrics of
+    the beat with the largest max_dv among the last N beats, as FDA's
+    AP_simulation.R takes them (250); 0, the last beat's."""
     if dt is None:
         dt = stim_duration if adaptive else 0.01
     from . import Error, _compiler
@@ -65,7 +68,7 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             bool(nM), int(beats), float(bcl), float(dt), float(stim),
             float(stim_duration), parameters, devices, int(threads),
             load_states, save_states, "", progress, float(converge),
-            bool(adaptive))
+            bool(adaptive), int(max_dv_window))
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))

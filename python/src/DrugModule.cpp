@@ -85,9 +85,11 @@ py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
                         const std::string &saveStates,
                         const std::string &cacheDir,
                         const std::function<void(int64_t)> &progress,
-                        double converge, bool adaptive) {
+                        double converge, bool adaptive,
+                        int64_t maxDvWindow) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
   a.options.adaptive = adaptive;
+  a.options.maxDvWindow = maxDvWindow;
   if (!(converge >= 0))
     throw std::runtime_error("converge must be >= 0");
   a.options.converge = converge;
@@ -157,5 +159,6 @@ void bindDrugStudy(py::module &m) {
         py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
         py::arg("converge") = 0.0, py::arg("adaptive") = false,
+        py::arg("max_dv_window") = 0,
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

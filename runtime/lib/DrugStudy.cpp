@@ -272,6 +272,12 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
            false;
   if (cells.empty() || o.beats < 1 || !(o.bcl > 0) || !(o.dt > 0))
     return error = "a study needs cells, beats >= 1, bcl > 0 and dt > 0", false;
+  if (o.maxDvWindow < 0)
+    return error = "the max_dv window must be >= 0 beats", false;
+  if (o.maxDvWindow > 1 && o.converge > 0)
+    return error = "a max_dv window needs every beat paced: leave out the "
+                   "steady-state stop (converge)",
+           false;
   Simulation sim(model, static_cast<int64_t>(cells.size()), o.simulation);
   if (!sim.valid(error))
     return false;
@@ -325,12 +331,30 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
           error))
     return error = "the last beat's samples: " + error, false;
   tracker.stateChange(); // the states the first beat starts from
+  // The beat with the largest max_dv among the window's, per cell.
+  std::vector<DrugStudyRow> best;
+  auto choose = [&](int64_t beat) {
+    for (DrugStudyRow &r : rows)
+      r.beat = beat;
+    if (o.maxDvWindow <= 1 || beat <= o.beats - o.maxDvWindow)
+      return;
+    last.metrics(rows);
+    if (best.empty()) {
+      best = rows;
+      return;
+    }
+    for (size_t c = 0; c < rows.size(); ++c)
+      if (rows[c].maxDv > best[c].maxDv ||
+          (std::isnan(best[c].maxDv) && !std::isnan(rows[c].maxDv)))
+        best[c] = rows[c];
+  };
   bool steady = false;
   sim.addEvent(
       start + period,
       [&](SimulationInterface &, int64_t step, std::string &) {
         tracker.beatEnded();
         int64_t beat = (step - start) / period;
+        choose(beat);
         if (progress)
           progress(beat);
         // Converged: the run stops here (false without an error).
@@ -351,6 +375,17 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
     tracker.converged(o.converge, o.beats);
   }
   last.metrics(rows);
+  if (!steady)
+    choose(o.beats);
+  if (!best.empty())
+    for (size_t c = 0; c < rows.size(); ++c) {
+      // The chosen beat's metrics; how far the run went, the last beat's.
+      DrugStudyRow chosen = best[c];
+      chosen.beats = rows[c].beats;
+      chosen.convergedBeat = rows[c].convergedBeat;
+      chosen.stateChange = rows[c].stateChange;
+      rows[c] = chosen;
+    }
   if (progress)
     progress(rows.empty() ? o.beats : rows.front().beats);
   return o.saveStates.empty() || saveState(o.saveStates, sim, error);
@@ -360,7 +395,7 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
                     "catd50,catd90,ead,flags,apd90_change,state_change,"
-                    "max_dv,cipa_ead,beats,converged_beat\n";
+                    "max_dv,cipa_ead,beats,converged_beat,metrics_beat\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -371,14 +406,14 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
                   "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d,%lld,"
-                  "%lld\n",
+                  "%lld,%lld\n",
                   r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
                   r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
                   flags, r.apd90Change, r.stateChange, r.maxDv,
                   r.maxDv > 0 ? 1 : 0, (long long)r.beats,
-                  (long long)r.convergedBeat);
+                  (long long)r.convergedBeat, (long long)r.beat);
     out += buf;
   }
   return out;

@@ -73,6 +73,11 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "stop pacing once every simulation's largest relative state change "
        "over a beat is below this (0: pace every beat)",
        "0"},
+      {"max-dv-window", 0, K::Required,
+       "report the metrics of the beat with the largest max_dv among the "
+       "last N beats, as FDA's AP_simulation.R does (N = 250 there); 0: "
+       "the last beat",
+       "0"},
       {"dt", 0, K::Required,
        "time step (ms) (default 0.01; with --adaptive the stimulus "
        "duration)",
@@ -120,6 +125,7 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
          : o.adaptive ? o.stimDuration
                       : 0.01;
   o.converge = a.number("converge", errors);
+  o.maxDvWindow = a.integer("max-dv-window", errors);
   o.simulation.threads = static_cast<int>(a.integer("threads", errors));
   if (!errors.empty())
     return error = errors.front(), false;

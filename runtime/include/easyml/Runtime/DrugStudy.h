@@ -79,6 +79,11 @@ struct DrugStudyOptions {
   /// change over a beat (DrugStudyRow::stateChange) is below this; the
   /// metrics are then the last beat's (0: pace every beat).
   double converge = 0;
+  /// The metrics are of the beat with the largest max_dv among the last
+  /// `maxDvWindow` beats, as FDA's AP_simulation.R takes them (250 there;
+  /// an EAD in any of them is then reported); 0 or 1: the last beat's.
+  /// Every beat is paced (no `converge`).
+  int64_t maxDvWindow = 0;
 };
 
 /// One cell's result: its last beat.
@@ -87,7 +92,8 @@ struct DrugStudyRow {
   int64_t sample = 0;
   double dose = 0, concentration = 0;
   double qnet = 0;
-  /// Biomarker columns (BiomarkerColumn) of the last beat.
+  /// Biomarker columns (BiomarkerColumn) of the last beat (of the beat
+  /// DrugStudyOptions::maxDvWindow chose: `beat`).
   std::vector<double> biomarkers;
   /// Over the last beat: the largest relative change of a state, and
   /// APD90's change (ms).
@@ -105,6 +111,8 @@ struct DrugStudyRow {
   /// Beats paced, and the first beat from which the cell's state change
   /// stayed below DrugStudyOptions::converge (-1: none, or no tolerance).
   int64_t beats = 0, convergedBeat = -1;
+  /// The beat the metrics are of (1: the first paced).
+  int64_t beat = 0;
 };
 
 /// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every
