@@ -431,8 +431,11 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     gatherVm();
     double t1 = now();
     stimulusSource(step_);
-    ok = !blocks_.empty() ? (onDevices_ ? diffuseOnRanks(error)
-                                        : diffuseOnRanksHost(error))
+    ok = !blocks_.empty()
+             ? (options_.scheme != TissueOptions::Explicit
+                    ? diffuseCrankNicolsonOnRanks(error)
+                : onDevices_ ? diffuseOnRanks(error)
+                             : diffuseOnRanksHost(error))
          : onDevices_     ? diffuseOnDevices(error)
          : options_.scheme == TissueOptions::Explicit
              ? diffuseExplicit()

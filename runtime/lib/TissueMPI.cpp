@@ -87,6 +87,11 @@ public:
     MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, comm_);
     return out;
   }
+  double total(double value) override {
+    double out = 0;
+    MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, comm_);
+    return out;
+  }
   int64_t minimum(int64_t value) override {
     int64_t out = 0;
     MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, comm_);

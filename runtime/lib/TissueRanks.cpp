@@ -45,10 +45,6 @@ TissueComm::~TissueComm() = default;
 bool Tissue::initializeRanks(std::string &error) {
   if (!comm_ || comm_->size() != sim_.ranks())
     return error = "a tissue across ranks needs their communicator", false;
-  if (options_.scheme != TissueOptions::Explicit)
-    return error = "a tissue across ranks needs explicit diffusion "
-                   "(crank-nicolson runs in one process)",
-           false;
   if (grid_.points() > INT32_MAX)
     return error = "a tissue across ranks holds at most 2^31 points (its "
                    "outputs are gathered on rank 0)",
@@ -151,6 +147,80 @@ bool Tissue::diffuseOnRanks(std::string &error) {
       return false;
   }
   std::memcpy(vm, vr_.data() + own, n * sizeof(double));
+  return true;
+}
+
+double Tissue::blockDot(const double *a, const double *b) const {
+  const uint8_t *flags = flags_.data() + block_.begin;
+  double sum = 0;
+  for (int64_t i = 0, n = block_.size(); i < n; ++i)
+    if (flags[i] & EASYML_DIFFUSION_TISSUE)
+      sum += a[i] * b[i];
+  return sum;
+}
+
+/// As diffuseCrankNicolson, over this rank's block: x is Vm in vr_, the
+/// search direction p lives in a buffer with halos like vr_'s.
+bool Tissue::diffuseCrankNicolsonOnRanks(std::string &error) {
+  loadBlockVm();
+  const int64_t own = block_.begin - first_, n = block_.size();
+  const int64_t halo = haloOf(grid_);
+  const uint8_t *flags = flags_.data() + block_.begin;
+  double plus[3], minus[3];
+  for (int a = 0; a < 3; ++a) {
+    plus[a] = 0.5 * c_[a];
+    minus[a] = -0.5 * c_[a];
+  }
+  auto exchange = [&](double *v) {
+    double t0 = now();
+    bool ok = comm_->exchangeHalo(blocks_, halo, v, error);
+    exchangeSeconds_ += now() - t0;
+    return ok;
+  };
+  auto total = [&](const double *a, const double *b) {
+    return comm_->total(blockDot(a, b));
+  };
+  double *x = vr_.data() + own;
+  std::vector<double> b(n), r(n), q(n), ph(vr_.size(), 0.0);
+  double *p = ph.data() + own;
+  if (!exchange(vr_.data()))
+    return false;
+  applyOperator(x, b.data(), plus,
+                hasSource_ ? src_.data() + block_.begin : nullptr, flags, n);
+  applyOperator(x, q.data(), minus, nullptr, flags, n);
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = r[i] = b[i] - q[i];
+  double rr = total(r.data(), r.data());
+  double bb = std::max(total(b.data(), b.data()), 1e-300);
+  double stop = options_.cgTolerance * options_.cgTolerance * bb;
+  int64_t it = 0;
+  for (; rr > stop && it < options_.cgMaxIterations; ++it) {
+    if (!exchange(ph.data()))
+      return false;
+    applyOperator(p, q.data(), minus, nullptr, flags, n);
+    double alpha = rr / total(p, q.data());
+    for (int64_t i = 0; i < n; ++i)
+      if (flags[i] & EASYML_DIFFUSION_TISSUE) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * q[i];
+      }
+    double next = total(r.data(), r.data());
+    double beta = next / rr;
+    rr = next;
+    for (int64_t i = 0; i < n; ++i)
+      if (flags[i] & EASYML_DIFFUSION_TISSUE)
+        p[i] = r[i] + beta * p[i];
+  }
+  report_.cgIterations += it;
+  if (rr > stop || !std::isfinite(rr))
+    return error = "crank-nicolson: the conjugate gradient did not converge "
+                   "in " + std::to_string(it) + " iterations at step " +
+                   std::to_string(step_) + " (relative residual " +
+                   std::to_string(std::sqrt(rr / bb)) + ")",
+           false;
+  double *vm = sim_.local()->vm();
+  for (int64_t k = cells_.begin; k < cells_.end; ++k)
+    vm[k - cells_.begin] = vr_[cellPoint_[k] - first_];
   return true;
 }
 

@@ -181,6 +181,12 @@ private:
   /// The sub-steps on the host's threads over this rank's block (a mask,
   /// or diffusion_on host).
   bool diffuseOnRanksHost(std::string &error);
+  /// Crank-Nicolson over this rank's block: the conjugate gradient with
+  /// the halos of its search direction exchanged before each application
+  /// of the operator and its dot products summed over the ranks.
+  bool diffuseCrankNicolsonOnRanks(std::string &error);
+  /// This rank's part of a dot product over the block's points of tissue.
+  double blockDot(const double *a, const double *b) const;
   /// Vm of this rank's cells into vr_ at their points.
   void loadBlockVm();
   /// The whole grid of `values` (this rank's block) on rank 0.

@@ -43,9 +43,10 @@ public:
                             int64_t halo, double *vm,
                             std::string &error) = 0;
 
-  /// Sum and minimum over the ranks.
+  /// Sums and minimum over the ranks.
   virtual int64_t sum(int64_t value) = 0;
   virtual int64_t minimum(int64_t value) = 0;
+  virtual double total(double value) = 0;
 
   /// On rank 0, the whole array of `points` values from every rank's
   /// block (`local` holds this rank's); other ranks get `whole` empty.
