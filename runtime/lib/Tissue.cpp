@@ -10,6 +10,8 @@
 #include "easyml/Runtime/SimulationInterface.h"
 #include "easyml/Runtime/TissueComm.h"
 
+#include "ConjugateGradient.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -332,37 +334,28 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
   r_.resize(n);
   p_.resize(n);
   q_.resize(n);
-  // Start from v: r = b - M v.
-  applyOperator(x, q_.data(), minus, nullptr);
-  for (int64_t i = 0; i < n; ++i)
-    r_[i] = b[i] - q_[i];
-  p_ = r_;
-  double rr = dot(r_.data(), r_.data());
-  double stop = options_.cgTolerance * options_.cgTolerance *
-                std::max(dot(b.data(), b.data()), 1e-300);
-  int64_t it = 0;
-  for (; rr > stop && it < options_.cgMaxIterations; ++it) {
-    applyOperator(p_.data(), q_.data(), minus, nullptr);
-    double alpha = rr / dot(p_.data(), q_.data());
-    for (int64_t i = 0; i < n; ++i) {
-      x[i] += alpha * p_[i];
-      r_[i] -= alpha * q_[i];
-    }
-    double next = dot(r_.data(), r_.data());
-    double beta = next / rr;
-    rr = next;
-    for (int64_t i = 0; i < n; ++i)
-      p_[i] = r_[i] + beta * p_[i];
-  }
-  report_.cgIterations += it;
-  if (rr > stop || !std::isfinite(rr))
+  ConjugateGradient cg;
+  cg.apply = [&](const double *in, double *out) {
+    applyOperator(in, out, minus, nullptr);
+    return true;
+  };
+  cg.dot = [&](const double *u, const double *v) { return dot(u, v); };
+  cg.tolerance = options_.cgTolerance;
+  cg.maxIterations = options_.cgMaxIterations;
+  return solved(cg.solve(n, x, b.data(), r_.data(), q_.data(), p_.data()),
+                error);
+}
+
+bool Tissue::solved(const CgResult &r, std::string &error) {
+  report_.cgIterations += r.iterations;
+  if (!r.applied)
+    return false;
+  if (!r.converged)
     return error = "crank-nicolson: the conjugate gradient did not converge "
                    "in " +
-                   std::to_string(it) + " iterations at step " +
+                   std::to_string(r.iterations) + " iterations at step " +
                    std::to_string(step_) + " (relative residual " +
-                   number(std::sqrt(rr / std::max(dot(b.data(), b.data()),
-                                                  1e-300))) +
-                   ")",
+                   number(std::sqrt(r.rr / r.bb)) + ")",
            false;
   return true;
 }

@@ -19,6 +19,8 @@
 #include "easyml/Runtime/Tissue.h"
 #include "easyml/Runtime/TissueComm.h"
 
+#include "ConjugateGradient.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -177,47 +179,30 @@ bool Tissue::diffuseCrankNicolsonOnRanks(std::string &error) {
     exchangeSeconds_ += now() - t0;
     return ok;
   };
-  auto total = [&](const double *a, const double *b) {
-    return comm_->total(blockDot(a, b));
-  };
   double *x = vr_.data() + own;
   std::vector<double> b(n), r(n), q(n), ph(vr_.size(), 0.0);
-  double *p = ph.data() + own;
   if (!exchange(vr_.data()))
     return false;
   applyOperator(x, b.data(), plus,
                 hasSource_ ? src_.data() + block_.begin : nullptr, flags, n);
-  applyOperator(x, q.data(), minus, nullptr, flags, n);
-  for (int64_t i = 0; i < n; ++i)
-    p[i] = r[i] = b[i] - q[i];
-  double rr = total(r.data(), r.data());
-  double bb = std::max(total(b.data(), b.data()), 1e-300);
-  double stop = options_.cgTolerance * options_.cgTolerance * bb;
-  int64_t it = 0;
-  for (; rr > stop && it < options_.cgMaxIterations; ++it) {
-    if (!exchange(ph.data()))
+  ConjugateGradient cg;
+  // x's halo is current; the search direction's comes before each product.
+  cg.apply = [&](const double *in, double *out) {
+    if (in != x && !exchange(ph.data()))
       return false;
-    applyOperator(p, q.data(), minus, nullptr, flags, n);
-    double alpha = rr / total(p, q.data());
-    for (int64_t i = 0; i < n; ++i)
-      if (flags[i] & EASYML_DIFFUSION_TISSUE) {
-        x[i] += alpha * p[i];
-        r[i] -= alpha * q[i];
-      }
-    double next = total(r.data(), r.data());
-    double beta = next / rr;
-    rr = next;
-    for (int64_t i = 0; i < n; ++i)
-      if (flags[i] & EASYML_DIFFUSION_TISSUE)
-        p[i] = r[i] + beta * p[i];
-  }
-  report_.cgIterations += it;
-  if (rr > stop || !std::isfinite(rr))
-    return error = "crank-nicolson: the conjugate gradient did not converge "
-                   "in " + std::to_string(it) + " iterations at step " +
-                   std::to_string(step_) + " (relative residual " +
-                   std::to_string(std::sqrt(rr / bb)) + ")",
-           false;
+    applyOperator(in, out, minus, nullptr, flags, n);
+    return true;
+  };
+  cg.dot = [&](const double *u, const double *v) {
+    return comm_->total(blockDot(u, v));
+  };
+  cg.mask = flags;
+  cg.maskBit = EASYML_DIFFUSION_TISSUE;
+  cg.tolerance = options_.cgTolerance;
+  cg.maxIterations = options_.cgMaxIterations;
+  if (!solved(cg.solve(n, x, b.data(), r.data(), q.data(), ph.data() + own),
+              error))
+    return false;
   double *vm = sim_.local()->vm();
   for (int64_t k = cells_.begin; k < cells_.end; ++k)
     vm[k - cells_.begin] = vr_[cellPoint_[k] - first_];

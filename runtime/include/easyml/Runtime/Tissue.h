@@ -54,6 +54,7 @@ namespace rt {
 struct RunPosition;
 class SimulationInterface;
 class TissueComm;
+struct CgResult;
 
 struct TissueOptions {
   /// The step of the splitting (ms): the ionic models' step.
@@ -170,6 +171,9 @@ private:
   /// Explicit sub-steps on the simulation's devices.
   bool diffuseOnDevices(std::string &error);
   bool diffuseCrankNicolson(std::string &error);
+  /// A Crank-Nicolson solve's outcome: its iterations counted, an error
+  /// where it did not converge.
+  bool solved(const CgResult &r, std::string &error);
   double dot(const double *a, const double *b) const;
   bool updateActivation(int64_t step, std::string &error);
   /// A stimulus starts at `step`: the running beat ends (biomarkers on).
