@@ -341,12 +341,16 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
     last.metrics(rows);
     if (best.empty()) {
       best = rows;
-      return;
+      for (DrugStudyRow &b : best)
+        b.eadBeats = 0;
     }
-    for (size_t c = 0; c < rows.size(); ++c)
+    for (size_t c = 0; c < rows.size(); ++c) {
+      int64_t eads = best[c].eadBeats + (rows[c].maxDv > 0 ? 1 : 0);
       if (rows[c].maxDv > best[c].maxDv ||
           (std::isnan(best[c].maxDv) && !std::isnan(rows[c].maxDv)))
         best[c] = rows[c];
+      best[c].eadBeats = eads;
+    }
   };
   bool steady = false;
   sim.addEvent(
@@ -395,7 +399,8 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
   std::string out = "drug,sample,dose,concentration_nM,qnet,apd50,apd90,"
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
                     "catd50,catd90,ead,flags,apd90_change,state_change,"
-                    "max_dv,cipa_ead,beats,converged_beat,metrics_beat\n";
+                    "max_dv,cipa_ead,beats,converged_beat,metrics_beat,"
+                    "ead_beats\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -406,14 +411,15 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
                   "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d,%lld,"
-                  "%lld,%lld\n",
+                  "%lld,%lld,%lld\n",
                   r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
                   r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
                   b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
                   b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
                   flags, r.apd90Change, r.stateChange, r.maxDv,
                   r.maxDv > 0 ? 1 : 0, (long long)r.beats,
-                  (long long)r.convergedBeat, (long long)r.beat);
+                  (long long)r.convergedBeat, (long long)r.beat,
+                  (long long)r.eadBeats);
     out += buf;
   }
   return out;

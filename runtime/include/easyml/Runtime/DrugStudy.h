@@ -111,8 +111,10 @@ struct DrugStudyRow {
   /// Beats paced, and the first beat from which the cell's state change
   /// stayed below DrugStudyOptions::converge (-1: none, or no tolerance).
   int64_t beats = 0, convergedBeat = -1;
-  /// The beat the metrics are of (1: the first paced).
-  int64_t beat = 0;
+  /// The beat the metrics are of (1: the first paced), and with
+  /// DrugStudyOptions::maxDvWindow the beats of the window with an EAD
+  /// (max_dv > 0), as FDA's AP_simulation.R counts them (-1: no window).
+  int64_t beat = 0, eadBeats = -1;
 };
 
 /// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every
