@@ -14,7 +14,9 @@
 # 2. 12 drugs x 4 doses x --samples samples, --beats beats at 2,000 ms on
 #    the GPU: throughput and time per simulation-beat;
 # 3. with --big-samples N, 12 x 4 x N simulations for one beat (the
-#    uncertainty study's population size).
+#    uncertainty study's population size);
+# 4. the same as 1 and 2 with each simulation taking its own steps (the
+#    model compiled --adaptive, dt 0.5 ms).
 # Writes DIR/drug.md and the tables.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,17 +48,23 @@ if [ -n "$MAKE" ]; then
   cp -r "$CIPA/hERG_fitting" "$CIPA/Hill_fitting" "$MAKE/cipa/"
   "$BIN/easyml-drug" --model "$CORPUS/models/ohara-cipa-v1-2017/model.model" \
     --mapping "$MAP" --write-model "$MAKE/models/qnet.model" || exit 1
-  "$BIN/easyml-compile" "$MAKE/models/qnet.model" --model-name ohara-cipa-v1-2017 \
-    --variant=cpu-simd,cuda --cuda-chips=sm_90 --cpu=x86-64-v4 \
-    --per-cell-params=gNa,gNaL,PCa_base,gK1,gKs,gto,gKr,Kmax,Ku,n,halfmax,Vhalf,Kt,D \
-    --emit=shared -o "$MAKE/models/qnet.so" || exit 1
+  "$BIN/easyml-drug" --model "$CORPUS/models/ohara-cipa-v1-2017/model.model" \
+    --mapping "$MAP" --adaptive --write-model "$MAKE/models/qnet-adaptive.model" || exit 1
+  for m in qnet qnet-adaptive; do
+    "$BIN/easyml-compile" "$MAKE/models/$m.model" --model-name ohara-cipa-v1-2017 \
+      --variant=cpu-simd,cuda --cuda-chips=sm_90 --cpu=x86-64-v4 \
+      --per-cell-params=gNa,gNaL,PCa_base,gK1,gKs,gto,gKr,Kmax,Ku,n,halfmax,Vhalf,Kt,D \
+      $([ $m = qnet-adaptive ] && echo --adaptive) \
+      --emit=shared -o "$MAKE/models/$m.so" || exit 1
+  done
   echo "packed: $MAKE ($(du -sh "$MAKE" | cut -f1))"
   exit 0
 fi
 [ -x "$PACK/bin/easyml-drug" ] || { echo "gpu-drug.sh: error: no pack at '$PACK'" >&2; exit 1; }
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-study() { "$PACK/bin/easyml-drug" --model "$PACK/models/qnet.so" --mapping "$MAP" \
+MODEL=qnet
+study() { "$PACK/bin/easyml-drug" --model "$PACK/models/$MODEL.so" --mapping "$MAP" \
   --cipa "$PACK/cipa" --drugs "$DRUGS" --doses 1,2,3,4 --imp-par mode=0 -q "$@"; }
 timed() { # name, args...: runs a study, prints its wall time
   local name="$1"; shift
@@ -68,21 +76,30 @@ status=0
 {
   echo "# Drug study on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) CPU cores, $(date +%F)"
   echo '```'
-  timed cpu-small --samples 1-"$SMALL" --beats 2 --devices cpu || status=1
-  timed gpu-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 || status=1
-  python3 - "$OUT/cpu-small.csv" "$OUT/gpu-small.csv" <<'PY'
+  compare() { python3 - "$OUT/$1.csv" "$OUT/$2.csv" <<'PY'
 import csv, sys
 a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
 for col in ("qnet", "apd90"):
     d = max(abs(float(x[col]) - float(y[col])) / max(abs(float(x[col])), 1e-12)
             for x, y in zip(a, b) if x[col] not in ("nan", "") and y[col] not in ("nan", ""))
-    print(f"GPU vs CPU, {len(a)} simulations x 2 beats: largest relative difference of {col} {100 * d:.3g}%")
+    print(f"{sys.argv[2]} vs {sys.argv[1]}, {len(a)} simulations x 2 beats: largest relative difference of {col} {100 * d:.3g}%")
 PY
+  }
+  timed cpu-small --samples 1-"$SMALL" --beats 2 --devices cpu || status=1
+  timed gpu-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 || status=1
+  compare cpu-small gpu-small
   timed gpu-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 || status=1
   if [ "$BIG" -gt 0 ]; then
     timed gpu-big --samples 1-"$BIG" --beats 1 --devices gpu:0 || status=1
     rm -f "$OUT/gpu-big.csv"
   fi
+  # Each simulation its own steps (dt 0.5 ms, the stimulus's).
+  MODEL=qnet-adaptive
+  timed cpu-adaptive-small --samples 1-"$SMALL" --beats 2 --devices cpu --adaptive || status=1
+  timed gpu-adaptive-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 --adaptive || status=1
+  compare cpu-adaptive-small gpu-adaptive-small
+  compare gpu-small gpu-adaptive-small
+  timed gpu-adaptive-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 --adaptive || status=1
   echo '```'
 } 2>&1 | tee "$OUT/drug.md"
 exit $status
