@@ -216,6 +216,8 @@ struct Tracker {
 /// [(s * samples + k) * cells + c].
 struct LastBeatRecord {
   int64_t cells = 0, first = 0, every = 1, samples = 0, period = 1;
+  /// Time between samples (ms): 1, or the nearest whole number of steps.
+  double spacing = 1.0;
   int slots = 0;
   bool calcium = false;
   std::vector<double> data;
@@ -240,11 +242,12 @@ struct LastBeatRecord {
     for (int64_t c = 0; c < cells; ++c) {
       int vm = calcium ? 1 : 0;
       if (calcium)
-        calciumDurations(series(0, c), 1.0, rows[c].catd50, rows[c].catd90);
+        calciumDurations(series(0, c), spacing, rows[c].catd50,
+                         rows[c].catd90);
       std::vector<double> v = series(vm, c), dv = series(vm + 1, c);
       for (double &x : dv)
         x = -x; // dVm/dt = -Iion outside the stimulus
-      rows[c].maxDv = cipaMaxDv(v, dv, 1.0);
+      rows[c].maxDv = cipaMaxDv(v, dv, spacing);
     }
   }
 };
@@ -272,6 +275,16 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
            false;
   if (cells.empty() || o.beats < 1 || !(o.bcl > 0) || !(o.dt > 0))
     return error = "a study needs cells, beats >= 1, bcl > 0 and dt > 0", false;
+  if (o.adaptive && std::fabs(o.stimDuration / o.dt -
+                              std::llround(o.stimDuration / o.dt)) > 1e-9) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "with each simulation taking its own steps (adaptive) the "
+                  "stimulus must last whole steps of dt: %g ms is not a "
+                  "multiple of %g ms",
+                  o.stimDuration, o.dt);
+    return error = buf, false;
+  }
   if (o.maxDvWindow < 0)
     return error = "the max_dv window must be >= 0 beats", false;
   if (o.maxDvWindow > 1 && o.converge > 0)
@@ -314,6 +327,7 @@ bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
   LastBeatRecord last;
   last.cells = static_cast<int64_t>(cells.size());
   last.every = std::max<int64_t>(1, std::llround(1.0 / o.dt));
+  last.spacing = last.every * o.dt;
   last.first = start;
   last.period = period;
   last.samples = (period + last.every - 1) / last.every;

@@ -136,6 +136,8 @@ bool ParallelMatrixFile::writeRows(int64_t row0, int64_t n, CellRange part,
       return false;
     }
     int64_t w = part.size();
+    if (n > 0)
+      written_ = std::max(written_, row0 + n);
     if (n <= 0 || w <= 0)
       return true;
     if (row0 + n > rows_ || n * w > std::numeric_limits<int>::max()) {
@@ -680,8 +682,14 @@ public:
 
   bool checkpoint(int64_t &rows, std::string &error) override {
     // Collective like the event that calls it: the buffered rows go out,
-    // then this rank's writes are waited for.
-    return flush(error) && file_.finishWrites(rows, error);
+    // then this rank's writes are waited for (a writer rank answers once
+    // every rank of its group asked, so every rank asks whatever happened
+    // before), and the ranks agree on the outcome.
+    std::string flushed, finished;
+    bool ok = flush(flushed);
+    ok = file_.finishWrites(rows, finished) && ok;
+    error = !flushed.empty() ? flushed : finished;
+    return agree(comm_, ok, error);
   }
 
   bool close(bool ok, std::string &error) override {

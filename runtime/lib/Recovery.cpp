@@ -87,7 +87,10 @@ void Scheduler::saveWaveStartExternals() {
   extCopyRange_.assign(set_.devices.size(), CellRange{});
   for (int i : active()) {
     Device &device = *set_.devices[i];
-    if (device.sharesHostStore())
+    // Only where the host holds the device's cells as of the wave's start
+    // (a host copy is current): a copy failing after the wave goes back to
+    // that, and nothing else.
+    if (device.sharesHostStore() || !hostCopy_[i])
       continue;
     ext.save(device.range(), extCopy_[i]);
     extCopyRange_[i] = device.range();
@@ -226,6 +229,9 @@ bool Scheduler::recoverWave(const WaveTask &task,
         extCopyRange_[f].end == ranges_[f].end)
       ext.restore(ranges_[f], extCopy_[f]);
   }
+  // From here the host mixes the wave's start and end: no later copy
+  // failure of this wave goes back to it.
+  extCopyRange_.assign(extCopyRange_.size(), CellRange{});
   for (int f : lostNow) {
     Device &lost = *set_.devices[f];
     RecoveryRecord rec;
