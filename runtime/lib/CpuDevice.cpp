@@ -16,6 +16,8 @@
 
 #include "easyml/Runtime/Device.h"
 
+#include "FusedStep.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -146,6 +148,8 @@ public:
     return true;
   }
 
+  bool fusesDiffusion() const override { return variant_->diffuse != nullptr; }
+
   bool diagnose(const WaveTask &task, NonFinite &where, std::string &) override;
 
 private:
@@ -165,6 +169,31 @@ private:
     a.rec_every = 1;
     a.bio = store_->bioBase();
     a.bio_ca = store_->bioCa();
+    return a;
+  }
+
+  /// The kernel's arguments for the current task over cells [begin, end),
+  /// recording into `plan` where given.
+  easyml_kernel_args waveArgs(int64_t begin, int64_t end, RecordPlan *plan) {
+    const WaveTask &t = task_;
+    easyml_kernel_args a = args(begin, end);
+    a.step0 = t.step0;
+    a.nsteps = t.entry == Entry::Compute ? t.nsteps : 0;
+    a.stim = t.stim;
+    a.integrate_vm = t.integrateVm;
+    if (plan) {
+      int64_t ncells = plan->cells.size();
+      a.rec = plan->host.data() + t.recOffset * plan->num * ncells;
+      a.rec_slot = plan->slots.data();
+      a.rec_num = plan->num;
+      a.rec_begin = plan->cells.begin;
+      a.rec_end = plan->cells.end;
+      a.rec_stride = ncells;
+      a.rec_first = t.recFirst;
+      a.rec_every = t.recEvery;
+      a.rec_samples = t.recSamples;
+      a.rec_traces = plan->traces;
+    }
     return a;
   }
 
@@ -206,6 +235,10 @@ private:
   WaveTask task_;
   WaveTiming timing_;
   bool pending_ = false;
+  /// The last compute wave saved the cells' state before it (a fused
+  /// tissue step does not: it would double the step's memory traffic).
+  bool snapshotValid_ = false;
+  FusedStepRunner fused_;
 };
 
 void CpuDevice::run() {
@@ -226,7 +259,15 @@ void CpuDevice::run() {
                              !t.record->cells.intersect(range_).empty()
                          ? t.record
                          : nullptr;
-  if (n > 0) {
+  if (n > 0 && t.fused) {
+    snapshotValid_ = false;
+    fused_.run(*t.fused, range_, w, cpuThreads(threads_), variant_->diffuse,
+               [&](int64_t begin, int64_t end) {
+                 easyml_kernel_args a = waveArgs(begin, end, plan);
+                 fn(&a);
+               });
+  } else if (n > 0) {
+    snapshotValid_ = t.entry == Entry::Compute && t.snapshot;
 #pragma omp parallel num_threads(nthreads)
     {
       int tid = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -236,26 +277,9 @@ void CpuDevice::run() {
       if (begin < end) {
         // Each thread saves its own cells (in parallel, and warming its
         // cache for the kernel).
-        if (t.entry == Entry::Compute && t.snapshot)
+        if (snapshotValid_)
           snapshot(begin, end);
-        easyml_kernel_args a = args(begin, end);
-        a.step0 = t.step0;
-        a.nsteps = t.entry == Entry::Compute ? t.nsteps : 0;
-        a.stim = t.stim;
-        a.integrate_vm = t.integrateVm;
-        if (plan) {
-          int64_t ncells = plan->cells.size();
-          a.rec = plan->host.data() + t.recOffset * plan->num * ncells;
-          a.rec_slot = plan->slots.data();
-          a.rec_num = plan->num;
-          a.rec_begin = plan->cells.begin;
-          a.rec_end = plan->cells.end;
-          a.rec_stride = ncells;
-          a.rec_first = t.recFirst;
-          a.rec_every = t.recEvery;
-          a.rec_samples = t.recSamples;
-          a.rec_traces = plan->traces;
-        }
+        easyml_kernel_args a = waveArgs(begin, end, plan);
         fn(&a);
         if (t.entry == Entry::Eval && !soa_) {
           // Traced values into the host store's rows.
@@ -303,6 +327,15 @@ bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
       bad = c;
   where.cell = bad < 0 ? range_.begin : bad;
   int64_t c = where.cell;
+  if (!snapshotValid_) {
+    // No state before the wave to replay from (a fused tissue step, one
+    // step long): the variable found bad after it.
+    where.variable = bad < 0 ? "(a nodal parameter)" : name;
+    where.value = value;
+    where.step = task.step0;
+    where.time = task.step0 * task.dt;
+    return true;
+  }
   // Replay that cell alone, one step at a time, from the saved state; then
   // put its state after the wave back.
   std::vector<double> after(rows), afterExt(d.num_externals);

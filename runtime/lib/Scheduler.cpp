@@ -329,6 +329,12 @@ bool Scheduler::diffuse(const DiffusionTask &task) {
   return true;
 }
 
+bool Scheduler::canFuse() const {
+  std::vector<int> act = active();
+  return act.size() == 1 && set_.devices[act[0]]->fusesDiffusion() &&
+         (!dimensioner_ || dimensioner_->done()) && !window_.open;
+}
+
 bool Scheduler::runWave(const WaveTask &task) {
   if (!usable() || bad_)
     return false;
@@ -777,6 +783,8 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       task.recSamples = samples.count;
     }
     task.nsteps = end - step_;
+    task.fused = fused && task.nsteps == 1 && canFuse() ? fused : nullptr;
+    lastWaveFused = task.fused != nullptr;
     ok = splitForPhase(step_, end) && runWave(task);
     if (!ok)
       break;

@@ -73,6 +73,13 @@ public:
   bool diffuse(const DiffusionTask &task);
   /// Compute waves keep the externals on the GPUs (WaveTask).
   bool keepExternals = false;
+  /// A tissue's step to fuse with one-step compute waves where canFuse()
+  /// (WaveTask::fused); whether the last compute wave did.
+  FusedStep *fused = nullptr;
+  bool lastWaveFused = false;
+  /// One device computes every cell and fuses diffusion, and no
+  /// dimensioning window may change that.
+  bool canFuse() const;
   /// Seconds diffuse() spent bringing halos to the host.
   double haloSeconds = 0;
 

@@ -433,6 +433,12 @@ bool Simulation::diffuse(const DiffusionTask &task) {
 
 double Simulation::haloSeconds() const { return scheduler_->haloSeconds; }
 
+void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fused = step; }
+
+bool Simulation::canFuse() const { return scheduler_->canFuse(); }
+
+bool Simulation::lastWaveFused() const { return scheduler_->lastWaveFused; }
+
 double *Simulation::iion() {
   int64_t i = desc().iion_index;
   return i < 0 ? nullptr : external(i);

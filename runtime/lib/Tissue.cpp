@@ -130,6 +130,7 @@ bool Tissue::initialize(std::string &error) {
   identity_ = grid_.mask.empty();
   onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
                !options_.diffusionOnHost;
+  fusable_ = onDevices_ && sim_.ranks() == 1;
   // The host's operator, where the diffusion step runs on the host.
   if ((sim_.ranks() > 1 && !initializeRanks(error)) ||
       (!onDevices_ && !generatedDiffusion(error)))
@@ -163,6 +164,7 @@ bool Tissue::initialize(std::string &error) {
   report_.points = grid_.points();
   report_.tissuePoints = cellPoint_.size();
   report_.substeps = m;
+  prevStale_ = false;
   initialized_ = true;
   return true;
 }
@@ -274,9 +276,8 @@ bool Tissue::diffuseExplicit() {
   return true;
 }
 
-/// The sub-steps on the devices, the stimulus in the first; Vm comes to
-/// the host after the last.
-bool Tissue::diffuseOnDevices(std::string &error) {
+/// One sub-step of the grid on the devices, without its source.
+DiffusionTask Tissue::diffusionTask() {
   DiffusionTask task;
   task.grid.sx = 1;
   task.grid.sy = grid_.n[0];
@@ -290,7 +291,14 @@ bool Tissue::diffuseOnDevices(std::string &error) {
   task.flags = flags_.data();
   task.hostVm = gridVm();
   task.hostOut = out_.data();
-  for (int64_t s = 0; s < report_.substeps; ++s) {
+  return task;
+}
+
+/// The sub-steps on the devices, the stimulus in the first; Vm comes to
+/// the host after the last.
+bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
+  DiffusionTask task = diffusionTask();
+  for (int64_t s = first; s < report_.substeps; ++s) {
     task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
     task.srcVersion = srcVersion_;
     task.downloadVm = s + 1 == report_.substeps;
@@ -395,11 +403,60 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
   activated_ += found;
   if (bad == INT64_MAX)
     return true;
-  std::array<double, 3> x = grid_.position(bad);
-  error = "Vm is no longer finite at point " + std::to_string(bad) + " (" +
-          number(x[0]) + ", " + number(x[1]) + ", " + number(x[2]) +
-          " mm) at " + number(t1) + " ms";
+  error = nonFiniteError(bad, t1);
   return false;
+}
+
+std::string Tissue::nonFiniteError(int64_t point, double t) const {
+  std::array<double, 3> x = grid_.position(point);
+  return "Vm is no longer finite at point " + std::to_string(point) + " (" +
+         number(x[0]) + ", " + number(x[1]) + ", " + number(x[2]) +
+         " mm) at " + number(t) + " ms";
+}
+
+void Tissue::syncPrev() {
+  if (!prevStale_)
+    return;
+  const double *v = gridVm();
+  prev_.assign(v, v + grid_.points());
+  prevStale_ = false;
+}
+
+FusedStep *Tissue::fusedStep() {
+  if (!fusable_ || !sim_.local()->canFuse())
+    return nullptr;
+  FusedStep &f = fused_;
+  f.diffusion = diffusionTask();
+  f.diffusion.src = hasSource_ ? src_.data() : nullptr;
+  f.diffusion.srcVersion = srcVersion_;
+  // With more sub-steps the activation pass waits for the last.
+  f.activation = report_.substeps == 1;
+  f.threshold = options_.activationThreshold;
+  f.t1 = (step_ + 1) * options_.dt;
+  f.dt = options_.dt;
+  f.lat = lat_.data();
+  return &f;
+}
+
+bool Tissue::ionicStep(bool &fused, std::string &error) {
+  FusedStep *f = fusedStep();
+  if (!f || !f->activation)
+    syncPrev();
+  sim_.local()->fuseDiffusion(f);
+  bool ok = sim_.run(step_ + 1);
+  sim_.local()->fuseDiffusion(nullptr);
+  fused = ok && f && sim_.local()->lastWaveFused();
+  if (!ok) {
+    const NonFinite *bad = sim_.nonFinite();
+    error = bad ? "simulation produced a non-finite value: " + bad->message()
+                : sim_.failure();
+    return false;
+  }
+  if (f && !fused)
+    return error = "the tissue step was not fused as the simulation said "
+                   "it would be",
+           false;
+  return true;
 }
 
 bool Tissue::run(int64_t untilStep, std::string &error) {
@@ -414,31 +471,46 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
       break;
     }
     scatterVm();
-    if (!sim_.run(step_ + 1)) {
-      const NonFinite *bad = sim_.nonFinite();
-      error = bad ? "simulation produced a non-finite value: " + bad->message()
-                  : sim_.failure();
+    stimulusSource(step_);
+    bool fused = false;
+    if (!ionicStep(fused, error)) {
       ok = false;
       break;
     }
     gatherVm();
     double t1 = now();
-    stimulusSource(step_);
+    // A fused step did the first sub-step (and, with one, the activation
+    // pass).
+    bool activated = fused && fused_.activation;
     ok = !blocks_.empty()
              ? (options_.scheme != TissueOptions::Explicit
                     ? diffuseCrankNicolsonOnRanks(error)
                 : onDevices_ ? diffuseOnRanks(error)
                              : diffuseOnRanksHost(error))
-         : onDevices_     ? diffuseOnDevices(error)
+         : onDevices_     ? diffuseOnDevices(error, fused ? 1 : 0)
          : options_.scheme == TissueOptions::Explicit
              ? diffuseExplicit()
              : diffuseCrankNicolson(error);
     double t2 = now();
-    report_.ionicSeconds += t1 - t0;
+    if (fused) {
+      report_.fusedSeconds += t1 - t0;
+      ++report_.fusedSteps;
+    } else {
+      report_.ionicSeconds += t1 - t0;
+    }
     report_.diffusionSeconds += t2 - t1;
     ++step_;
     ++report_.steps;
-    ok = ok && updateActivation(step_, error);
+    if (activated) {
+      prevStale_ = true;
+      activated_ += fused_.activated;
+      if (ok && fused_.firstBad >= 0) {
+        error = nonFiniteError(fused_.firstBad, step_ * options_.dt);
+        ok = false;
+      }
+    } else {
+      ok = ok && updateActivation(step_, error);
+    }
     for (StepFn &fn : onStep_)
       if (ok && !fn(step_, error))
         ok = false;
@@ -500,13 +572,15 @@ std::string TissueReport::json(int indent) const {
       buf, sizeof buf,
       "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
       "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
+      "\"fused_steps\": %lld,\n%s  "
       "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
-      "\"diffusion\": %.6f, \"halo\": %.6f, \"output\": %.6f, \"total\": "
-      "%.6f}\n%s}",
+      "\"diffusion\": %.6f, \"halo\": %.6f, \"fused\": %.6f, \"output\": "
+      "%.6f, \"total\": %.6f}\n%s}",
       pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
       pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
       pad.c_str(), (long long)cgIterations, pad.c_str(),
-      pointStepsPerSecond(), pad.c_str(), ionicSeconds, diffusionSeconds,
-      haloSeconds, outputSeconds, wallSeconds, pad.c_str());
+      (long long)fusedSteps, pad.c_str(), pointStepsPerSecond(), pad.c_str(),
+      ionicSeconds, diffusionSeconds, haloSeconds, fusedSeconds,
+      outputSeconds, wallSeconds, pad.c_str());
   return buf;
 }

@@ -76,6 +76,10 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               s.options.scheme == rt::TissueOptions::CrankNicolson
                   ? " (crank-nicolson)"
                   : "");
+  if (t.fusedSteps > 0)
+    std::printf("%-10s %10.3f s (%lld steps: the ionic step, diffusion and "
+                "activation times in one pass)\n",
+                "one pass", t.fusedSeconds, (long long)t.fusedSteps);
   std::printf("%-10s %10.3f s\n%-10s %10.3f s (halo %.3f s)\n%-10s %10.3f "
               "s\n%-10s %10.3f s\n",
               "ionic", t.ionicSeconds, "diffusion", t.diffusionSeconds,

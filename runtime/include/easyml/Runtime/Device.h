@@ -184,6 +184,8 @@ struct RecordPlan {
 
 enum class Entry { Init, Compute, Eval };
 
+struct FusedStep;
+
 /// One wave (or an init/eval call) for one device, on its whole range.
 struct WaveTask {
   Entry entry = Entry::Compute;
@@ -200,6 +202,8 @@ struct WaveTask {
   /// GPUs keep the externals on the device: none go up or down in this
   /// wave (a tissue's Vm between its ionic and diffusion steps).
   bool keepExternals = false;
+  /// A one-step compute wave of a tissue, fused with its diffusion.
+  FusedStep *fused = nullptr;
 };
 
 /// One explicit diffusion sub-step of a tissue (Tissue.h) on every device
@@ -226,6 +230,23 @@ struct DiffusionTask {
   /// After this sub-step every device brings its whole range of Vm to the
   /// host (the end of a step).
   bool downloadVm = false;
+};
+
+/// A tissue step in one pass over memory, on a device that fusesDiffusion()
+/// and is the simulation's only one: the wave's ionic step (one step), the
+/// first explicit diffusion sub-step of `diffusion` over the device's
+/// range, the new Vm committed, and, where `activation` is set, the points
+/// whose Vm crosses `threshold` upwards in the step ending at `t1` given
+/// their activation time in `lat` (NaN until then). The same bits as the
+/// wave followed by Device::diffuse and the tissue's own activation pass.
+struct FusedStep {
+  DiffusionTask diffusion;
+  bool activation = false;
+  double threshold = 0, t1 = 0, dt = 0;
+  double *lat = nullptr;
+  /// Results: points activated in this step, and the lowest point whose
+  /// new Vm is not finite (-1: none).
+  int64_t activated = 0, firstBad = -1;
 };
 
 /// What a device reports after a wave.
@@ -307,6 +328,8 @@ public:
   virtual bool diffuse(const DiffusionTask &task, std::string &error) = 0;
   virtual bool finishDiffusion(const DiffusionTask &task,
                                std::string &error) = 0;
+  /// The device runs a WaveTask's `fused` step (FusedStep).
+  virtual bool fusesDiffusion() const { return false; }
 
   /// After a compute wave that left cells non-finite: finds the first bad
   /// cell, replays it step by step from the state before the wave and

@@ -172,6 +172,7 @@ std::string summarizeBiomarkers(const BiomarkerTable &lastBeat, int64_t rows,
 
 class Scheduler;
 struct DiffusionTask;
+struct FusedStep;
 
 /// N cells of one model on a set of devices, in one process (the one-rank
 /// case of SimulationInterface).
@@ -398,6 +399,12 @@ public:
   bool diffuse(const DiffusionTask &task);
   /// Seconds diffuse() has spent bringing halos to the host so far.
   double haloSeconds() const;
+  /// A tissue step in one pass (FusedStep): where canFuse() holds when a
+  /// one-step compute wave starts, the wave runs `step` (null: no longer),
+  /// and lastWaveFused() says so after it.
+  void fuseDiffusion(FusedStep *step);
+  bool canFuse() const;
+  bool lastWaveFused() const;
 
   /// CPU threads (before the first wave).
   void setThreads(int threads);

@@ -89,6 +89,11 @@ struct TissueReport {
   /// the devices to the host.
   double ionicSeconds = 0, diffusionSeconds = 0, haloSeconds = 0,
          outputSeconds = 0, wallSeconds = 0;
+  /// Steps whose ionic step, first diffusion sub-step and (with one
+  /// sub-step) activation pass ran in one pass over memory (FusedStep),
+  /// and their time (not in the three above).
+  int64_t fusedSteps = 0;
+  double fusedSeconds = 0;
   double pointStepsPerSecond() const {
     return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
   }
@@ -168,8 +173,18 @@ private:
   void applyOperator(const double *v, double *out, const double c[3],
                      const double *src, const uint8_t *flags, int64_t n);
   bool diffuseExplicit();
-  /// Explicit sub-steps on the simulation's devices.
-  bool diffuseOnDevices(std::string &error);
+  DiffusionTask diffusionTask();
+  /// Explicit sub-steps from `first` on on the simulation's devices.
+  bool diffuseOnDevices(std::string &error, int64_t first = 0);
+  /// The step's ionic wave, fused with its diffusion where the
+  /// simulation can (`fused` says whether it did).
+  bool ionicStep(bool &fused, std::string &error);
+  /// The next step's FusedStep, or null where it cannot be fused.
+  FusedStep *fusedStep();
+  /// prev_ holds Vm after the last diffusion step again (fused steps do
+  /// not keep it).
+  void syncPrev();
+  std::string nonFiniteError(int64_t point, double t) const;
   bool diffuseCrankNicolson(std::string &error);
   /// A Crank-Nicolson solve's outcome: its iterations counted, an error
   /// where it did not converge.
@@ -229,6 +244,10 @@ private:
   bool hasSource_ = false, initialized_ = false, identity_ = false;
   /// Explicit diffusion on the devices (DiffusionTask).
   bool onDevices_ = false;
+  /// Steps may be fused (FusedStep): one process, no mask, explicit
+  /// diffusion on the devices; prev_ is stale after a fused step.
+  bool fusable_ = false, prevStale_ = false;
+  FusedStep fused_;
   /// Which stimuli were on at the last step, and the version of src_ that
   /// devices hold (it changes when that set changes).
   std::vector<bool> stimulusOn_;
