@@ -315,6 +315,7 @@ void ModelCompiler::fillPipelineOptions(PipelineOptions &pipeline) const {
   pipeline.vectorMath = options.vectorMath;
   pipeline.tables = options.tables;
   pipeline.wholeCell = options.wholeCell;
+  pipeline.exactDivision = options.exactDivision;
   pipeline.cvodeRelTol = options.cvodeRelTol;
   pipeline.cvodeAbsTol = options.cvodeAbsTol;
   pipeline.cvodeMaxSubsteps = options.cvodeMaxSubsteps;

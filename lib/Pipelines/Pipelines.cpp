@@ -48,6 +48,9 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
   expand.cvodePivoting = options.cvodePivoting;
   expand.cvodeJacobianAge = options.cvodeJacobianAge;
   model.addPass(createExpandIntegrators(expand));
+  // After the integrators: their divisions by dt and by parameters too.
+  if (!options.exactDivision)
+    model.addPass(createReciprocalDivisors());
   model.addPass(createCanonicalizerPass());
   model.addPass(createCSEPass());
   if (options.tables)

@@ -81,6 +81,8 @@ struct ModelCompilerOptions {
   bool tables = true;
   /// Integrate each cell, Vm included, as one adaptive system.
   bool wholeCell = false;
+  /// Keep divisions by cell-independent values (PipelineOptions).
+  bool exactDivision = false;
   double cvodeRelTol = 1e-6, cvodeAbsTol = 1e-9;
   int64_t cvodeMaxSubsteps = 5000;
   bool cvodePivoting = false;

@@ -59,6 +59,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                       llvm::cl::desc("tabulate .lookup() expressions "
                                      "(false: evaluate them directly)"),
                       llvm::cl::init(true)};
+  Option<bool> exactDivision{
+      *this, "exact-division",
+      llvm::cl::desc("keep divisions by cell-independent values (false: "
+                     "products with their reciprocals, "
+                     "easyml-reciprocal-divisors)"),
+      llvm::cl::init(false)};
   Option<bool> wholeCell{
       *this, "whole-cell",
       llvm::cl::desc("integrate each cell, Vm included, as one adaptive "

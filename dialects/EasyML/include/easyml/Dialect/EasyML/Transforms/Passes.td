@@ -147,6 +147,25 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ReciprocalDivisors : Pass<"easyml-reciprocal-divisors",
+                              "easyml::ModelOp"> {
+  let summary = "divide by a cell-independent value as a product with its reciprocal";
+  let description = [{
+    In `easyml.compute`, rewrites `x / d` where `d` is the same for every
+    cell (built from constants, parameters that are not `nodal`, flags and
+    `easyml.dt` only) and `x` is not, as `x * (1 / d)`, with one reciprocal
+    per divisor. Ionic models divide by parameters everywhere (`/ Cm`,
+    `/ (R*T)`, `/ tau`); a vector division costs about ten times a
+    product, and the reciprocal is loop-invariant, so the kernels compute it
+    once per call. The result is within one rounding of the quotient (the
+    reciprocal is rounded once, the product once). Running before the
+    kernels are written, every variant sees the same algebra, so variants
+    still agree bit for bit; `easyml-compile --exact-division` turns it
+    off.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def ExtractTables : Pass<"easyml-extract-tables", "easyml::ModelOp"> {
   let summary = "move table-only expressions into lookup tables";
   let description = [{
