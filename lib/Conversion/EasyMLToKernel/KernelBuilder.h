@@ -306,6 +306,13 @@ private:
   /// tissue bit, else 0 (the neighbour is read only then).
   Value neighbourDifference(Value flags, int neighbour, Value v, Value index,
                             Value center);
+  /// The Laplacian term c_a ((v[i - s_a] - c) + (v[i + s_a] - c)) of each
+  /// axis, summed as ABI.h documents: `interior` reads both neighbours of
+  /// every axis with a non-zero coefficient unconditionally (a point that
+  /// has them all), otherwise each neighbour only where `flags` has it.
+  Value laplacian(bool interior, Value flags, Value v, Value i, Value center,
+                  llvm::ArrayRef<Value> strides,
+                  llvm::ArrayRef<Value> coefficients);
   /// A load of the caller's per-point memory, which only the points being
   /// computed may do (kMaskedLoadAttr); invariant where the entry strategy
   /// marks read-only loads so.
@@ -333,6 +340,22 @@ private:
   /// GPU kernels: the compute region's values they take as derived value
   /// k (those that read no parameter the kernels read per cell).
   llvm::DenseMap<Value, int> derivedIndex;
+  /// CPU kernels: each derived value of the compute region computed once
+  /// per call, before the cell loop, from the shared parameters (`value`),
+  /// whether none of the parameters it reads has a per-cell row in the
+  /// call (`shared`), and the operations computing it (HoistDerived.cpp).
+  struct Hoisted {
+    Value value, shared;
+    llvm::SmallVector<mlir::Operation *> chain;
+  };
+  llvm::DenseMap<Value, Hoisted> hoisted;
+  /// Fills `hoisted` at the insertion point (the function's entry, after
+  /// loadParams); `dt` is the call's step.
+  void hoistDerived(Value dt);
+  /// Derived value `v` in the cell loop: the hoisted value where no
+  /// parameter it reads has a row, else its chain computed for the cell
+  /// from `mapping` (whose entries it leaves as they were).
+  Value hoistedOrPerCell(Value v, mlir::IRMapping &mapping);
   /// Per params index: whether these kernels read a row for it when the
   /// simulation gives one (every parameter on the CPU; on GPUs those named
   /// by per-cell-params, the others shared).

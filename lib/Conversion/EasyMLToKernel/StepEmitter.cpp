@@ -28,6 +28,7 @@ LogicalResult KernelBuilder::buildStep(bool advance) {
   Value args = startFunction(advance ? "compute" : "eval");
   loadParams(args);
   StepArgs a = loadStepArgs(args, advance);
+  hoistDerived(a.dt);
   Value cell = openCellLoop(a.begin, a.end);
   CellValues c = loadCellValues(cell, a);
   if (failed(advance ? emitStepLoop(a, cell, c) : emitEval(a, cell, c)))
@@ -240,6 +241,10 @@ KernelBuilder::emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
         mapping.map(op.getResult(0), derivedValues[it->second]);
         continue;
       }
+    if (op.getNumResults() == 1 && hoisted.count(op.getResult(0))) {
+      mapping.map(op.getResult(0), hoistedOrPerCell(op.getResult(0), mapping));
+      continue;
+    }
     if (auto get = dyn_cast<GetOp>(op)) {
       StringRef n = get.getVar();
       Value v;
