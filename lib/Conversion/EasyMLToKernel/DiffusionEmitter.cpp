@@ -50,6 +50,46 @@ Value KernelBuilder::neighbourDifference(Value flags, int neighbour, Value v,
   return ifOp.getResult(0);
 }
 
+Value KernelBuilder::laplacian(bool interior, Value flags, Value v, Value i,
+                               Value center, ArrayRef<Value> strides,
+                               ArrayRef<Value> coefficients) {
+  const int minus[] = {EASYML_DIFFUSION_XM, EASYML_DIFFUSION_YM,
+                       EASYML_DIFFUSION_ZM};
+  const int plus[] = {EASYML_DIFFUSION_XP, EASYML_DIFFUSION_YP,
+                      EASYML_DIFFUSION_ZP};
+  Value lap;
+  for (int a = 0; a < 3; ++a) {
+    Value below = b.create<arith::SubIOp>(loc, i, strides[a]);
+    Value above = addI(i, strides[a]);
+    Value term;
+    if (interior) {
+      // An axis with a zero coefficient (one the grid does not have)
+      // adds c_a * (0 + 0) = +0 on the other side: the same here.
+      Value used = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE,
+                                           coefficients[a], cF64(0.0));
+      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{f64}, used,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value dm = b.create<arith::SubFOp>(loc, loadPoint(f64, v, below), center);
+      Value dp = b.create<arith::SubFOp>(loc, loadPoint(f64, v, above), center);
+      b.create<scf::YieldOp>(
+          loc, ValueRange{b.create<arith::MulFOp>(
+                   loc, coefficients[a], b.create<arith::AddFOp>(loc, dm, dp))});
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, ValueRange{cF64(0.0)});
+      term = ifOp.getResult(0);
+    } else {
+      Value dm = neighbourDifference(flags, minus[a], v, below, center);
+      Value dp = neighbourDifference(flags, plus[a], v, above, center);
+      term = b.create<arith::MulFOp>(loc, coefficients[a],
+                                     b.create<arith::AddFOp>(loc, dm, dp));
+    }
+    lap = lap ? b.create<arith::AddFOp>(loc, lap, term).getResult() : term;
+  }
+  return lap;
+}
+
 void KernelBuilder::buildDiffuse() {
   MLIRContext *ctx = b.getContext();
   EntryFunction fn = entry->createFunctionTaking(
@@ -72,22 +112,39 @@ void KernelBuilder::buildDiffuse() {
   Value i = openCellLoop(begin, end);
   Value flags = loadPoint(b.getI8Type(), flagsPtr, i);
   Value center = loadPoint(f64, v, i);
-  // lap = (cx*dx + cy*dy) + cz*dz, d_a = (minus side) + (plus side).
-  const int minus[] = {EASYML_DIFFUSION_XM, EASYML_DIFFUSION_YM,
-                       EASYML_DIFFUSION_ZM};
-  const int plus[] = {EASYML_DIFFUSION_XP, EASYML_DIFFUSION_YP,
-                      EASYML_DIFFUSION_ZP};
-  Value lap;
+  // lap = (cx*dx + cy*dy) + cz*dz, d_a = (minus side) + (plus side). A
+  // point of tissue with both neighbours along every axis the operator
+  // uses (nearly all of them) takes a side without a test per neighbour;
+  // both sides compute the same bits.
+  Type i8 = b.getI8Type();
+  Value need = b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(i8, EASYML_DIFFUSION_TISSUE));
+  const int both[] = {EASYML_DIFFUSION_XM | EASYML_DIFFUSION_XP,
+                      EASYML_DIFFUSION_YM | EASYML_DIFFUSION_YP,
+                      EASYML_DIFFUSION_ZM | EASYML_DIFFUSION_ZP};
   for (int a = 0; a < 3; ++a) {
-    Value dm = neighbourDifference(flags, minus[a], v,
-                                   b.create<arith::SubIOp>(loc, i, strides[a]),
-                                   center);
-    Value dp =
-        neighbourDifference(flags, plus[a], v, addI(i, strides[a]), center);
-    Value term = b.create<arith::MulFOp>(loc, coefficients[a],
-                                         b.create<arith::AddFOp>(loc, dm, dp));
-    lap = lap ? b.create<arith::AddFOp>(loc, lap, term).getResult() : term;
+    Value used = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE,
+                                         coefficients[a], cF64(0.0));
+    need = b.create<arith::OrIOp>(
+        loc, need,
+        b.create<arith::SelectOp>(
+            loc, used,
+            b.create<arith::ConstantOp>(loc, b.getIntegerAttr(i8, both[a])),
+            b.create<arith::ConstantOp>(loc, b.getIntegerAttr(i8, 0))));
   }
+  Value interior = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::eq, b.create<arith::AndIOp>(loc, flags, need),
+      need);
+  auto sides = b.create<scf::IfOp>(loc, TypeRange{f64}, interior,
+                                   /*withElseRegion=*/true);
+  for (bool inside : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(inside ? sides.thenBlock() : sides.elseBlock());
+    b.create<scf::YieldOp>(loc, ValueRange{laplacian(inside, flags, v, i,
+                                                     center, strides,
+                                                     coefficients)});
+  }
+  Value lap = sides.getResult(0);
   Value next = b.create<arith::AddFOp>(loc, center, lap);
   // The source term, where the caller gives one (the same for every point).
   auto withSrc = b.create<scf::IfOp>(loc, TypeRange{f64}, hasSrc,
