@@ -108,6 +108,14 @@ void SampleWriter::loadTargets() {
 }
 
 void SampleWriter::lower() {
+  // No division by the interval unless the wave records at all: the
+  // division would cost every cell of every step of the usual run.
+  auto recordingIf = b.create<scf::IfOp>(
+      loc,
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                              sample.getSamples(), cI64(0)),
+      /*withElse=*/false);
+  b.setInsertionPointToStart(recordingIf.thenBlock());
   auto sampleIf = b.create<scf::IfOp>(loc, isSampleStep(), /*withElse=*/false);
   b.setInsertionPointToStart(sampleIf.thenBlock());
   loadTargets();

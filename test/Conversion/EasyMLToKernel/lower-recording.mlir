@@ -15,7 +15,11 @@
 // CHECK-NEXT: %[[EVERY:.*]] = arith.maxsi %[[EVERY0]], %[[ONE]] : i64
 // CHECK-NEXT: %[[SAMPLESP:.*]] = llvm.getelementptr %[[ARGS]][23]
 // CHECK-NEXT: %[[SAMPLES:.*]] = llvm.load %[[SAMPLESP]] : !llvm.ptr -> i64
+// A wave that records nothing divides nothing.
 // CHECK: scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64 {
+// CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[ANY:.*]] = arith.cmpi sgt, %[[SAMPLES]], %[[NONE]] : i64
+// CHECK-NEXT: scf.if %[[ANY]] {
 // CHECK-NEXT: %[[REL:.*]] = arith.subi %[[S]], %[[FIRST]] : i64
 // CHECK-NEXT: %[[K:.*]] = arith.divsi %[[REL]], %[[EVERY]] : i64
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
@@ -101,6 +105,7 @@ func.func @compute(%args: !llvm.ptr, %cell: i64, %nsteps: i64, %x: f64,
 // CHECK: llvm.extractvalue %[[ARGS]][21]
 // CHECK: llvm.extractvalue %[[ARGS]][22]
 // CHECK: llvm.extractvalue %[[ARGS]][23]
+// CHECK: scf.if
 // CHECK: scf.if
 // CHECK-NEXT: %[[REC0:.*]] = llvm.extractvalue %[[ARGS]][15]
 // CHECK-NEXT: %[[REC:.*]] = llvm.addrspacecast %[[REC0]] : !llvm.ptr to !llvm.ptr<1>
