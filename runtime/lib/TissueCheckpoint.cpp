@@ -70,6 +70,7 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   beatStep_ = values[3];
   lat_.assign(position.data.begin(), position.data.begin() + n);
   prev_.assign(position.data.begin() + n, position.data.end());
+  prevStale_ = false;
   activated_ = 0;
   for (int64_t p : cellPoint_)
     activated_ += !std::isnan(lat_[p]);
