@@ -322,6 +322,16 @@ bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
   std::string name;
   double value = 0;
   int64_t bad = -1;
+  // After a fused tissue step a bad Vm has already spread to the
+  // neighbours: the first cell with a bad state is the one that went bad.
+  if (!snapshotValid_)
+    for (int64_t c = range_.begin; c < range_.end && bad < 0; ++c)
+      for (int64_t v = 0; v < d.num_states && bad < 0; ++v)
+        if (!std::isfinite(svNow(c, v))) {
+          bad = c;
+          name = d.state_names[v];
+          value = svNow(c, v);
+        }
   for (int64_t c = range_.begin; c < range_.end && bad < 0; ++c)
     if (badValue(c, name, value))
       bad = c;

@@ -783,9 +783,12 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       task.recSamples = samples.count;
     }
     task.nsteps = end - step_;
-    task.fused = fused && task.nsteps == 1 && canFuse() ? fused : nullptr;
-    lastWaveFused = task.fused != nullptr;
-    ok = splitForPhase(step_, end) && runWave(task);
+    // A fused tissue step keeps the one device that holds every cell (as
+    // the tissue was told): no phase split gives cells back to another.
+    bool fuse = fused && task.nsteps == 1 && canFuse();
+    task.fused = fuse ? fused : nullptr;
+    lastWaveFused = fuse;
+    ok = (fuse || splitForPhase(step_, end)) && runWave(task);
     if (!ok)
       break;
     if (samples.count > 0) {

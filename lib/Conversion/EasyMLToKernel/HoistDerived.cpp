@@ -14,17 +14,28 @@
 // once per call before the cell loop from the shared values, and used in
 // the loop unless one of the parameters it reads has a row in the call, in
 // which case its operations are done for the cell, as before. Both give
-// the same bits.
+// the same bits: where the cell loop computes W cells per vector, a value
+// that needs a library function (exp, log, pow, ...) stays in the loop,
+// since the vector library and libm may round differently.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace easyml;
 using namespace easyml::kernel;
+
+/// A math operation computed by a library function (not an instruction
+/// that rounds exactly in every lane).
+static bool needsLibrary(Operation *op) {
+  return isa<math::MathDialect>(op->getDialect()) &&
+         !isa<math::SqrtOp, math::AbsFOp, math::FloorOp, math::CeilOp,
+              math::TruncOp, math::RoundOp, math::CopySignOp, math::FmaOp>(op);
+}
 
 void KernelBuilder::hoistDerived(Value dt) {
   hoisted.clear();
@@ -56,6 +67,7 @@ void KernelBuilder::hoistDerived(Value dt) {
     b.clone(*op, shared);
   }
   Value yes = b.create<arith::ConstantOp>(loc, b.getBoolAttr(true));
+  const bool vectorLoop = target.getWidth() > 1;
   for (Value v : d.values) {
     Hoisted h;
     h.value = shared.lookup(v);
@@ -79,6 +91,8 @@ void KernelBuilder::hoistDerived(Value dt) {
       if (needed.contains(op) && !isa<GetOp, TimeStepOp>(op) &&
           !op->hasTrait<OpTrait::ConstantLike>())
         h.chain.push_back(op);
+    if (vectorLoop && llvm::any_of(h.chain, needsLibrary))
+      continue;
     hoisted[v] = std::move(h);
   }
 }
