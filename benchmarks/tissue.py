@@ -26,9 +26,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(args, threads, work):
+def config(args, threads, work):
+    """The Aliev-Panfilov plane wave on args.points^2 points."""
     n = args.points
-    cfg = {
+    return {
         "model": os.path.join(ROOT, "examples", "models",
                               "aliev_panfilov_1996.model"),
         "threads": threads,
@@ -40,6 +41,10 @@ def run(args, threads, work):
                      "current_per_area": 100, "duration": 2}],
         "outputs": {"directory": work, "activation": ""},
     }
+
+
+def run(args, threads, work):
+    cfg = config(args, threads, work)
     path = os.path.join(work, f"ap-{threads}.json")
     json.dump(cfg, open(path, "w"))
     report = os.path.join(work, f"ap-{threads}-report.json")

@@ -267,7 +267,10 @@ void CpuDevice::run() {
                  fn(&a);
                });
   } else if (n > 0) {
-    snapshotValid_ = t.entry == Entry::Compute && t.snapshot;
+    // A one-step wave (a tissue's ionic step) needs no state to replay
+    // from: the variable found bad after it went bad in that step. Saving
+    // it would be a second pass over the states every step.
+    snapshotValid_ = t.entry == Entry::Compute && t.snapshot && t.nsteps > 1;
 #pragma omp parallel num_threads(nthreads)
     {
       int tid = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -323,7 +326,8 @@ bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
   double value = 0;
   int64_t bad = -1;
   // After a fused tissue step a bad Vm has already spread to the
-  // neighbours: the first cell with a bad state is the one that went bad.
+  // neighbours: the first cell with a bad state is the one that went bad
+  // (after a one-step wave, the first too).
   if (!snapshotValid_)
     for (int64_t c = range_.begin; c < range_.end && bad < 0; ++c)
       for (int64_t v = 0; v < d.num_states && bad < 0; ++v)
@@ -338,8 +342,8 @@ bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
   where.cell = bad < 0 ? range_.begin : bad;
   int64_t c = where.cell;
   if (!snapshotValid_) {
-    // No state before the wave to replay from (a fused tissue step, one
-    // step long): the variable found bad after it.
+    // No state before the wave to replay from (a wave one step long): the
+    // variable found bad after it.
     where.variable = bad < 0 ? "(a nodal parameter)" : name;
     where.value = value;
     where.step = task.step0;

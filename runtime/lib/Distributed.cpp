@@ -180,6 +180,21 @@ DistributedSimulation::DistributedSimulation(MPI_Comm comm,
   }
   ranges_ = keepCellZero(splitCells(cells, shares, kCellAlignment),
                          kCellAlignment);
+  if (!options.counts.empty()) {
+    int64_t total = 0;
+    for (int64_t c : options.counts)
+      total += c;
+    if (static_cast<int>(options.counts.size()) != size_ || total != cells)
+      setupError_ = std::to_string(options.counts.size()) +
+                    " cell counts summing to " + std::to_string(total) +
+                    " for " + std::to_string(size_) + " ranks and " +
+                    std::to_string(cells) + " cells";
+    int64_t begin = 0;
+    for (int r = 0; setupError_.empty() && r < size_; ++r) {
+      ranges_[r] = {begin, begin + options.counts[r]};
+      begin += options.counts[r];
+    }
+  }
   balancer_ =
       std::make_unique<Balancer>(cells, kCellAlignment, options.balance);
   balancer_->reset(ranges_);

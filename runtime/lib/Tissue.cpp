@@ -94,9 +94,16 @@ bool Tissue::initialize(std::string &error) {
            false;
   if (sim_.ranks() == 1 && !sim_.local())
     return error = "the simulation holds no cells", false;
-  for (int64_t p = 0; p < grid_.points(); ++p)
-    if (grid_.isTissue(p))
-      cellPoint_.push_back(p);
+  const ProcessGrid &pg = options_.processGrid;
+  if (!pg.automatic())
+    if (std::string e = checkProcessGrid(grid_, pg, sim_.ranks()); !e.empty())
+      return error = e, false;
+  boxes_ = sim_.ranks() > 1 && !pg.automatic() && !pg.slabs(grid_);
+  if (boxes_ && options_.scheme != TissueOptions::Explicit)
+    return error = "crank-nicolson across ranks needs slabs: process_grid " +
+                   pg.str() + " cuts the grid into boxes",
+           false;
+  cellPoint_ = tissueCellPoints(grid_, boxes_ ? pg : ProcessGrid());
   if (static_cast<int64_t>(cellPoint_.size()) != sim_.numCells())
     return error = "the grid has " + std::to_string(cellPoint_.size()) +
                    " points of tissue, the simulation " +
@@ -129,7 +136,7 @@ bool Tissue::initialize(std::string &error) {
   size_t n = grid_.points();
   identity_ = grid_.mask.empty();
   onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
-               !options_.diffusionOnHost;
+               !options_.diffusionOnHost && !boxes_;
   fusable_ = onDevices_ && sim_.ranks() == 1;
   // The host's operator, where the diffusion step runs on the host.
   if ((sim_.ranks() > 1 && !initializeRanks(error)) ||
@@ -138,7 +145,8 @@ bool Tissue::initialize(std::string &error) {
   v_.assign(identity_ ? 0 : n, 0);
   out_.assign(n, 0);
   src_.assign(n, 0);
-  lat_.assign(n, NAN);
+  // Across ranks, per cell of this rank; else per point.
+  lat_.assign(ranked_ ? cells_.size() : n, NAN);
   for (const TissueStimulus &s : stimuli_) {
     stimulusPoints_.push_back(s.region.select(grid_));
     if (stimulusPoints_.back().empty())
@@ -152,15 +160,17 @@ bool Tissue::initialize(std::string &error) {
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
-  if (blocks_.empty()) {
+  if (!ranked_) {
     prev_.assign(gridVm(), gridVm() + n);
   } else {
-    prev_.assign(n, NAN);
     loadBlockVm();
-    for (int64_t k = cells_.begin; k < cells_.end; ++k)
-      prev_[cellPoint_[k]] = vr_[cellPoint_[k] - first_];
+    prev_.resize(cells_.size());
+    for (int64_t k = 0; k < cells_.size(); ++k)
+      prev_[k] = vr_[cellSlot_[k]];
   }
   report_ = TissueReport();
+  report_.processGrid =
+      pg.automatic() ? chooseProcessGrid(grid_, sim_.ranks(), false).p : pg.p;
   report_.points = grid_.points();
   report_.tissuePoints = cellPoint_.size();
   report_.substeps = m;
@@ -170,14 +180,14 @@ bool Tissue::initialize(std::string &error) {
 }
 
 double *Tissue::gridVm() {
-  if (!blocks_.empty())
+  if (ranked_)
     return vr_.data();
   return identity_ ? sim_.local()->vm() : v_.data();
 }
 
 void Tissue::gatherVm() {
   // Across ranks a block's Vm is vr_'s (diffuseOnRanks*).
-  if (identity_ || !blocks_.empty())
+  if (identity_ || ranked_)
     return;
   const double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
@@ -185,7 +195,7 @@ void Tissue::gatherVm() {
 }
 
 void Tissue::scatterVm() {
-  if (identity_ || !blocks_.empty())
+  if (identity_ || ranked_)
     return;
   double *vm = sim_.local()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
@@ -193,10 +203,12 @@ void Tissue::scatterVm() {
 }
 
 std::vector<double> Tissue::vm() {
-  if (!blocks_.empty())
-    return gather(std::vector<double>(
-        vr_.begin() + (block_.begin - first_),
-        vr_.begin() + (block_.end - first_)));
+  if (ranked_) {
+    std::vector<double> own(cells_.size());
+    for (int64_t k = 0; k < cells_.size(); ++k)
+      own[k] = vr_[cellSlot_[k]];
+    return gatherCells(own);
+  }
   std::vector<double> out(grid_.points(), NAN);
   const double *v = identity_ ? sim_.local()->vm() : v_.data();
   for (int64_t p : cellPoint_)
@@ -205,16 +217,18 @@ std::vector<double> Tissue::vm() {
 }
 
 std::vector<double> Tissue::activationTimes() {
-  if (!blocks_.empty())
-    return gather(std::vector<double>(lat_.begin() + block_.begin,
-                                      lat_.begin() + block_.end));
+  if (ranked_)
+    return gatherCells(lat_);
   return lat_;
 }
 
 /// The stimulus of `step` as a source of the diffusion step: dt * I/Cm.
 void Tissue::stimulusSource(int64_t step) {
-  if (hasSource_)
-    std::fill(src_.begin(), src_.end(), 0.0);
+  // Clear the points of the stimuli that were on (not the whole grid).
+  for (size_t s = 0; hasSource_ && s < stimuli_.size(); ++s)
+    if (stimulusOn_[s])
+      for (int64_t p : stimulusPoints_[s])
+        src_[p] = 0;
   hasSource_ = false;
   for (size_t s = 0; s < stimuli_.size(); ++s) {
     bool on = stimuli_[s].onAtStep(step, options_.dt);
@@ -368,35 +382,85 @@ bool Tissue::solved(const CgResult &r, std::string &error) {
   return true;
 }
 
+namespace {
+
+/// A point's new Vm v: its activation time where it crosses the
+/// threshold upwards (interpolated within the step ending at t1), the
+/// lowest bad point.
+inline void activate(int64_t p, double v, double thr, double t1, double dt,
+                     double &prev, double &lat, int64_t &found,
+                     int64_t &bad) {
+  double before = prev;
+  if (!std::isfinite(v))
+    bad = std::min(bad, p);
+  if (before < thr && v >= thr && std::isnan(lat)) {
+    lat = t1 - dt * (v - thr) / (v - before);
+    ++found;
+  }
+  prev = v;
+}
+
+/// Whether any of n new values v is not finite or crosses the threshold
+/// from prev (vectorised: most runs of most steps have neither).
+inline bool eventful(const double *v, const double *prev, int64_t n,
+                     double thr) {
+  int any = 0;
+  for (int64_t j = 0; j < n; ++j)
+    any |= ((v[j] - v[j]) != 0) | ((prev[j] < thr) & (v[j] >= thr));
+  return any != 0;
+}
+
+} // namespace
+
 /// Activation times and the finiteness check, over chunks of the cells on
 /// the threads; the first bad point (lowest index) is the one reported.
+/// Across ranks (prev_ and lat_ per cell of the rank) the same pass hands
+/// the block's new Vm (in vr_) to the cells.
 bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double thr = options_.activationThreshold;
   const double t1 = step * options_.dt, dt = options_.dt;
-  const double *vm = gridVm();
-  // Across ranks, the cells of this rank's block; Vm of point p is at
-  // vm[p - first].
-  const int64_t c0 = blocks_.empty() ? 0 : cells_.begin;
-  const int64_t n = blocks_.empty() ? cellPoint_.size() : cells_.size();
-  const int64_t first = blocks_.empty() ? 0 : first_;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  double *prev = prev_.data(), *lat = lat_.data();
   int64_t found = 0, bad = INT64_MAX;
   int threads = options_.threads > 0 ? options_.threads : 0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1) reduction(+ : found) reduction(min : bad)
-  for (int64_t k = 0; k < chunks; ++k) {
-    for (int64_t c = k * kChunk, e = std::min(n, c + kChunk); c < e; ++c) {
-      int64_t p = cellPoint_[c0 + c];
-      double v = vm[p - first], before = prev_[p];
-      if (!std::isfinite(v))
-        bad = std::min(bad, p);
-      if (before < thr && v >= thr && std::isnan(lat_[p])) {
-        lat_[p] = t1 - dt * (v - thr) / (v - before);
-        ++found;
+  if (ranked_ && runsAreCells_) {
+    // Run by run: the slots and the cells of a run are contiguous.
+    double *vm = sim_.local()->vm();
+    const int64_t *points = cellPoint_.data() + cells_.begin;
+    const int64_t nruns = static_cast<int64_t>(runs_.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
+    for (int64_t i = 0; i < nruns; ++i) {
+      const Run &r = runs_[i];
+      const double *v = vr_.data() + r.slot;
+      double *pr = prev + r.cell, *la = lat + r.cell;
+      std::memcpy(vm + r.cell, v, r.n * sizeof(double));
+      if (!eventful(v, pr, r.n, thr)) {
+        std::memcpy(pr, v, r.n * sizeof(double));
+        continue;
       }
-      prev_[p] = v;
+      for (int64_t j = 0; j < r.n; ++j)
+        activate(points[r.cell + j], v[j], thr, t1, dt, pr[j], la[j], found,
+                 bad);
     }
+  } else {
+    // Vm of cell c is at v[slots[c]]; across ranks (this rank's cells)
+    // prev_ and lat_ are the cell's, else the point's.
+    const double *v = gridVm();
+    double *vm = ranked_ ? sim_.local()->vm() : nullptr;
+    const int64_t c0 = ranked_ ? cells_.begin : 0;
+    const int64_t n = ranked_ ? cells_.size() : cellPoint_.size();
+    const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1) reduction(+ : found) reduction(min : bad)
+    for (int64_t k = 0; k < chunks; ++k)
+      for (int64_t c = k * kChunk, e = std::min(n, c + kChunk); c < e; ++c) {
+        double x = v[slots[c]];
+        int64_t p = cellPoint_[c0 + c], at = vm ? c : p;
+        if (vm)
+          vm[c] = x;
+        activate(p, x, thr, t1, dt, prev[at], lat[at], found, bad);
+      }
   }
-  if (!blocks_.empty()) {
+  if (ranked_) {
     found = comm_->sum(found);
     bad = comm_->minimum(bad);
   }
@@ -482,7 +546,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     // A fused step did the first sub-step (and, with one, the activation
     // pass).
     bool activated = fused && fused_.activation;
-    ok = !blocks_.empty()
+    ok = ranked_
              ? (options_.scheme != TissueOptions::Explicit
                     ? diffuseCrankNicolsonOnRanks(error)
                 : onDevices_ ? diffuseOnRanks(error)
@@ -559,10 +623,9 @@ std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
     if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)
       map[cellPoint_[static_cast<int64_t>(row[kBioCell])]] = row[column];
   }
-  if (blocks_.empty())
+  if (!ranked_)
     return map;
-  return gather(std::vector<double>(map.begin() + block_.begin,
-                                    map.begin() + block_.end));
+  return gatherCells(ownValues(map));
 }
 
 std::string TissueReport::json(int indent) const {
@@ -572,14 +635,15 @@ std::string TissueReport::json(int indent) const {
       buf, sizeof buf,
       "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
       "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
-      "\"fused_steps\": %lld,\n%s  "
+      "\"fused_steps\": %lld,\n%s  \"process_grid\": [%d, %d, %d],\n%s  "
       "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
       "\"diffusion\": %.6f, \"halo\": %.6f, \"fused\": %.6f, \"output\": "
       "%.6f, \"total\": %.6f}\n%s}",
       pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
       pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
       pad.c_str(), (long long)cgIterations, pad.c_str(),
-      (long long)fusedSteps, pad.c_str(), pointStepsPerSecond(), pad.c_str(),
+      (long long)fusedSteps, pad.c_str(), processGrid[0], processGrid[1],
+      processGrid[2], pad.c_str(), pointStepsPerSecond(), pad.c_str(),
       ionicSeconds, diffusionSeconds, haloSeconds, fusedSeconds,
       outputSeconds, wallSeconds, pad.c_str());
   return buf;

@@ -32,11 +32,10 @@ void Tissue::savePosition(RunPosition &position) {
   position.client["tissue.first_beat"] = static_cast<double>(firstBeat_);
   position.client["tissue.beat_step"] = static_cast<double>(beatStep_);
   std::vector<double> lat = activationTimes();
-  std::vector<double> prev =
-      blocks_.empty() ? prev_
-                      : gather(std::vector<double>(
-                            prev_.begin() + block_.begin,
-                            prev_.begin() + block_.end));
+  std::vector<double> prev = ranked_ ? gatherCells(prev_) : prev_;
+  std::array<int, 3> order = cellOrder();
+  for (int a = 0; a < 3; ++a)
+    position.client[std::string("tissue.cell_order_") + "xyz"[a]] = order[a];
   position.data = std::move(lat);
   position.data.insert(position.data.end(), prev.begin(), prev.end());
 }
@@ -59,6 +58,25 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
                    std::to_string(position.data.size() / 2) +
                    " points, this one has " + std::to_string(n),
            false;
+  std::array<int, 3> saved{{1, 1, 1}}, order = cellOrder();
+  for (int a = 0; a < 3; ++a) {
+    auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);
+    if (it != position.client.end())
+      saved[a] = static_cast<int>(it->second);
+  }
+  if (saved != order) {
+    ProcessGrid was, now;
+    was.p = saved;
+    now.p = order;
+    auto say = [](const ProcessGrid &g) {
+      return g.ranks() == 1 ? std::string("in point order")
+                            : "box by box of process_grid " + g.str();
+    };
+    return error = "the checkpoint's cells are " + say(was) +
+                   ", this run's " + say(now) +
+                   ": continue it with the process grid it was saved with",
+           false;
+  }
   if (values[0] != sim_.step())
     return error = "a damaged checkpoint: the tissue is at step " +
                    std::to_string(values[0]) + ", its cells at step " +
@@ -70,13 +88,18 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   beatStep_ = values[3];
   lat_.assign(position.data.begin(), position.data.begin() + n);
   prev_.assign(position.data.begin() + n, position.data.end());
-  prevStale_ = false;
   activated_ = 0;
   for (int64_t p : cellPoint_)
     activated_ += !std::isnan(lat_[p]);
+  if (ranked_) {
+    // Across ranks, per cell of this rank.
+    lat_ = ownValues(lat_);
+    prev_ = ownValues(prev_);
+  }
+  prevStale_ = false;
   // Vm of the grid from the cells, as initialize() takes it.
   gatherVm();
-  if (!blocks_.empty())
+  if (ranked_)
     loadBlockVm();
   return true;
 }

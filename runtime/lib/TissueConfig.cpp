@@ -393,6 +393,19 @@ bool readModel(Reader &r, const Value &doc, TissueSetup &s) {
     return false;
   s.threads = static_cast<int>(threads);
   s.options.threads = s.threads;
+  if ((v = doc.find("process_grid")) && !(v->isString() && v->string == "auto")) {
+    if (!v->isArray() || v->items.empty() || v->items.size() > 3)
+      return r.fail(*v, "'process_grid' must be \"auto\" or 1 to 3 whole "
+                        "numbers (boxes along x, y, z)");
+    std::array<int, 3> &p = s.options.processGrid.p;
+    p = {{1, 1, 1}};
+    for (size_t a = 0; a < v->items.size(); ++a) {
+      int64_t k = 0;
+      if (!r.integer(v->items[a], "process_grid", k, 1))
+        return false;
+      p[a] = static_cast<int>(std::min<int64_t>(k, 1 << 20));
+    }
+  }
   return true;
 }
 
@@ -401,7 +414,8 @@ bool readModel(Reader &r, const Value &doc, TissueSetup &s) {
 std::string settingsOf(const Value &doc) {
   std::string out;
   for (const auto &[key, value] : doc.members) {
-    if (key == "devices" || key == "threads" || key == "variant")
+    if (key == "devices" || key == "threads" || key == "variant" ||
+        key == "process_grid")
       continue;
     Value v = value;
     if (key == "time" && v.isObject())
@@ -430,8 +444,8 @@ bool easyml::rt::readTissueConfig(const std::string &path, TissueSetup &setup,
   bool ok =
       r.known(doc, "the configuration",
               {"model", "parameters", "point_parameters", "devices",
-               "variant", "threads", "grid", "conductivity", "time",
-               "stimuli", "outputs"}) &&
+               "variant", "threads", "process_grid", "grid", "conductivity",
+               "time", "stimuli", "outputs"}) &&
       readModel(r, doc, setup);
   if (ok && !(v = doc.find("grid")))
     ok = r.fail(doc, "the configuration needs 'grid'");

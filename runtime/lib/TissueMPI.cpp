@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Blocks of points are contiguous in point order (slabs along the grid's
-// slowest axis), so a halo is a run of whole or partial planes: one
-// contiguous message per pair of ranks and side, posted non-blocking in
-// both directions at once. A block smaller than the halo is fine: the
-// points come from every rank that owns some.
+// Slabs are contiguous in point order, so a halo is a run of whole or
+// partial planes: one contiguous message per pair of ranks and side,
+// posted non-blocking in both directions at once. A block smaller than the
+// halo is fine: the points come from every rank that owns some. Boxes
+// exchange faces with the ranks of their neighbouring boxes: one message
+// per face and direction, described by a subarray datatype of the box's
+// buffer (strided where the face is across x), built once per layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "easyml/Runtime/Distributed.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace easyml::rt;
 
@@ -82,6 +85,27 @@ public:
     return true;
   }
 
+  bool exchangeFaces(const ProcessGrid &pg, const BoxLayout &layout,
+                     double *vm, std::string &error) override {
+    if (!facesReady_ || layout.ext != faceExt_ || layout.box.lo != faceLo_)
+      buildFaces(pg, layout);
+    std::vector<MPI_Request> requests(2 * faces_.size());
+    for (size_t f = 0; f < faces_.size(); ++f) {
+      const Face &face = faces_[f];
+      MPI_Irecv(vm, 1, face.recv, face.peer, face.recvTag, comm_,
+                &requests[2 * f]);
+      MPI_Isend(vm, 1, face.send, face.peer, face.sendTag, comm_,
+                &requests[2 * f + 1]);
+    }
+    int rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                         MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return error = "exchanging the faces of Vm between ranks failed", false;
+    return true;
+  }
+
+  ~MpiTissueComm() override { freeFaces(); }
+
   int64_t sum(int64_t value) override {
     int64_t out = 0;
     MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, comm_);
@@ -128,8 +152,78 @@ private:
                 &requests.back());
   }
 
+  /// One face of this rank's box shared with `peer`: what it sends and
+  /// where it receives (one point of halo), with their tags (2 * axis +
+  /// direction of travel, 1 upwards).
+  struct Face {
+    int peer = -1, sendTag = 0, recvTag = 0;
+    MPI_Datatype send = MPI_DATATYPE_NULL, recv = MPI_DATATYPE_NULL;
+  };
+
+  /// The face of `layout`'s box along `axis` at `at` (a buffer index
+  /// along it), spanning the box along the other axes.
+  static MPI_Datatype faceType(const BoxLayout &layout, int axis,
+                               int64_t at) {
+    int sizes[3], sub[3], starts[3];
+    for (int a = 0; a < 3; ++a) {
+      // MPI_ORDER_C: the slowest axis (z) first.
+      int c = 2 - a;
+      sizes[c] = static_cast<int>(layout.ext[a]);
+      sub[c] = a == axis ? 1
+                         : static_cast<int>(layout.box.hi[a] - layout.box.lo[a]);
+      starts[c] = static_cast<int>(a == axis ? at : layout.off[a]);
+    }
+    MPI_Datatype t;
+    MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, MPI_DOUBLE,
+                             &t);
+    MPI_Type_commit(&t);
+    return t;
+  }
+
+  void buildFaces(const ProcessGrid &pg, const BoxLayout &layout) {
+    freeFaces();
+    std::array<int, 3> me = boxCoord(pg, rank_);
+    for (int a = 0; a < 3; ++a)
+      for (int dir : {-1, 1}) {
+        std::array<int, 3> c = me;
+        c[a] += dir;
+        int peer = rankAt(pg, c);
+        if (peer < 0)
+          continue;
+        int64_t size = layout.box.hi[a] - layout.box.lo[a];
+        int64_t own = dir < 0 ? layout.off[a] : layout.off[a] + size - 1;
+        int64_t halo = dir < 0 ? layout.off[a] - 1 : layout.off[a] + size;
+        Face f;
+        f.peer = peer;
+        f.sendTag = 2 * a + (dir > 0);
+        f.recvTag = 2 * a + (dir < 0);
+        f.send = faceType(layout, a, own);
+        f.recv = faceType(layout, a, halo);
+        faces_.push_back(f);
+      }
+    faceExt_ = layout.ext;
+    faceLo_ = layout.box.lo;
+    facesReady_ = true;
+  }
+
+  void freeFaces() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    for (Face &f : faces_) {
+      if (finalized)
+        break;
+      MPI_Type_free(&f.send);
+      MPI_Type_free(&f.recv);
+    }
+    faces_.clear();
+    facesReady_ = false;
+  }
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  std::vector<Face> faces_;
+  std::array<int64_t, 3> faceExt_{}, faceLo_{};
+  bool facesReady_ = false;
 };
 
 } // namespace
@@ -143,8 +237,10 @@ MpiTissueRanks easyml::rt::makeMpiTissueRanks(MPI_Comm comm) {
   out.comm = makeMpiTissueComm(comm);
   out.ranks.comm = out.comm.get();
   out.ranks.simulation = [comm](const ModelHandle &model, int64_t cells,
-                                const SimulationOptions &options) {
+                                const SimulationOptions &options,
+                                const std::vector<int64_t> &counts) {
     DistributedOptions d;
+    d.counts = counts;
     // A tissue's blocks stay put: halos follow fixed neighbours.
     d.balance.fixed = true;
     return std::unique_ptr<SimulationInterface>(

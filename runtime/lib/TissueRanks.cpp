@@ -4,13 +4,20 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Each rank's cells are the points of tissue of a block of points in point
-// order. Its Vm lives in vr_, the block with the halo either side (the
-// points within the stencil's reach that other ranks own); a diffusion
-// sub-step brings the devices' boundary planes to vr_, swaps halos with
-// the other ranks (TissueComm), then runs on the devices over the block;
-// with a mask (cell k is not point k) it runs on the host's threads. The
-// blocks are the even shares of the cells the ranks start with.
+// Slabs: each rank's cells are the points of tissue of a block of points
+// in point order. Its Vm lives in vr_, the block with the halo either side
+// (the points within the stencil's reach that other ranks own); a
+// diffusion sub-step brings the devices' boundary planes to vr_, swaps
+// halos with the other ranks (TissueComm), then runs on the devices over
+// the block; with a mask (cell k is not point k) it runs on the host's
+// threads. The blocks are the even shares of the cells the ranks start
+// with.
+//
+// Boxes: each rank's cells are the points of tissue of its box, and vr_
+// the box with one point of halo around it (BoxLayout); a sub-step swaps
+// faces with the neighbouring boxes' ranks and runs the operator on the
+// host's threads, row by row of the box (a row is contiguous in vr_ and
+// in the grid, so the flags and the source are the grid's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +47,9 @@ int64_t haloOf(const TissueGrid &g) {
   return g.n[2] > 1 ? g.n[0] * g.n[1] : g.n[1] > 1 ? g.n[0] : 1;
 }
 
+/// The most points the operator runs over in one call on one thread.
+constexpr int64_t kRunPiece = 8192;
+
 } // namespace
 
 TissueComm::~TissueComm() = default;
@@ -55,12 +65,16 @@ bool Tissue::initializeRanks(std::string &error) {
   // next rank's first cell's (the grid's ends at either end).
   std::vector<CellRange> cells = comm_->blocks(sim_.owned());
   cells_ = cells[comm_->rank()];
+  cellRanges_ = cells;
+  ranked_ = true;
   int64_t empty = comm_->sum(cells_.size() == 0 || !sim_.local());
   if (empty > 0)
     return error = std::to_string(empty) + " of " +
                    std::to_string(sim_.ranks()) +
                    " ranks hold no point of the grid: use fewer ranks",
            false;
+  if (boxes_)
+    return initializeBoxes(error);
   blocks_.clear();
   for (size_t r = 0; r < cells.size(); ++r)
     blocks_.push_back(
@@ -74,41 +88,149 @@ bool Tissue::initializeRanks(std::string &error) {
   // Points outside the tissue hold NaN: no operator reads them.
   vr_.assign(last - first_, identity_ ? 0.0 : NAN);
   vo_.assign(last - first_, identity_ ? 0.0 : NAN);
+  cellSlot_.resize(cells_.size());
+  for (int64_t k = 0; k < cells_.size(); ++k)
+    cellSlot_[k] = cellPoint_[cells_.begin + k] - first_;
+  sx_ = 1;
+  sy_ = grid_.n[0];
+  sz_ = grid_.n[0] * grid_.n[1];
+  runs_.clear();
+  for (int64_t p = block_.begin; p < block_.end; p += kRunPiece)
+    runs_.push_back({p - first_, p, std::min(kRunPiece, block_.end - p),
+                     p - block_.begin});
+  runsAreCells_ = identity_;
   return true;
+}
+
+bool Tissue::initializeBoxes(std::string &error) {
+  const ProcessGrid &pg = options_.processGrid;
+  layout_ = BoxLayout(grid_, boxOf(grid_, pg, comm_->rank()));
+  const TissueBox &b = layout_.box;
+  cellSlot_.clear();
+  runs_.clear();
+  bool matches = true;
+  for (int64_t z = b.lo[2]; z < b.hi[2]; ++z)
+    for (int64_t y = b.lo[1]; y < b.hi[1]; ++y) {
+      for (int64_t x = b.lo[0]; x < b.hi[0]; ++x) {
+        int64_t p = grid_.index(x, y, z);
+        if (!grid_.isTissue(p))
+          continue;
+        int64_t k = static_cast<int64_t>(cellSlot_.size());
+        matches = matches && k < cells_.size() &&
+                  cellPoint_[cells_.begin + k] == p;
+        cellSlot_.push_back(layout_.slot(x, y, z));
+      }
+      for (int64_t x = b.lo[0]; x < b.hi[0]; x += kRunPiece)
+        runs_.push_back({layout_.slot(x, y, z), grid_.index(x, y, z),
+                         std::min(kRunPiece, b.hi[0] - x),
+                         static_cast<int64_t>(cellSlot_.size()) -
+                             (b.hi[0] - x)});
+    }
+  matches = matches && static_cast<int64_t>(cellSlot_.size()) == cells_.size();
+  if (comm_->sum(!matches) > 0)
+    return error = "the simulation's cells are not shared over the ranks as "
+                   "process_grid " +
+                   pg.str() + " cuts the grid",
+           false;
+  runsAreCells_ = grid_.mask.empty();
+  sx_ = 1;
+  sy_ = layout_.ext[0];
+  sz_ = layout_.ext[0] * layout_.ext[1];
+  vr_.assign(layout_.size(), NAN);
+  vo_.assign(layout_.size(), NAN);
+  return true;
+}
+
+bool Tissue::exchange(double *v, std::string &error) {
+  double t0 = now();
+  bool ok = boxes_ ? comm_->exchangeFaces(options_.processGrid, layout_, v,
+                                          error)
+                   : comm_->exchangeHalo(blocks_, haloOf(grid_), v, error);
+  exchangeSeconds_ += now() - t0;
+  return ok;
+}
+
+void Tissue::applyRuns(const double *v, double *out, const double c[3],
+                       const double *src) {
+  easyml_diffusion_args base{};
+  base.sx = sx_;
+  base.sy = sy_;
+  base.sz = sz_;
+  base.cx = c[0];
+  base.cy = c[1];
+  base.cz = c[2];
+  const int64_t n = static_cast<int64_t>(runs_.size());
+  int threads = options_.threads > 0 ? options_.threads : 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && n > 1)
+  for (int64_t i = 0; i < n; ++i) {
+    const Run &r = runs_[i];
+    easyml_diffusion_args a = base;
+    a.begin = 0;
+    a.end = r.n;
+    a.v = v + r.slot;
+    a.out = out + r.slot;
+    a.flags = flags_.data() + r.point;
+    a.src = src ? src + r.point : nullptr;
+    diffuse_(a);
+  }
+}
+
+std::vector<double> Tissue::ownValues(const std::vector<double> &byPoint) const {
+  std::vector<double> own(cells_.size());
+  for (int64_t k = 0; k < cells_.size(); ++k)
+    own[k] = byPoint[cellPoint_[cells_.begin + k]];
+  return own;
+}
+
+std::vector<double> Tissue::gatherCells(const std::vector<double> &own) {
+  std::vector<double> cells;
+  std::string ignored; // the grid's size was checked at initialize()
+  comm_->gather(cellRanges_, own.data(), sim_.numCells(), cells, ignored);
+  if (comm_->rank() != 0)
+    return {};
+  std::vector<double> whole(grid_.points(), NAN);
+  for (size_t k = 0; k < cellPoint_.size(); ++k)
+    whole[cellPoint_[k]] = cells[k];
+  return whole;
+}
+
+std::array<int, 3> Tissue::cellOrder() const {
+  return boxes_ ? options_.processGrid.p : std::array<int, 3>{{1, 1, 1}};
 }
 
 void Tissue::loadBlockVm() {
   const double *vm = sim_.local()->vm();
-  for (int64_t k = cells_.begin; k < cells_.end; ++k)
-    vr_[cellPoint_[k] - first_] = vm[k - cells_.begin];
+  if (runsAreCells_) {
+    for (const Run &r : runs_) {
+      std::memcpy(vr_.data() + r.slot, vm, r.n * sizeof(double));
+      vm += r.n;
+    }
+    return;
+  }
+  for (int64_t k = 0; k < cells_.size(); ++k)
+    vr_[cellSlot_[k]] = vm[k];
 }
 
+
 /// As diffuseOnRanks, on this rank's threads: Vm of its cells into vr_,
-/// per sub-step the halos between ranks and the operator over the block
-/// into vo_ (then back into vr_), and the new Vm back into the cells.
+/// per sub-step the halos between ranks and the operator over the runs
+/// into vo_ (which then becomes vr_).
 bool Tissue::diffuseOnRanksHost(std::string &error) {
   loadBlockVm();
-  int64_t own = block_.begin - first_, n = block_.size();
-  int64_t halo = haloOf(grid_);
   for (int64_t s = 0; s < report_.substeps; ++s) {
-    double t0 = now();
-    if (!comm_->exchangeHalo(blocks_, halo, vr_.data(), error))
+    if (!exchange(vr_.data(), error))
       return false;
-    exchangeSeconds_ += now() - t0;
-    applyOperator(vr_.data() + own, vo_.data() + own, c_,
-                  s == 0 && hasSource_ ? src_.data() + block_.begin : nullptr,
-                  flags_.data() + block_.begin, n);
-    std::copy(vo_.begin() + own, vo_.begin() + own + n, vr_.begin() + own);
+    applyRuns(vr_.data(), vo_.data(), c_,
+              s == 0 && hasSource_ ? src_.data() : nullptr);
+    // vo_ holds the block's new Vm; its halo is filled before it is read.
+    vr_.swap(vo_);
   }
-  double *vm = sim_.local()->vm();
-  for (int64_t k = cells_.begin; k < cells_.end; ++k)
-    vm[k - cells_.begin] = vr_[cellPoint_[k] - first_];
-  return true;
+  return true; // updateActivation hands vr_ to the cells
 }
 
 /// The sub-steps: Vm of the block from the simulation into vr_, then per
 /// sub-step the devices' boundary planes, the halos between ranks and the
-/// devices' sub-step; the new Vm back into the simulation.
+/// devices' sub-step (updateActivation hands the new Vm to the cells).
 bool Tissue::diffuseOnRanks(std::string &error) {
   Simulation &local = *sim_.local();
   int64_t own = block_.begin - first_, n = block_.size();
@@ -148,8 +270,7 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     if (!sim_.agree(ok, error))
       return false;
   }
-  std::memcpy(vm, vr_.data() + own, n * sizeof(double));
-  return true;
+  return true; // updateActivation hands vr_ to the cells
 }
 
 double Tissue::blockDot(const double *a, const double *b) const {
@@ -203,15 +324,6 @@ bool Tissue::diffuseCrankNicolsonOnRanks(std::string &error) {
   if (!solved(cg.solve(n, x, b.data(), r.data(), q.data(), ph.data() + own),
               error))
     return false;
-  double *vm = sim_.local()->vm();
-  for (int64_t k = cells_.begin; k < cells_.end; ++k)
-    vm[k - cells_.begin] = vr_[cellPoint_[k] - first_];
-  return true;
+  return true; // updateActivation hands vr_ to the cells
 }
 
-std::vector<double> Tissue::gather(const std::vector<double> &values) {
-  std::vector<double> whole;
-  std::string ignored; // the grid's size was checked at initialize()
-  comm_->gather(blocks_, values.data(), grid_.points(), whole, ignored);
-  return whole;
-}

@@ -10,6 +10,7 @@
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
 #include "easyml/Runtime/Tissue.h"
+#include "easyml/Runtime/TissueComm.h"
 #include "easyml/Runtime/TissueFiles.h"
 
 #include <cerrno>
@@ -24,16 +25,17 @@ using namespace easyml::rt;
 
 namespace {
 
-/// Per-point parameter files, as values of the tissue points.
-bool setPointParameters(const TissueSetup &setup, SimulationInterface &sim,
-                        std::string &error) {
+/// Per-point parameter files, as values of the cells (numbered as `pg`
+/// says).
+bool setPointParameters(const TissueSetup &setup, const ProcessGrid &pg,
+                        SimulationInterface &sim, std::string &error) {
+  std::vector<int64_t> cellPoints = tissueCellPoints(setup.grid, pg);
   for (auto &[name, file] : setup.pointParameters) {
     std::vector<double> all, cells;
     if (!readGridNpy(file, setup.grid, all, error))
       return false;
-    for (int64_t p = 0; p < setup.grid.points(); ++p)
-      if (setup.grid.isTissue(p))
-        cells.push_back(all[p]);
+    for (int64_t p : cellPoints)
+      cells.push_back(all[p]);
     if (!sim.setPerCellParam(name, cells.data(), error)) {
       error = "point_parameters: " + error;
       return false;
@@ -81,6 +83,49 @@ SimulationOptions deviceOptions(const TissueSetup &setup) {
   o.cpuVariant = setup.variant;
   o.threads = setup.threads;
   return o;
+}
+
+/// The cell order a checkpoint was saved in (1 x 1 x 1: point order).
+ProcessGrid savedCellOrder(const std::string &path) {
+  ProcessGrid pg;
+  pg.p = {{1, 1, 1}};
+  PopulationState state;
+  RunPosition position;
+  std::string ignored; // restart() says what is wrong with the file
+  if (!readCheckpoint(path, state, position, ignored))
+    return pg;
+  for (int a = 0; a < 3; ++a) {
+    auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);
+    if (it != position.client.end())
+      pg.p[a] = static_cast<int>(it->second);
+  }
+  return pg;
+}
+
+/// How the ranks cut the grid: the setup's process grid, else for a
+/// restart the one its checkpoint's cells are numbered by, else the one of
+/// least halo surface. Boxes diffuse on the host: they are chosen only
+/// where slabs would too (explicit diffusion on CPU pools alone).
+bool processGrid(const TissueSetup &setup, int ranks,
+                 const SimulationOptions &options, const std::string &from,
+                 ProcessGrid &pg, std::string &error) {
+  pg = setup.options.processGrid;
+  if (!pg.automatic()) {
+    error = checkProcessGrid(setup.grid, pg, ranks);
+    return error.empty();
+  }
+  if (!from.empty()) {
+    ProcessGrid saved = savedCellOrder(from);
+    if (saved.ranks() == ranks &&
+        checkProcessGrid(setup.grid, saved, ranks).empty()) {
+      pg = saved;
+      return true;
+    }
+  }
+  bool boxes = setup.options.scheme == TissueOptions::Explicit &&
+               !options.devices.wantsGpu() && !options.devices.automatic();
+  pg = chooseProcessGrid(setup.grid, ranks, boxes);
+  return true;
 }
 
 } // namespace
@@ -260,16 +305,24 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
   int64_t cells = 0;
   for (int64_t p = 0; p < setup.grid.points(); ++p)
     cells += setup.grid.isTissue(p);
+  TissueOptions tissueOptions = setup.options;
+  ProcessGrid &pg = tissueOptions.processGrid;
+  if (!processGrid(setup, ranks ? ranks->comm->size() : 1, options, from, pg,
+                   error))
+    return false;
+  bool boxes = ranks && !pg.slabs(setup.grid);
   std::unique_ptr<SimulationInterface> sim =
-      ranks ? ranks->simulation(model, cells, options)
+      ranks ? ranks->simulation(model, cells, options,
+                                boxes ? tissueCellCounts(setup.grid, pg)
+                                      : std::vector<int64_t>())
             : std::make_unique<Simulation>(model, cells, options);
   if (!sim->valid(error))
     return false;
   if (!setup.parameters.empty() && !sim->modifyParams(setup.parameters, error))
     return error = "parameters: " + error, false;
-  if (!setPointParameters(setup, *sim, error))
+  if (!setPointParameters(setup, pg, *sim, error))
     return false;
-  Tissue tissue(*sim, setup.grid, setup.conductivity, setup.options,
+  Tissue tissue(*sim, setup.grid, setup.conductivity, tissueOptions,
                 ranks ? ranks->comm : nullptr);
   for (const TissueStimulus &s : setup.stimuli)
     tissue.addStimulus(s);

@@ -51,7 +51,8 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "with --checkpoint: simulated time between checkpoints (ms)", "100"},
       {"restart", 0, K::Required,
        "continue the run saved in this checkpoint (the same configuration; "
-       "devices, threads and the rank count may differ)",
+       "devices, threads and the rank count may differ, but not a process "
+       "grid of boxes)",
        ""},
       {"no-recovery", 0, K::None,
        "stop when a GPU fails, instead of going on without it on the other "
@@ -76,6 +77,10 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               s.options.scheme == rt::TissueOptions::CrankNicolson
                   ? " (crank-nicolson)"
                   : "");
+  if (int ranks = t.processGrid[0] * t.processGrid[1] * t.processGrid[2];
+      ranks > 1)
+    std::printf("%d ranks, process grid %d x %d x %d\n", ranks,
+                t.processGrid[0], t.processGrid[1], t.processGrid[2]);
   if (t.fusedSteps > 0)
     std::printf("%-10s %10.3f s (%lld steps: the ionic step, diffusion and "
                 "activation times in one pass)\n",

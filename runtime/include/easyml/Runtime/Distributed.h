@@ -62,6 +62,9 @@ struct DistributedOptions {
   double slowFactor = 1;
   /// Initial shares of the cells per rank (empty: even).
   std::vector<double> shares;
+  /// Or exactly these cells per rank, in rank order (summing to the
+  /// cells; a tissue's boxes): taken over shares when not empty.
+  std::vector<int64_t> counts;
   /// Sample matrices go through dedicated writer ranks (serveMatrixFile):
   /// `writers` ranks of `world` from `firstWriter` on (none when < 0).
   MPI_Comm world = MPI_COMM_NULL;

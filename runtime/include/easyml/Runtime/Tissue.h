@@ -26,14 +26,18 @@
 // time of a point is when its Vm first crosses a threshold upwards
 // (interpolated within the step).
 //
-// Across MPI ranks (a DistributedSimulation and a TissueComm), each rank
-// holds a block of points in point order, a slab along the grid's slowest
-// axis, with the cells of its points of tissue; before every diffusion
-// sub-step the ranks exchange the planes of Vm within the stencil's reach
-// of their blocks. The blocks stay fixed (even shares of the cells), and
-// the result is the same bits for any number of ranks. Ranks need
-// explicit diffusion; with a mask (or diffusion_on host) the diffusion
-// step runs on each rank's host threads.
+// Across MPI ranks (a DistributedSimulation and a TissueComm), the grid is
+// cut by a process grid (TissueDecomposition.h). Slabs: each rank holds a
+// block of points in point order with the cells of its points of tissue
+// (even shares of the cells); before every diffusion sub-step the ranks
+// exchange the planes of Vm within the stencil's reach of their blocks.
+// Boxes: each rank holds a box and the cells of its points of tissue (the
+// cells numbered box by box), Vm in a buffer with one point of halo around
+// the box, and exchanges faces with the ranks of the neighbouring boxes.
+// The blocks stay fixed, and the result is the same bits for any number of
+// ranks and any process grid. With a mask, boxes or diffusion_on host the
+// explicit diffusion step runs on each rank's host threads; Crank-Nicolson
+// across ranks needs slabs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,7 @@
 
 #include "easyml/Runtime/ABI.h"
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/TissueDecomposition.h"
 #include "easyml/Runtime/TissueGrid.h"
 
 #include <functional>
@@ -79,6 +84,11 @@ struct TissueOptions {
   /// beat starts at every onset of a stimulus; finishBeats() closes the
   /// last.
   bool biomarkers = false;
+  /// Across ranks: how the grid is cut (automatic: slabs along the
+  /// slowest axis; TissueRun chooses boxes where they pay). The
+  /// simulation's cells must be numbered and shared as it says
+  /// (tissueCellPoints, tissueCellCounts).
+  ProcessGrid processGrid;
 };
 
 /// Where the time went, and how much was done.
@@ -94,6 +104,8 @@ struct TissueReport {
   /// and their time (not in the three above).
   int64_t fusedSteps = 0;
   double fusedSeconds = 0;
+  /// Boxes per axis the ranks hold (1 x 1 x 1 in one process).
+  std::array<int, 3> processGrid{{1, 1, 1}};
   double pointStepsPerSecond() const {
     return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
   }
@@ -190,6 +202,8 @@ private:
   /// where it did not converge.
   bool solved(const CgResult &r, std::string &error);
   double dot(const double *a, const double *b) const;
+  /// Activation times and the check that Vm is finite after a step;
+  /// across ranks, also the new Vm from vr_ into the cells.
   bool updateActivation(int64_t step, std::string &error);
   /// A stimulus starts at `step`: the running beat ends (biomarkers on).
   bool beatBoundary(int64_t step, std::string &error);
@@ -208,14 +222,44 @@ private:
   double blockDot(const double *a, const double *b) const;
   /// Vm of this rank's cells into vr_ at their points.
   void loadBlockVm();
-  /// The whole grid of `values` (this rank's block) on rank 0.
-  std::vector<double> gather(const std::vector<double> &values);
+  /// This rank's boxes: the buffer, the cells' slots and the runs.
+  bool initializeBoxes(std::string &error);
+  /// Fills the halo of `v` (laid out as vr_) from the other ranks.
+  bool exchange(double *v, std::string &error);
+  /// out = v + c . L v (+ src) over this rank's runs (v, out as vr_).
+  void applyRuns(const double *v, double *out, const double c[3],
+                 const double *src);
+  /// The whole grid on rank 0 (NaN outside the tissue) from `own`, the
+  /// values of this rank's cells.
+  std::vector<double> gatherCells(const std::vector<double> &own);
+  /// `byPoint` (one value per grid point) at this rank's cells.
+  std::vector<double> ownValues(const std::vector<double> &byPoint) const;
+  /// The order the cells are in, saved with a checkpoint: the process
+  /// grid of boxes, 1 x 1 x 1 for point order.
+  std::array<int, 3> cellOrder() const;
 
   SimulationInterface &sim_;
   TissueComm *comm_;
-  /// Across ranks: every rank's block of points, this rank's, and the
-  /// first point of the halo'd buffer vr_ (with vo_, its scratch).
-  std::vector<CellRange> blocks_;
+  /// Across ranks (ranked_): every rank's block of points (slabs), this
+  /// rank's, and the first point of the halo'd buffer vr_ (with vo_, its
+  /// scratch); every rank's cells.
+  bool ranked_ = false, boxes_ = false;
+  std::vector<CellRange> blocks_, cellRanges_;
+  /// Boxes: this rank's buffer.
+  BoxLayout layout_;
+  /// Where this rank's cell k (of cells_) is in vr_.
+  std::vector<int64_t> cellSlot_;
+  /// Runs of this rank's points that are contiguous in vr_ and in the
+  /// grid (one per row of a box, a slab in pieces), for the operator.
+  struct Run {
+    int64_t slot, point, n;
+    /// This rank's cell at the run's first point (runsAreCells_).
+    int64_t cell = 0;
+  };
+  std::vector<Run> runs_;
+  /// The runs' points are this rank's cells in order (no mask).
+  bool runsAreCells_ = false;
+  int64_t sx_ = 1, sy_ = 1, sz_ = 1;
   CellRange block_;
   /// This rank's cells (global numbers): the points of tissue in block_.
   CellRange cells_;
@@ -235,7 +279,10 @@ private:
   /// Cell k is grid point cellPoint_[k].
   std::vector<int64_t> cellPoint_;
   std::vector<uint8_t> flags_;
-  std::vector<double> v_, out_, tmp_, src_, prev_, lat_;
+  std::vector<double> v_, out_, tmp_, src_;
+  /// Vm after the last step and the activation times: per grid point in
+  /// one process, per cell of this rank across ranks.
+  std::vector<double> prev_, lat_;
   /// Conjugate gradient work vectors.
   std::vector<double> r_, p_, q_;
   std::vector<std::vector<int64_t>> stimulusPoints_;

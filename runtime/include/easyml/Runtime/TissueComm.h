@@ -17,6 +17,7 @@
 #define EASYML_RUNTIME_TISSUECOMM_H
 
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/TissueDecomposition.h"
 
 #include <cstdint>
 #include <string>
@@ -43,13 +44,21 @@ public:
                             int64_t halo, double *vm,
                             std::string &error) = 0;
 
+  /// Boxes (TissueDecomposition.h): `vm` is this rank's box of `pg` in
+  /// its buffer `layout`; fills the halo's faces from the ranks of the
+  /// neighbouring boxes and sends them this box's faces, every message
+  /// posted at once (non-blocking, a derived datatype per face).
+  virtual bool exchangeFaces(const ProcessGrid &pg, const BoxLayout &layout,
+                             double *vm, std::string &error) = 0;
+
   /// Sums and minimum over the ranks.
   virtual int64_t sum(int64_t value) = 0;
   virtual int64_t minimum(int64_t value) = 0;
   virtual double total(double value) = 0;
 
   /// On rank 0, the whole array of `points` values from every rank's
-  /// block (`local` holds this rank's); other ranks get `whole` empty.
+  /// block (`local` holds this rank's, `blocks` are ranges of the array);
+  /// other ranks get `whole` empty.
   virtual bool gather(const std::vector<CellRange> &blocks,
                       const double *local, int64_t points,
                       std::vector<double> &whole, std::string &error) = 0;

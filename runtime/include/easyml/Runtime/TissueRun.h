@@ -62,10 +62,12 @@ struct TissueResult {
 };
 
 /// A run across MPI ranks (makeMpiTissueRanks in TissueMPI.h makes one):
-/// the simulation of the cells over the ranks, and their communicator.
+/// the simulation of the cells over the ranks (`counts`: each rank's cells,
+/// or empty for even shares), and their communicator.
 struct TissueRanks {
   std::function<std::unique_ptr<SimulationInterface>(
-      const ModelHandle &, int64_t cells, const SimulationOptions &)>
+      const ModelHandle &, int64_t cells, const SimulationOptions &,
+      const std::vector<int64_t> &counts)>
       simulation;
   TissueComm *comm = nullptr;
 };
