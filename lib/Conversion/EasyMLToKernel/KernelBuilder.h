@@ -239,6 +239,9 @@ private:
   /// where samples are recorded and biomarkers updated) or `eval` (the outputs
   /// and traces of the current states).
   mlir::LogicalResult buildStep(bool advance);
+  /// The cell loop of a step entry with the parameter rows in paramRows
+  /// (none: the shared values).
+  mlir::LogicalResult buildCellLoop(const StepArgs &a, bool advance);
   /// Loads the kernel arguments the step entries read (and, for
   /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.
   StepArgs loadStepArgs(Value args, bool advance);

@@ -28,13 +28,40 @@ LogicalResult KernelBuilder::buildStep(bool advance) {
   Value args = startFunction(advance ? "compute" : "eval");
   loadParams(args);
   StepArgs a = loadStepArgs(args, advance);
-  hoistDerived(a.dt);
-  Value cell = openCellLoop(a.begin, a.end);
-  CellValues c = loadCellValues(cell, a);
-  if (failed(advance ? emitStepLoop(a, cell, c) : emitEval(a, cell, c)))
+  if (paramRows.empty() || target.isGpu() || target.getWidth() == 1 ||
+      !advance) {
+    if (failed(buildCellLoop(a, advance)))
+      return failure();
+    finishFunction();
+    return success();
+  }
+  // On the CPU a call without per-cell rows (a tissue, a run without a
+  // population) gets a cell loop of its own, whose parameters are the
+  // shared values: no test per parameter and cell, and the derived values
+  // computed once.
+  Value rows = field(args, kParamRows, ptrTy);
+  Value given = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, rows,
+                                       b.create<LLVM::ZeroOp>(loc, ptrTy));
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, given, /*withElse=*/true);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  if (failed(buildCellLoop(a, advance)))
+    return failure();
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  SmallVector<Value> rowsGiven = std::move(paramRows);
+  paramRows.clear();
+  LogicalResult shared = buildCellLoop(a, advance);
+  paramRows = std::move(rowsGiven);
+  if (failed(shared))
     return failure();
   finishFunction();
   return success();
+}
+
+LogicalResult KernelBuilder::buildCellLoop(const StepArgs &a, bool advance) {
+  hoistDerived(a.dt);
+  Value cell = openCellLoop(a.begin, a.end);
+  CellValues c = loadCellValues(cell, a);
+  return advance ? emitStepLoop(a, cell, c) : emitEval(a, cell, c);
 }
 
 KernelBuilder::StepArgs KernelBuilder::loadStepArgs(Value args, bool advance) {

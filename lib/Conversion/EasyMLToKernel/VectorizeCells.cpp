@@ -23,7 +23,11 @@
 //     selects per lane;
 //   - an atomic counter increment adds the number of active lanes, once;
 //   - loops with varying exit conditions run while any active lane
-//     continues, each lane keeping its values once its own loop is done.
+//     continues, each lane keeping its values once its own loop is done;
+//   - a math operation done by a library function (exp, log, pow, ...)
+//     is varying even on uniform operands: the vector library and libm
+//     may round differently, and a value must have the same bits whether
+//     a parameter it reads is shared or has a per-cell row.
 //
 // Lanes outside the loop's range are computed and masked out of every
 // store and count, so per-cell storage must be readable up to the next
@@ -34,6 +38,7 @@
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -45,6 +50,14 @@ namespace easyml {
 using namespace mlir;
 
 namespace {
+
+/// A math operation a library function computes (not an instruction that
+/// rounds exactly in every lane).
+bool byLibrary(Operation *op) {
+  return isa<math::MathDialect>(op->getDialect()) &&
+         !isa<math::SqrtOp, math::AbsFOp, math::FloorOp, math::CeilOp,
+              math::TruncOp, math::RoundOp, math::CopySignOp, math::FmaOp>(op);
+}
 
 /// What a scalar value of the cell loop becomes.
 enum class Kind {
@@ -203,7 +216,8 @@ private:
     if (op->getNumRegions() || !isMemoryEffectFree(op))
       return op->emitError("easyml-vectorize-cells: cannot vectorise '")
              << op->getName() << "'";
-    Kind k = allUniform(op->getOperands()) ? Kind::Uniform : Kind::Varying;
+    Kind k = allUniform(op->getOperands()) && !byLibrary(op) ? Kind::Uniform
+                                                            : Kind::Varying;
     for (Value r : op->getResults())
       set(r, k);
     return success();
