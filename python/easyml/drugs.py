@@ -45,7 +45,8 @@ def drug_study(model: str, mapping: str, cipa: str = "",
                progress: Optional[Callable[[int], None]] = None,
                converge: float = 0.0,
                adaptive: bool = False,
-               max_dv_window: int = 0) -> DrugStudyResult:
+               max_dv_window: int = 0,
+               stop_converged: bool = False) -> DrugStudyResult:
     """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
     (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
     the optimal fit), `beats` beats at `bcl` ms (fewer once every
@@ -55,7 +56,10 @@ def drug_study(model: str, mapping: str, cipa: str = "",
     (default 0.01 ms, with `adaptive` the stimulus duration) is only the
     grid of the stimulus and the metrics. `max_dv_window`: the metrics of
     the beat with the largest max_dv among the last N beats, as FDA's
-    AP_simulation.R takes them (250); 0, the last beat's."""
+    AP_simulation.R takes them (250); 0, the last beat's.
+    `stop_converged` (with `converge`): each simulation stops at the first
+    beat its state changes by less than `converge`, the others going on
+    without it."""
     if dt is None:
         dt = stim_duration if adaptive else 0.01
     from . import Error, _compiler
@@ -68,7 +72,7 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             bool(nM), int(beats), float(bcl), float(dt), float(stim),
             float(stim_duration), parameters, devices, int(threads),
             load_states, save_states, "", progress, float(converge),
-            bool(adaptive), int(max_dv_window))
+            bool(adaptive), int(max_dv_window), bool(stop_converged))
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))

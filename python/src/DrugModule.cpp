@@ -86,13 +86,14 @@ py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
                         const std::string &cacheDir,
                         const std::function<void(int64_t)> &progress,
                         double converge, bool adaptive,
-                        int64_t maxDvWindow) {
+                        int64_t maxDvWindow, bool stopConverged) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
   a.options.adaptive = adaptive;
   a.options.maxDvWindow = maxDvWindow;
   if (!(converge >= 0))
     throw std::runtime_error("converge must be >= 0");
   a.options.converge = converge;
+  a.options.stopConverged = stopConverged;
   a.options.beats = beats;
   a.options.bcl = bcl;
   a.options.dt = dt;
@@ -159,6 +160,6 @@ void bindDrugStudy(py::module &m) {
         py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
         py::arg("converge") = 0.0, py::arg("adaptive") = false,
-        py::arg("max_dv_window") = 0,
+        py::arg("max_dv_window") = 0, py::arg("stop_converged") = false,
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

@@ -85,3 +85,10 @@ def test_classify_risk_and_steady_state(tmp_path):
     r = easyml.drug_study(MODEL, MAPPING, beats=30, bcl=800, converge=0.02)
     assert 1 < r.table["beats"][0] < 30
     assert r.table["converged_beat"][0] == r.table["beats"][0]
+    # Each simulation stopped at its own steady state: one alone, the same.
+    s = easyml.drug_study(MODEL, MAPPING, beats=30, bcl=800, converge=0.02,
+                          stop_converged=True)
+    assert s.table["beats"][0] == r.table["beats"][0]
+    assert s.table["qnet"][0] == r.table["qnet"][0]
+    with pytest.raises(easyml.Error, match="needs a tolerance"):
+        easyml.drug_study(MODEL, MAPPING, beats=3, stop_converged=True)

@@ -73,6 +73,10 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "stop pacing once every simulation's largest relative state change "
        "over a beat is below this (0: pace every beat)",
        "0"},
+      {"stop-converged", 0, K::None,
+       "with --converge: stop each simulation at the first beat its state "
+       "change is below the tolerance, the others going on without it",
+       ""},
       {"max-dv-window", 0, K::Required,
        "report the metrics of the beat with the largest max_dv among the "
        "last N beats, as FDA's AP_simulation.R does (N = 250 there); 0: "
@@ -125,6 +129,7 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
          : o.adaptive ? o.stimDuration
                       : 0.01;
   o.converge = a.number("converge", errors);
+  o.stopConverged = a.has("stop-converged");
   o.maxDvWindow = a.integer("max-dv-window", errors);
   o.simulation.threads = static_cast<int>(a.integer("threads", errors));
   if (!errors.empty())
@@ -154,17 +159,26 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
                 r.qnet, b(rt::kBioApd50), b(rt::kBioApd90), r.maxDv,
                 r.maxDv > 0 ? "yes" : "no", r.stateChange);
   }
-  if (!rows.empty() && rows.front().beats < beats)
+  int64_t least = beats, most = 0, paced = 0;
+  for (const rt::DrugStudyRow &r : rows) {
+    least = std::min(least, r.beats);
+    most = std::max(most, r.beats);
+    paced += r.beats;
+  }
+  if (!rows.empty() && least == most && most < beats)
     std::printf("steady state after %lld of %lld beats: every simulation's "
                 "state changed by less than --converge over its last beat\n",
-                (long long)rows.front().beats, (long long)beats);
+                (long long)most, (long long)beats);
+  else if (!rows.empty() && least < most)
+    std::printf("each simulation stopped at its steady state: after %lld to "
+                "%lld of %lld beats, %lld beats paced in all\n",
+                (long long)least, (long long)most, (long long)beats,
+                (long long)paced);
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("%zu cells x %lld beats in %.2f s: %.3f s of wall time and "
               "%.3f core-seconds per simulation\n",
-              rows.size(),
-              (long long)(rows.empty() ? beats : rows.front().beats), seconds,
-              seconds / rows.size(),
-              seconds * cores / rows.size());
+              rows.size(), (long long)(rows.empty() ? beats : most), seconds,
+              seconds / rows.size(), seconds * cores / rows.size());
 }
 
 /// The known risk classes of --classify; false with `e`.

@@ -79,6 +79,10 @@ struct DrugStudyOptions {
   /// change over a beat (DrugStudyRow::stateChange) is below this; the
   /// metrics are then the last beat's (0: pace every beat).
   double converge = 0;
+  /// With `converge`: each cell stops at the first beat its state change
+  /// is below the tolerance (its metrics that beat's), and the others go
+  /// on without it; the study ends when every cell has stopped.
+  bool stopConverged = false;
   /// The metrics are of the beat with the largest max_dv among the last
   /// `maxDvWindow` beats, as FDA's AP_simulation.R takes them (250 there;
   /// an EAD in any of them is then reported); 0 or 1: the last beat's.
