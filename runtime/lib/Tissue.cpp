@@ -99,10 +99,6 @@ bool Tissue::initialize(std::string &error) {
     if (std::string e = checkProcessGrid(grid_, pg, sim_.ranks()); !e.empty())
       return error = e, false;
   boxes_ = sim_.ranks() > 1 && !pg.automatic() && !pg.slabs(grid_);
-  if (boxes_ && options_.scheme != TissueOptions::Explicit)
-    return error = "crank-nicolson across ranks needs slabs: process_grid " +
-                   pg.str() + " cuts the grid into boxes",
-           false;
   cellPoint_ = tissueCellPoints(grid_, boxes_ ? pg : ProcessGrid());
   if (static_cast<int64_t>(cellPoint_.size()) != sim_.numCells())
     return error = "the grid has " + std::to_string(cellPoint_.size()) +

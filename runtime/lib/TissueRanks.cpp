@@ -133,6 +133,10 @@ bool Tissue::initializeBoxes(std::string &error) {
                    pg.str() + " cuts the grid",
            false;
   runsAreCells_ = grid_.mask.empty();
+  boxMask_.assign(layout_.size(), 0);
+  for (const Run &r : runs_)
+    for (int64_t j = 0; j < r.n; ++j)
+      boxMask_[r.slot + j] = flags_[r.point + j];
   sx_ = 1;
   sy_ = layout_.ext[0];
   sz_ = layout_.ext[0] * layout_.ext[1];
@@ -273,55 +277,48 @@ bool Tissue::diffuseOnRanks(std::string &error) {
   return true; // updateActivation hands vr_ to the cells
 }
 
-double Tissue::blockDot(const double *a, const double *b) const {
-  const uint8_t *flags = flags_.data() + block_.begin;
-  double sum = 0;
-  for (int64_t i = 0, n = block_.size(); i < n; ++i)
-    if (flags[i] & EASYML_DIFFUSION_TISSUE)
-      sum += a[i] * b[i];
-  return sum;
-}
 
 /// As diffuseCrankNicolson, over this rank's block: x is Vm in vr_, the
 /// search direction p lives in a buffer with halos like vr_'s.
 bool Tissue::diffuseCrankNicolsonOnRanks(std::string &error) {
   loadBlockVm();
-  const int64_t own = block_.begin - first_, n = block_.size();
-  const int64_t halo = haloOf(grid_);
-  const uint8_t *flags = flags_.data() + block_.begin;
+  // The conjugate gradient's vectors are n points from `base` in vr_'s
+  // layout: a slab's block, or a box's whole buffer with its halo and
+  // padding masked out.
+  const int64_t base = boxes_ ? 0 : block_.begin - first_;
+  const int64_t n = boxes_ ? static_cast<int64_t>(vr_.size()) : block_.size();
+  const uint8_t *mask = boxes_ ? boxMask_.data() : flags_.data() + block_.begin;
   double plus[3], minus[3];
   for (int a = 0; a < 3; ++a) {
     plus[a] = 0.5 * c_[a];
     minus[a] = -0.5 * c_[a];
   }
-  auto exchange = [&](double *v) {
-    double t0 = now();
-    bool ok = comm_->exchangeHalo(blocks_, halo, v, error);
-    exchangeSeconds_ += now() - t0;
-    return ok;
-  };
-  double *x = vr_.data() + own;
+  double *x = vr_.data() + base;
   std::vector<double> b(n), r(n), q(n), ph(vr_.size(), 0.0);
-  if (!exchange(vr_.data()))
+  if (!exchange(vr_.data(), error))
     return false;
-  applyOperator(x, b.data(), plus,
-                hasSource_ ? src_.data() + block_.begin : nullptr, flags, n);
+  applyRuns(vr_.data(), b.data() - base, plus,
+            hasSource_ ? src_.data() : nullptr);
   ConjugateGradient cg;
   // x's halo is current; the search direction's comes before each product.
   cg.apply = [&](const double *in, double *out) {
-    if (in != x && !exchange(ph.data()))
+    if (in != x && !exchange(ph.data(), error))
       return false;
-    applyOperator(in, out, minus, nullptr, flags, n);
+    applyRuns(in - base, out - base, minus, nullptr);
     return true;
   };
   cg.dot = [&](const double *u, const double *v) {
-    return comm_->total(blockDot(u, v));
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (mask[i] & EASYML_DIFFUSION_TISSUE)
+        sum += u[i] * v[i];
+    return comm_->total(sum);
   };
-  cg.mask = flags;
+  cg.mask = mask;
   cg.maskBit = EASYML_DIFFUSION_TISSUE;
   cg.tolerance = options_.cgTolerance;
   cg.maxIterations = options_.cgMaxIterations;
-  if (!solved(cg.solve(n, x, b.data(), r.data(), q.data(), ph.data() + own),
+  if (!solved(cg.solve(n, x, b.data(), r.data(), q.data(), ph.data() + base),
               error))
     return false;
   return true; // updateActivation hands vr_ to the cells

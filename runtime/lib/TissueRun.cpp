@@ -105,7 +105,7 @@ ProcessGrid savedCellOrder(const std::string &path) {
 /// How the ranks cut the grid: the setup's process grid, else for a
 /// restart the one its checkpoint's cells are numbered by, else the one of
 /// least halo surface. Boxes diffuse on the host: they are chosen only
-/// where slabs would too (explicit diffusion on CPU pools alone).
+/// where slabs would too (Crank-Nicolson, or CPU pools alone).
 bool processGrid(const TissueSetup &setup, int ranks,
                  const SimulationOptions &options, const std::string &from,
                  ProcessGrid &pg, std::string &error) {
@@ -122,8 +122,8 @@ bool processGrid(const TissueSetup &setup, int ranks,
       return true;
     }
   }
-  bool boxes = setup.options.scheme == TissueOptions::Explicit &&
-               !options.devices.wantsGpu() && !options.devices.automatic();
+  bool boxes = setup.options.scheme != TissueOptions::Explicit ||
+               (!options.devices.wantsGpu() && !options.devices.automatic());
   pg = chooseProcessGrid(setup.grid, ranks, boxes);
   return true;
 }

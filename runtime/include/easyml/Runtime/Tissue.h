@@ -36,8 +36,8 @@
 // the box, and exchanges faces with the ranks of the neighbouring boxes.
 // The blocks stay fixed, and the result is the same bits for any number of
 // ranks and any process grid. With a mask, boxes or diffusion_on host the
-// explicit diffusion step runs on each rank's host threads; Crank-Nicolson
-// across ranks needs slabs.
+// explicit diffusion step runs on each rank's host threads, and so does
+// Crank-Nicolson.
 //
 //===----------------------------------------------------------------------===//
 
@@ -218,8 +218,6 @@ private:
   /// the halos of its search direction exchanged before each application
   /// of the operator and its dot products summed over the ranks.
   bool diffuseCrankNicolsonOnRanks(std::string &error);
-  /// This rank's part of a dot product over the block's points of tissue.
-  double blockDot(const double *a, const double *b) const;
   /// Vm of this rank's cells into vr_ at their points.
   void loadBlockVm();
   /// This rank's boxes: the buffer, the cells' slots and the runs.
@@ -245,8 +243,10 @@ private:
   /// scratch); every rank's cells.
   bool ranked_ = false, boxes_ = false;
   std::vector<CellRange> blocks_, cellRanges_;
-  /// Boxes: this rank's buffer.
+  /// Boxes: this rank's buffer, and the flags of its points there (0 in
+  /// the halo and padding).
   BoxLayout layout_;
+  std::vector<uint8_t> boxMask_;
   /// Where this rank's cell k (of cells_) is in vr_.
   std::vector<int64_t> cellSlot_;
   /// Runs of this rank's points that are contiguous in vr_ and in the
