@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace easyml::rt;
 
@@ -118,7 +119,8 @@ struct FinalStates {
 };
 
 /// `to` continues `from`'s cells `keep` (stage cell numbers, in order):
-/// their states, externals and the clock.
+/// their states, externals, the biomarkers' beat-to-beat history (`to`'s
+/// biomarkers enabled) and the clock.
 void moveCells(Simulation &from, const std::vector<int64_t> &keep,
                Simulation &to) {
   const easyml_model_desc &d = from.desc();
@@ -136,6 +138,14 @@ void moveCells(Simulation &from, const std::vector<int64_t> &keep,
     pick(from.external(e));
     std::copy(some.begin(), some.end(), to.external(e));
   }
+  std::vector<double> apd, change, keptApd(keep.size()), keptChange(keep.size());
+  from.biomarkerHistory(apd, change);
+  for (size_t k = 0; k < keep.size() && !apd.empty(); ++k) {
+    keptApd[k] = apd[keep[k]];
+    keptChange[k] = change[keep[k]];
+  }
+  if (!apd.empty())
+    to.setBiomarkerHistory(keptApd, keptChange);
   to.setClock(from.clock());
 }
 
@@ -309,7 +319,13 @@ public:
   bool run(std::string &error);
 
 private:
+  /// The stage's recording and beat events (the first: its biomarkers
+  /// too; a later one has them from nextStage).
   bool startStage(bool first, std::string &error);
+  bool enableBiomarkers(Simulation &sim, std::string &error);
+  /// The per-cell parameters the first stage has (a state file's rows
+  /// with this study's drugs) onto `stage`'s cells.
+  bool applyRows(Stage &stage, std::string &error);
   /// The stage's cells that settled leave; the others go on in a new one.
   bool nextStage(std::string &error);
   void choose(int64_t beat);
@@ -327,6 +343,8 @@ private:
   FinalStates finals_;
   /// The beat with the largest max_dv among the window's, per cell.
   std::vector<DrugStudyRow> best_;
+  /// With loadStates: every per-cell parameter row of the first stage.
+  std::map<std::string, std::vector<double>> rows0_;
   /// Stage cells whose state change fell below the tolerance at the beat
   /// that just ended (stopConverged).
   std::vector<int64_t> settled_;
@@ -336,9 +354,7 @@ private:
 
 bool StudyRun::startStage(bool first, std::string &error) {
   Simulation &sim = *stage_.sim;
-  BiomarkerOptions bio;
-  bio.caVariable = m_.calcium;
-  if (!sim.enableBiomarkers(bio, error))
+  if (first && !enableBiomarkers(sim, error))
     return false;
   std::vector<std::string> recorded = {"Vm", "Iion"};
   if (last_.calcium)
@@ -382,11 +398,29 @@ bool StudyRun::nextStage(std::string &error) {
   if (!o_.saveStates.empty())
     finals_.keep(stage_, settled_, cells_.size());
   Stage next;
-  if (!makeStage(model_, m_, cells_, active, o_, next, error))
+  if (!makeStage(model_, m_, cells_, active, o_, next, error) ||
+      !applyRows(next, error) || !enableBiomarkers(*next.sim, error))
     return false;
   moveCells(*stage_.sim, stay, *next.sim);
   stage_ = std::move(next);
   return startStage(/*first=*/false, error);
+}
+
+bool StudyRun::applyRows(Stage &stage, std::string &error) {
+  std::vector<double> some(stage.cells.size());
+  for (const auto &[name, all] : rows0_) {
+    for (size_t k = 0; k < some.size(); ++k)
+      some[k] = all[stage.cells[k]];
+    if (!stage.sim->setPerCellParam(name, some.data(), error))
+      return false;
+  }
+  return true;
+}
+
+bool StudyRun::enableBiomarkers(Simulation &sim, std::string &error) {
+  BiomarkerOptions bio;
+  bio.caVariable = m_.calcium;
+  return sim.enableBiomarkers(bio, error);
 }
 
 void StudyRun::choose(int64_t beat) {
@@ -423,7 +457,8 @@ bool StudyRun::saveStates(std::string &error) {
   for (size_t c = 0; c < everyone.size(); ++c)
     everyone[c] = static_cast<int64_t>(c);
   Stage whole;
-  if (!makeStage(model_, m_, cells_, everyone, o_, whole, error))
+  if (!makeStage(model_, m_, cells_, everyone, o_, whole, error) ||
+      !applyRows(whole, error))
     return false;
   finals_.restore(*whole.sim);
   whole.sim->setClock(stage_.sim->clock());
@@ -444,6 +479,12 @@ bool StudyRun::run(std::string &error) {
       return false;
     std::vector<double> zero(cells_.size(), 0.0);
     first.setStateRow(tracker_.qnetIndex, zero.data());
+    // Later stages take the file's rows too.
+    for (const std::string &name : first.perCellParams()) {
+      std::vector<double> &row = rows0_[name];
+      row.resize(cells_.size());
+      first.perCellParam(name, row.data());
+    }
   }
   rows_.assign(cells_.size(), DrugStudyRow());
   for (size_t c = 0; c < cells_.size(); ++c) {
@@ -469,8 +510,13 @@ bool StudyRun::run(std::string &error) {
     bool reached = stage_.sim->run(end);
     if (!reached && !steady_ && settled_.empty()) {
       const NonFinite *bad = stage_.sim->nonFinite();
-      error = bad ? "a value is no longer finite: " + bad->message()
-                  : stage_.sim->failure();
+      if (!bad)
+        return error = stage_.sim->failure(), false;
+      // The study's cell, not the stage's.
+      NonFinite where = *bad;
+      if (where.cell >= 0 && where.cell < static_cast<int64_t>(stage_.cells.size()))
+        where.cell = stage_.cells[where.cell];
+      error = "a value is no longer finite: " + where.message();
       return false;
     }
     if (reached || steady_)

@@ -490,6 +490,18 @@ void Simulation::clearBiomarkers() {
   BiomarkerTable().values.swap(scheduler_->bio.table.values);
 }
 
+void Simulation::biomarkerHistory(std::vector<double> &lastApd90,
+                                  std::vector<double> &lastChange) const {
+  lastApd90 = scheduler_->bio.lastApd90;
+  lastChange = scheduler_->bio.lastChange;
+}
+
+void Simulation::setBiomarkerHistory(const std::vector<double> &lastApd90,
+                                     const std::vector<double> &lastChange) {
+  scheduler_->bio.lastApd90 = lastApd90;
+  scheduler_->bio.lastChange = lastChange;
+}
+
 int64_t Simulation::packedCellSize() const {
   return scheduler_->packedCellSize();
 }

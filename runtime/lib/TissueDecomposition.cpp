@@ -6,6 +6,8 @@
 
 #include "easyml/Runtime/TissueDecomposition.h"
 
+#include <algorithm>
+#include <climits>
 #include <limits>
 
 using namespace easyml::rt;
@@ -28,6 +30,25 @@ double haloSurface(const TissueGrid &g, const std::array<int, 3> &p) {
     s += (p[a] - 1) * area * (a == 0 ? 1.5 : 1.0);
   }
   return s;
+}
+
+/// Whether the boxes of `p` hold even shares of the tissue: none more
+/// than a quarter above the mean, none empty (a mask may leave parts of
+/// the box without tissue).
+bool balanced(const TissueGrid &g, const std::array<int, 3> &p) {
+  if (g.mask.empty())
+    return true; // the boxes differ by at most one point per axis
+  ProcessGrid pg;
+  pg.p = p;
+  std::vector<int64_t> counts = tissueCellCounts(g, pg);
+  int64_t total = 0, most = 0, least = INT64_MAX;
+  for (int64_t c : counts) {
+    total += c;
+    most = std::max(most, c);
+    least = std::min(least, c);
+  }
+  return least > 0 &&
+         static_cast<double>(most) * counts.size() <= 1.25 * total;
 }
 
 } // namespace
@@ -86,6 +107,8 @@ ProcessGrid easyml::rt::chooseProcessGrid(const TissueGrid &grid, int ranks,
         continue;
       std::array<int, 3> p{{px, py, ranks / (px * py)}};
       if (p[0] > grid.n[0] || p[1] > grid.n[1] || p[2] > grid.n[2])
+        continue;
+      if (!balanced(grid, p))
         continue;
       double cost = haloSurface(grid, p);
       // Equal costs: the first found has the fewest cuts across x, then y.

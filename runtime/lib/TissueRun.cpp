@@ -115,10 +115,15 @@ bool processGrid(const TissueSetup &setup, int ranks,
     return error.empty();
   }
   if (!from.empty()) {
+    // Boxes continue as they were cut; point order on slabs.
     ProcessGrid saved = savedCellOrder(from);
     if (saved.ranks() == ranks &&
         checkProcessGrid(setup.grid, saved, ranks).empty()) {
       pg = saved;
+      return true;
+    }
+    if (saved.ranks() == 1) {
+      pg = chooseProcessGrid(setup.grid, ranks, /*boxes=*/false);
       return true;
     }
   }

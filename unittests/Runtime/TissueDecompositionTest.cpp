@@ -101,3 +101,32 @@ TEST(TissueDecomposition, BoxesTileTheGrid) {
   EXPECT_EQ(l.slot(0, 0, 0), 1 + 5 * (1 + 5 * 1));
   EXPECT_EQ(l.slotOf(g, g.index(1, 0, 0)), l.slot(0, 0, 0) + 1);
 }
+
+TEST(TissueDecomposition, MaskedTissueKeepsBoxesEven) {
+  // Tissue in the top half of the z planes only: cuts across z would
+  // leave boxes without tissue, so they are not chosen.
+  TissueGrid g = grid(20, 20, 8);
+  g.mask.assign(g.points(), 0);
+  for (int64_t z = 4; z < 8; ++z)
+    for (int64_t y = 0; y < 20; ++y)
+      for (int64_t x = 0; x < 20; ++x)
+        g.mask[g.index(x, y, z)] = 1;
+  std::array<int, 3> p = chosen(g, 4);
+  EXPECT_EQ(p[2], 1);
+  ProcessGrid pg;
+  pg.p = p;
+  for (int64_t c : tissueCellCounts(g, pg))
+    EXPECT_EQ(c, 400);
+  // A single column of tissue: only cuts along the column give every box
+  // tissue, along z (slabs) or along y (boxes).
+  TissueGrid col = grid(3, 3, 30);
+  col.mask.assign(col.points(), 0);
+  for (int64_t z = 0; z < 30; ++z)
+    col.mask[col.index(1, 1, z)] = 1;
+  EXPECT_EQ(chosen(col, 3), (std::array<int, 3>{{1, 1, 3}}));
+  col.n = {{3, 30, 3}};
+  col.mask.assign(col.points(), 0);
+  for (int64_t y = 0; y < 30; ++y)
+    col.mask[col.index(1, y, 0)] = 1;
+  EXPECT_EQ(chosen(col, 3), (std::array<int, 3>{{1, 3, 1}}));
+}

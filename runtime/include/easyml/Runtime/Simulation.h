@@ -311,6 +311,13 @@ public:
   void removeEvent(int id);
   /// Drops the rows so far (the beat count goes on).
   void clearBiomarkers();
+  /// What the biomarkers carry from beat to beat, per cell: the last
+  /// APD90 and its last change (for apd90_change and the alternans flag).
+  /// set...: after enableBiomarkers, one value per cell each.
+  void biomarkerHistory(std::vector<double> &lastApd90,
+                        std::vector<double> &lastChange) const;
+  void setBiomarkerHistory(const std::vector<double> &lastApd90,
+                           const std::vector<double> &lastChange);
 
   //===--- One wave at a time (simulators that own Vm) ----------------===//
   /// Advances all cells by `nsteps` steps from global step `step0` on

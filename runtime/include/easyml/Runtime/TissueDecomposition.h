@@ -15,7 +15,9 @@
 // The automatic choice has the least halo surface (points on the cut
 // faces), a face across x counted 1.5 times (its points are one per row,
 // strided, where the others are whole rows), and among equals the fewest
-// cuts across x, then y: rows are kept contiguous.
+// cuts across x, then y: rows are kept contiguous. With a mask, boxes
+// whose tissue is uneven (one empty, or one more than a quarter above the
+// mean) are not chosen; slabs, even shares of the cells, when none fits.
 //
 //===----------------------------------------------------------------------===//
 
