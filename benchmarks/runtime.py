@@ -43,7 +43,8 @@ def run(bench, lib, args, extra):
         cmd = [bench, "--load-module", lib, "--num", str(args.cells),
                "--duration", str(args.duration), "--dt", "0.01",
                "--dt-out", str(args.dt_out), "--stim-start", "1",
-               "--bcl", str(args.bcl), "--numstim", "1000000",
+               "--bcl", str(args.bcl),
+               "--numstim", "0" if args.rest else "1000000",
                "--fout=" + os.path.join(tmp, "out"), "--no-trace", "-q",
                "--report-json", report] + extra
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
@@ -67,6 +68,27 @@ def run(bench, lib, args, extra):
     }
 
 
+def summarise(row):
+    """Efficiency of each mixed set against its devices run alone: a set
+    with the CPU and the GPUs against the sum of their throughputs, and
+    `auto` against the better of the two."""
+    def rate(key):
+        r = row.get(key, {})
+        return r.get("rate") if "rate" in r else None
+    cpu, gpu = rate("cpu"), rate("gpu:all")
+    if not cpu or not gpu:
+        return
+    for devices, r in row.items():
+        if "rate" not in r:
+            continue
+        first = devices.split()[0]
+        if first.startswith("cpu+gpu"):
+            r["vs_summed"] = r["rate"] / (cpu + gpu)
+        if first == "auto":
+            r["vs_best"] = r["rate"] / max(cpu, gpu)
+    row["cpu_worth_of_gpu"] = cpu / gpu
+
+
 def gpus_found(bench):
     p = subprocess.run([bench, "--list-devices"], capture_output=True,
                        text=True)
@@ -86,14 +108,22 @@ def main():
     ap.add_argument("--bcl", type=float, default=500)
     ap.add_argument("--dt-out", type=float, default=1.0)
     ap.add_argument("--devices", nargs="+",
-                    default=["cpu", "gpu:all", "cpu+gpu:all", "auto"])
+                    default=["cpu", "gpu:all", "cpu+gpu:all", "auto"],
+                    help="device sets, each run once; a set may carry "
+                    "easyml-bench options after it, e.g. "
+                    "'cpu+gpu:all --lb-periodic'")
+    ap.add_argument("--rest", action="store_true",
+                    help="cells at rest (no stimulus) instead of paced")
+    ap.add_argument("--no-cut", action="store_true",
+                    help="skip the run with waves cut at every output")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     args = ap.parse_args()
 
     if args.pack:
-        bench = os.path.join(args.pack, "bin", "easyml-bench")
-        libdir = os.path.join(args.pack, "models")
+        pack = os.path.abspath(args.pack)
+        bench = os.path.join(pack, "bin", "easyml-bench")
+        libdir = os.path.join(pack, "models")
     else:
         bench = os.path.join(args.build, "bin", "easyml-bench")
         libdir = tempfile.mkdtemp(prefix="easyml-runtime-bench-")
@@ -114,40 +144,58 @@ def main():
                 row[devices] = {"skipped": "no GPU on this machine"}
                 continue
             print(f"{name}: {devices} ...", file=sys.stderr, flush=True)
-            row[devices] = run(bench, lib, args, ["--devices", devices])
-        # Outputs recorded in the waves vs a wave per output step.
-        every = max(1, round(args.dt_out / 0.01))
-        print(f"{name}: output cutting waves ...", file=sys.stderr, flush=True)
-        cut = run(bench, lib, args, ["--max-wave-steps", str(every)])
-        row["cpu, waves cut at outputs"] = cut
+            words = devices.split()
+            row[devices] = run(bench, lib, args, ["--devices"] + words)
+        summarise(row)
+        if not args.no_cut:
+            # Outputs recorded in the waves vs a wave per output step.
+            every = max(1, round(args.dt_out / 0.01))
+            print(f"{name}: output cutting waves ...", file=sys.stderr,
+                  flush=True)
+            row["cpu, waves cut at outputs"] = run(
+                bench, lib, args, ["--max-wave-steps", str(every)])
         results[name] = row
+        # Written after every model, so that a time-boxed run keeps what
+        # it finished.
+        text = report(args, ngpu, results)
+    print(text)
+    return 0
 
+
+def report(args, ngpu, results):
+    pacing = ("at rest" if args.rest else f"stimulus every {args.bcl} ms")
     lines = [f"cells {args.cells}, {args.duration} ms at dt 0.01, output "
-             f"every {args.dt_out} ms, stimulus every {args.bcl} ms; "
+             f"every {args.dt_out} ms, {pacing}; "
              f"{ngpu} GPU(s) found", "",
              "| model | devices | cell-steps/s | vs cpu | waves | shares | "
-             "repartitions | chosen |", "|---|---|---|---|---|---|---|---|"]
+             "repartitions | chosen | efficiency |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, row in results.items():
         base = row.get("cpu", {}).get("rate")
         for devices, r in row.items():
+            if not isinstance(r, dict):
+                continue
             if "skipped" in r or "error" in r:
                 lines.append(f"| {name} | {devices} | "
-                             f"{r.get('skipped') or r.get('error')} | | | | | |")
+                             f"{r.get('skipped') or r.get('error')} "
+                             "| | | | | | |")
                 continue
             ratio = f"{r['rate'] / base:.2f}x" if base else ""
+            eff = (f"{r['vs_summed']:.1%} of summed" if "vs_summed" in r else
+                   f"{r['vs_best']:.1%} of best" if "vs_best" in r else "")
             shares = ", ".join(f"{k} {v:.1%}" for k, v in r["shares"].items())
             lines.append(f"| {name} | {devices} | {r['rate']:.3g} | {ratio} | "
                          f"{r['waves']} | {shares} | {r['repartitions']} | "
-                         f"{r['dimensioning'] or ''} |")
+                         f"{r['dimensioning'] or ''} | {eff} |")
     text = "\n".join(lines)
-    print(text)
     if args.markdown:
         open(args.markdown, "w").write(text + "\n")
     if args.json:
         json.dump({"cells": args.cells, "duration_ms": args.duration,
-                   "dt_out_ms": args.dt_out, "gpus": ngpu,
+                   "dt_out_ms": args.dt_out, "bcl_ms": args.bcl,
+                   "paced": not args.rest, "gpus": ngpu,
                    "results": results}, open(args.json, "w"), indent=1)
-    return 0
+    return text
 
 
 if __name__ == "__main__":

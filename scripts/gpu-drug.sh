@@ -3,7 +3,8 @@
 #
 #   scripts/gpu-drug.sh --make-pack build/gpu-drug --cipa DIR   (here)
 #   scripts/gpu-drug.sh --pack build/gpu-drug --out DIR [--samples 100]
-#                       [--beats 10] [--big-samples 2000]     (there)
+#                       [--beats 10] [--big-samples 2000] [--big-beats 1]
+#                       [--adaptive-only] [--big-cpu]           (there)
 #
 # The pack: easyml-drug, CiPA's O'Hara-Rudy model (the corpus's Myokit
 # export) with its qNet state compiled for cpu-simd and cuda (sm_90), and
@@ -16,11 +17,14 @@
 # 3. with --big-samples N, 12 x 4 x N simulations for one beat (the
 #    uncertainty study's population size);
 # 4. the same as 1 and 2 with each simulation taking its own steps (the
-#    model compiled --adaptive, dt 0.5 ms).
+#    model compiled --adaptive, dt 0.5 ms), and with --big-samples the
+#    uncertainty population for --big-beats beats (on all CPU cores too
+#    with --big-cpu). --adaptive-only skips 1-3.
 # Writes DIR/drug.md and the tables.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PACK="" OUT="" MAKE="" CIPA="" SAMPLES=100 BEATS=10 BIG=0 SMALL=10
+BIG_BEATS=1 ADAPTIVE_ONLY="" BIG_CPU=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --pack) PACK="$2"; shift 2 ;;
@@ -31,7 +35,10 @@ while [ $# -gt 0 ]; do
     --beats) BEATS="$2"; shift 2 ;;
     --big-samples) BIG="$2"; shift 2 ;;
     --small-samples) SMALL="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --big-beats) BIG_BEATS="$2"; shift 2 ;;
+    --adaptive-only) ADAPTIVE_ONLY=1; shift ;;
+    --big-cpu) BIG_CPU=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gpu-drug.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -82,24 +89,33 @@ a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.ar
 for col in ("qnet", "apd90"):
     d = max(abs(float(x[col]) - float(y[col])) / max(abs(float(x[col])), 1e-12)
             for x, y in zip(a, b) if x[col] not in ("nan", "") and y[col] not in ("nan", ""))
-    print(f"{sys.argv[2]} vs {sys.argv[1]}, {len(a)} simulations x 2 beats: largest relative difference of {col} {100 * d:.3g}%")
+    print(f"{sys.argv[2]} vs {sys.argv[1]}, {len(a)} simulations: largest relative difference of {col} {100 * d:.3g}%")
 PY
   }
-  timed cpu-small --samples 1-"$SMALL" --beats 2 --devices cpu || status=1
-  timed gpu-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 || status=1
-  compare cpu-small gpu-small
-  timed gpu-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 || status=1
-  if [ "$BIG" -gt 0 ]; then
-    timed gpu-big --samples 1-"$BIG" --beats 1 --devices gpu:0 || status=1
-    rm -f "$OUT/gpu-big.csv"
+  if [ -z "$ADAPTIVE_ONLY" ]; then
+    timed cpu-small --samples 1-"$SMALL" --beats 2 --devices cpu || status=1
+    timed gpu-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 || status=1
+    compare cpu-small gpu-small
+    timed gpu-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 || status=1
+    if [ "$BIG" -gt 0 ]; then
+      timed gpu-big --samples 1-"$BIG" --beats 1 --devices gpu:0 || status=1
+      rm -f "$OUT/gpu-big.csv"
+    fi
   fi
   # Each simulation its own steps (dt 0.5 ms, the stimulus's).
   MODEL=qnet-adaptive
   timed cpu-adaptive-small --samples 1-"$SMALL" --beats 2 --devices cpu --adaptive || status=1
   timed gpu-adaptive-small --samples 1-"$SMALL" --beats 2 --devices gpu:0 --adaptive || status=1
   compare cpu-adaptive-small gpu-adaptive-small
-  compare gpu-small gpu-adaptive-small
+  [ -z "$ADAPTIVE_ONLY" ] && compare gpu-small gpu-adaptive-small
   timed gpu-adaptive-study --samples 1-"$SAMPLES" --beats "$BEATS" --devices gpu:0 --adaptive || status=1
+  if [ "$BIG" -gt 0 ]; then
+    timed gpu-adaptive-big --samples 1-"$BIG" --beats "$BIG_BEATS" --devices gpu:0 --adaptive || status=1
+    if [ -n "$BIG_CPU" ]; then
+      timed cpu-adaptive-big --samples 1-"$BIG" --beats "$BIG_BEATS" --devices cpu --adaptive || status=1
+      compare gpu-adaptive-big cpu-adaptive-big
+    fi
+  fi
   echo '```'
 } 2>&1 | tee "$OUT/drug.md"
 exit $status
