@@ -712,6 +712,31 @@ bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {
   return true;
 }
 
+int64_t Scheduler::windowLength() const {
+  int64_t steps = std::max<int64_t>(1, options_.dimension.windowSteps);
+  // Under periodic pacing the cost per step follows the cycle (an
+  // upstroke can cost ten times a diastolic step, and not by the same
+  // factor on every device): device sets measured over different parts
+  // of a cycle do not compare. A window of whole cycles does, when the
+  // run is long enough for the remaining windows and two cycles more.
+  int left = dimensioner_->maxWindows() -
+             static_cast<int>(dimensioner_->measurements().size());
+  for (const Stimulus &s : timeline.stimuli()) {
+    if (s.period <= steps || s.count < 2)
+      continue;
+    int64_t lastPulse = s.start + (s.count - 1) * s.period;
+    if (lastPulse >= step_ + left * s.period &&
+        runUntil_ - step_ >= (left + 2) * s.period)
+      return s.period;
+  }
+  return steps;
+}
+
+bool Scheduler::allMeasured() const {
+  return std::all_of(balanced_.begin(), balanced_.end(),
+                     [&](int i) { return speeds_[i] > 0; });
+}
+
 void Scheduler::startWindow() {
   DeviceConfig c = dimensioner_->next();
   char why[128];
@@ -721,7 +746,12 @@ void Scheduler::startWindow() {
   window_ = Window{};
   window_.open = true;
   window_.start = step_;
-  window_.end = step_ + std::max<int64_t>(1, options_.dimension.windowSteps);
+  window_.steps = windowLength();
+  window_.cycle = window_.steps > options_.dimension.windowSteps;
+  window_.end = step_ + window_.steps;
+  // A window of cycles measures whole cycles after its settling wave.
+  if (window_.cycle)
+    window_.end += std::max<int64_t>(1, options_.probeSteps);
   // The balancer judges every wave while measuring.
   BalanceOptions fast = options_.balance;
   fast.minWindowSeconds = 0;
@@ -763,8 +793,13 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       end = std::min(end, step_ + options_.maxWaveSteps);
     if (window_.open) {
       end = std::min(end, window_.end);
-      end = std::min(end, step_ + std::max<int64_t>(
-                                      1, options_.dimension.windowSteps / 3));
+      end = std::min(end, step_ + std::max<int64_t>(1, window_.steps / 3));
+      // The window's first wave settles the split and is not measured: it
+      // stays short where a device not measured yet got a guessed share,
+      // and where the rest of the window must be whole cycles.
+      if (window_.waves == 0 && (window_.cycle || !allMeasured()))
+        end = std::min(end,
+                       step_ + std::max<int64_t>(1, options_.probeSteps));
     } else if (balanced_.size() > 1 && settling_ && options_.probeSteps > 0) {
       end = std::min(end, step_ + settleSteps_);
     }

@@ -190,6 +190,11 @@ private:
   std::vector<CellRange> splitFor(const std::vector<int> &active) const;
   bool useConfig(const DeviceConfig &config, const std::string &why);
   void startWindow();
+  /// Steps of the next dimensioning window: DimensionOptions::windowSteps,
+  /// or one pacing cycle where cycles are longer and the run holds them.
+  int64_t windowLength() const;
+  /// Whether every device of the balanced set has a measured speed.
+  bool allMeasured() const;
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);
   void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);
@@ -228,7 +233,8 @@ private:
   std::unique_ptr<Dimensioner> dimensioner_;
   struct Window {
     bool open = false;
-    int64_t start = 0, end = 0;
+    int64_t start = 0, end = 0, steps = 0;
+    bool cycle = false;
     int waves = 0;
     double firstCellSteps = 0, firstSeconds = 0;
     double cellSteps = 0, seconds = 0;
