@@ -214,6 +214,45 @@ private:
                   (end - begin) * sizeof(double));
   }
 
+  /// Per thread, the external table of a fused step whose write-only
+  /// externals go to a scratch block. False when the model has none.
+  bool prepareDiscard() {
+    int64_t ne = desc_->num_externals;
+    bool any = false;
+    for (int64_t e = 0; e < ne; ++e)
+      any = any || written(e);
+    if (!any)
+      return false;
+    size_t nt = static_cast<size_t>(std::max(1, cpuThreads(threads_)));
+    if (discardExt_.size() < nt) {
+      discardExt_.resize(nt);
+      discardRows_.resize(nt);
+    }
+    return true;
+  }
+  bool written(int64_t e) const {
+    return desc_->external_access[e] == EASYML_ACCESS_WRITE &&
+           e != desc_->vm_index;
+  }
+  /// The calling thread's table for cells [begin, end): the store's rows,
+  /// but a write-only external's row is its scratch, shifted so that cell
+  /// `begin` lands on the scratch's first element.
+  double **discardTable(int64_t begin, int64_t end) {
+    int t = omp_get_thread_num();
+    int64_t ne = desc_->num_externals, n = end - begin;
+    std::vector<double *> &table = discardExt_[t];
+    AlignedVector &rows = discardRows_[t];
+    if (static_cast<int64_t>(rows.size()) < ne * n)
+      rows.assign(ne * n, 0.0);
+    table.assign(store_->extTable(), store_->extTable() + ne);
+    for (int64_t e = 0; e < ne; ++e)
+      if (written(e))
+        table[e] = reinterpret_cast<double *>(
+            reinterpret_cast<uintptr_t>(rows.data() + e * n) -
+            static_cast<uintptr_t>(begin) * sizeof(double));
+    return table.data();
+  }
+
   double &svAt(AlignedVector &base, int64_t cell, int64_t v) {
     return soa_ ? base[v * store_->stride() + cell]
                 : base[cell * store_->svRows() + v];
@@ -239,6 +278,8 @@ private:
   /// tissue step does not: it would double the step's memory traffic).
   bool snapshotValid_ = false;
   FusedStepRunner fused_;
+  std::vector<std::vector<double *>> discardExt_;
+  std::vector<AlignedVector> discardRows_;
 };
 
 void CpuDevice::run() {
@@ -261,9 +302,12 @@ void CpuDevice::run() {
                          : nullptr;
   if (n > 0 && t.fused) {
     snapshotValid_ = false;
+    bool discard = t.fused->discardWritten && prepareDiscard();
     fused_.run(*t.fused, range_, w, cpuThreads(threads_), variant_->diffuse,
                [&](int64_t begin, int64_t end) {
                  easyml_kernel_args a = waveArgs(begin, end, plan);
+                 if (discard)
+                   a.ext = discardTable(begin, end);
                  fn(&a);
                });
   } else if (n > 0) {

@@ -495,6 +495,9 @@ FusedStep *Tissue::fusedStep() {
   f.t1 = (step_ + 1) * options_.dt;
   f.dt = options_.dt;
   f.lat = lat_.data();
+  // Nothing in a tissue reads Iion back: storing it would be a quarter of
+  // a small model's memory traffic in the step.
+  f.discardWritten = true;
   return &f;
 }
 

@@ -244,6 +244,10 @@ struct FusedStep {
   bool activation = false;
   double threshold = 0, t1 = 0, dt = 0;
   double *lat = nullptr;
+  /// The externals the model only writes (Iion) are not kept: a device may
+  /// store them where nothing reads them back (the CPU pool: a block of
+  /// its thread's cache rather than a row of the grid's size).
+  bool discardWritten = false;
   /// Results: points activated in this step, and the lowest point whose
   /// new Vm is not finite (-1: none).
   int64_t activated = 0, firstBad = -1;
