@@ -187,6 +187,29 @@ bool easyml::rt::readCheckpoint(const std::string &path, PopulationState &state,
   return true;
 }
 
+bool easyml::rt::readCheckpointPosition(const std::string &path,
+                                        RunPosition &position,
+                                        std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return error = "cannot read checkpoint '" + path + "'", false;
+  // The magic line, the header (which says whether a run line follows)
+  // and the run line.
+  std::string magic, header, run;
+  std::getline(in, magic);
+  std::getline(in, header);
+  std::getline(in, run);
+  json::Value h;
+  std::string ignored;
+  if (magic != "EASYML-STATE" || !in)
+    return error = path + ": not an EasyML checkpoint", false;
+  if (!json::parse(header, h, ignored) || !h.find("run"))
+    return error = path + ": a state file, not a checkpoint", false;
+  if (!position.parse(run, error))
+    return error = path + ": " + error, false;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Simulation
 //===----------------------------------------------------------------------===//

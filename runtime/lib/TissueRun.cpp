@@ -89,10 +89,9 @@ SimulationOptions deviceOptions(const TissueSetup &setup) {
 ProcessGrid savedCellOrder(const std::string &path) {
   ProcessGrid pg;
   pg.p = {{1, 1, 1}};
-  PopulationState state;
   RunPosition position;
   std::string ignored; // restart() says what is wrong with the file
-  if (!readCheckpoint(path, state, position, ignored))
+  if (!readCheckpointPosition(path, position, ignored))
     return pg;
   for (int a = 0; a < 3; ++a) {
     auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);

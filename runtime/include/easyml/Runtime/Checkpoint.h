@@ -78,6 +78,13 @@ struct RunPosition {
 bool readCheckpoint(const std::string &path, PopulationState &state,
                     RunPosition &position, std::string &error);
 
+/// Reads only the run position of checkpoint `path` (its first lines: no
+/// cell is read and the checksum is not checked; position.data stays
+/// empty). For what a run must know before it restarts, such as the cell
+/// order of a tissue's boxes. False with `error` as readCheckpoint says.
+bool readCheckpointPosition(const std::string &path, RunPosition &position,
+                            std::string &error);
+
 } // namespace easyml::rt
 
 #endif // EASYML_RUNTIME_CHECKPOINT_H

@@ -1,0 +1,77 @@
+//===- CheckpointTest.cpp - reading a checkpoint's run position -----------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace easyml::rt;
+
+namespace {
+
+/// A small checkpoint of two cells whose run line holds a tissue's cell
+/// order, written to a temporary file.
+std::string writeCheckpoint(const std::string &name) {
+  PopulationState s;
+  s.model = "m";
+  s.cells = 2;
+  s.sv = {"x"};
+  s.externals = {"Vm"};
+  s.dt = 0.01;
+  s.values = {1, 2, 3, 4};
+  RunPosition p;
+  p.settings = "dt=0.01";
+  p.client["tissue.cell_order_x"] = 2;
+  p.client["tissue.cell_order_y"] = 1;
+  s.run = p.json();
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << serializeState(s);
+  return path;
+}
+
+TEST(Checkpoint, PositionAloneMatchesTheWholeRead) {
+  std::string path = writeCheckpoint("position.ck");
+  PopulationState state;
+  RunPosition whole, header;
+  std::string error;
+  ASSERT_TRUE(readCheckpoint(path, state, whole, error)) << error;
+  ASSERT_TRUE(readCheckpointPosition(path, header, error)) << error;
+  EXPECT_EQ(header.settings, whole.settings);
+  EXPECT_EQ(header.client, whole.client);
+  EXPECT_EQ(header.client.at("tissue.cell_order_x"), 2);
+  EXPECT_TRUE(header.data.empty());
+  std::remove(path.c_str());
+}
+
+TEST(Checkpoint, PositionOfAStateFileOrOtherFileIsAnError) {
+  PopulationState s;
+  s.model = "m";
+  s.cells = 1;
+  s.sv = {"x"};
+  s.dt = 0.01;
+  s.values = {1};
+  std::string state = ::testing::TempDir() + "plain.sv";
+  std::ofstream(state, std::ios::binary) << serializeState(s);
+  RunPosition p;
+  std::string error;
+  EXPECT_FALSE(readCheckpointPosition(state, p, error));
+  EXPECT_NE(error.find("a state file, not a checkpoint"), std::string::npos)
+      << error;
+  std::string other = ::testing::TempDir() + "other.txt";
+  std::ofstream(other) << "hello\n";
+  EXPECT_FALSE(readCheckpointPosition(other, p, error));
+  EXPECT_NE(error.find("not an EasyML checkpoint"), std::string::npos)
+      << error;
+  EXPECT_FALSE(readCheckpointPosition(other + ".missing", p, error));
+  EXPECT_NE(error.find("cannot read checkpoint"), std::string::npos) << error;
+  std::remove(state.c_str());
+  std::remove(other.c_str());
+}
+
+} // namespace
