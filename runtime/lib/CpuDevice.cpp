@@ -235,21 +235,24 @@ private:
            e != desc_->vm_index;
   }
   /// The calling thread's table for cells [begin, end): the store's rows,
-  /// but a write-only external's row is its scratch, shifted so that cell
-  /// `begin` lands on the scratch's first element.
+  /// but a write-only external's row is its scratch, shifted so that the
+  /// kernel's first vector (from the multiple of the width at or below
+  /// `begin`) lands on the scratch's first element; the scratch covers
+  /// every lane of the vectors the kernel reads.
   double **discardTable(int64_t begin, int64_t end) {
     int t = omp_get_thread_num();
-    int64_t ne = desc_->num_externals, n = end - begin;
+    int64_t ne = desc_->num_externals, w = std::max<int64_t>(1, width_);
+    int64_t lo = begin / w * w, span = (end + w - 1) / w * w - lo;
     std::vector<double *> &table = discardExt_[t];
     AlignedVector &rows = discardRows_[t];
-    if (static_cast<int64_t>(rows.size()) < ne * n)
-      rows.assign(ne * n, 0.0);
+    if (static_cast<int64_t>(rows.size()) < ne * span)
+      rows.assign(ne * span, 0.0);
     table.assign(store_->extTable(), store_->extTable() + ne);
     for (int64_t e = 0; e < ne; ++e)
       if (written(e))
         table[e] = reinterpret_cast<double *>(
-            reinterpret_cast<uintptr_t>(rows.data() + e * n) -
-            static_cast<uintptr_t>(begin) * sizeof(double));
+            reinterpret_cast<uintptr_t>(rows.data() + e * span) -
+            static_cast<uintptr_t>(lo) * sizeof(double));
     return table.data();
   }
 
