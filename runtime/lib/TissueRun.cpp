@@ -220,6 +220,8 @@ bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
   result.report = tissue.report();
   result.model = sim.desc().name;
   result.devices = sim.deviceDescription();
+  if (Simulation *one = sim.local(); one && sim.ranks() == 1)
+    result.runtimeJson = one->report().json(2);
   if (sim.rank() != 0)
     return true;
   for (const auto &x : setup.outputs.probes)
@@ -463,5 +465,8 @@ std::string TissueResult::json(const TissueSetup &setup) const {
          "},\n  \"files\": [";
   for (size_t i = 0; i < files.size(); ++i)
     out += (i ? ", \"" : "\"") + files[i] + "\"";
-  return out + "]\n}\n";
+  out += "]";
+  if (!runtimeJson.empty())
+    out += ",\n  \"runtime\": " + runtimeJson;
+  return out + "\n}\n";
 }

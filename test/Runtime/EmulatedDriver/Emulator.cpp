@@ -115,6 +115,26 @@ double modelledSteps(int device, int64_t step0, int64_t nsteps) {
   return static_cast<double>(nsteps) + (factor - 1) * expensive;
 }
 
+/// Modelled cell-steps of a compute launch over cells [begin, end): by
+/// EASYML_EMULATED_EXCITED=EXT:THRESHOLD:FACTOR, a cell whose external EXT
+/// is at least THRESHOLD after the launch costs FACTOR times (a tissue's
+/// excited cells, whose region travels with the wave); unset, every cell
+/// once.
+double modelledCells(const easyml_kernel_args &a) {
+  double cells = static_cast<double>(a.end - a.begin);
+  const char *spec = std::getenv("EASYML_EMULATED_EXCITED");
+  long long ext = 0;
+  double threshold = 0, factor = 1;
+  if (!spec || std::sscanf(spec, "%lld:%lf:%lf", &ext, &threshold, &factor) != 3 ||
+      ext < 0 || !a.ext)
+    return cells;
+  const double *v = a.ext[ext];
+  int64_t excited = 0;
+  for (int64_t c = a.begin; c < a.end; ++c)
+    excited += v[c] >= threshold;
+  return cells + (factor - 1) * static_cast<double>(excited);
+}
+
 /// A stream: a thread that runs its queue in order, with a clock.
 struct Stream {
   int device;
@@ -480,9 +500,9 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
       f->fn(args.get());
     if (st.rate > 0) {
       double cellSteps =
-          static_cast<double>(args->end - args->begin) *
-          (f->compute ? modelledSteps(st.device, args->step0, args->nsteps)
-                      : 1);
+          f->compute ? modelledCells(*args) *
+                           modelledSteps(st.device, args->step0, args->nsteps)
+                     : static_cast<double>(args->end - args->begin);
       st.clock += latency + cellSteps / st.rate;
     }
   });

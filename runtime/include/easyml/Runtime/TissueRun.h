@@ -57,6 +57,9 @@ struct TissueResult {
     int64_t fromStep = -1;
   };
   std::vector<Recovery> recoveries;
+  /// One process: the runtime's report of the run (devices, waves, the
+  /// balancer's repartitions and decisions), as JSON.
+  std::string runtimeJson;
   /// The report as JSON (with the probes and files).
   std::string json(const TissueSetup &setup) const;
 };
