@@ -69,9 +69,10 @@ def run(bench, lib, args, extra):
 
 
 def summarise(row):
-    """Efficiency of each mixed set against its devices run alone: a set
-    with the CPU and the GPUs against the sum of their throughputs, and
-    `auto` against the better of the two."""
+    """Efficiency of each mixed set against its devices run alone (the sets
+    named exactly `cpu` and `gpu:all`): a set with the CPU and the GPUs
+    against the sum of their throughputs, and `auto` against the better of
+    the two."""
     def rate(key):
         r = row.get(key, {})
         return r.get("rate") if "rate" in r else None
@@ -82,7 +83,7 @@ def summarise(row):
         if "rate" not in r:
             continue
         first = devices.split()[0]
-        if first.startswith("cpu+gpu"):
+        if first == "cpu+gpu:all":
             r["vs_summed"] = r["rate"] / (cpu + gpu)
         if first == "auto":
             r["vs_best"] = r["rate"] / max(cpu, gpu)
@@ -130,6 +131,7 @@ def main():
     ngpu = gpus_found(bench)
     variants = "cpu-simd" + (",cuda" if ngpu else "")
     results = {}
+    text = report(args, ngpu, results)
     for name in args.models:
         lib = os.path.join(libdir, name + ".so")
         if not args.pack:

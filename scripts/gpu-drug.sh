@@ -117,5 +117,7 @@ PY
     fi
   fi
   echo '```'
+  exit $status
 } 2>&1 | tee "$OUT/drug.md"
-exit $status
+# The block runs in a subshell: its status is the first of the pipeline's.
+exit "${PIPESTATUS[0]}"

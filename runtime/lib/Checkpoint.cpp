@@ -203,7 +203,10 @@ bool easyml::rt::readCheckpointPosition(const std::string &path,
   std::string ignored;
   if (magic != "EASYML-STATE" || !in)
     return error = path + ": not an EasyML checkpoint", false;
-  if (!json::parse(header, h, ignored) || !h.find("run"))
+  const json::Value *isRun = nullptr;
+  if (json::parse(header, h, ignored))
+    isRun = h.find("run");
+  if (!isRun || !isRun->isNumber() || isRun->number == 0)
     return error = path + ": a state file, not a checkpoint", false;
   if (!position.parse(run, error))
     return error = path + ": " + error, false;

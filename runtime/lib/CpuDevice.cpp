@@ -305,7 +305,8 @@ void CpuDevice::run() {
                          : nullptr;
   if (n > 0 && t.fused) {
     snapshotValid_ = false;
-    bool discard = t.fused->discardWritten && prepareDiscard();
+    // Samples recorded in the kernel read every external: none discarded.
+    bool discard = t.fused->discardWritten && !plan && prepareDiscard();
     fused_.run(*t.fused, range_, w, cpuThreads(threads_), variant_->diffuse,
                [&](int64_t begin, int64_t end) {
                  easyml_kernel_args a = waveArgs(begin, end, plan);

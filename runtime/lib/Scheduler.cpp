@@ -712,24 +712,32 @@ bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {
   return true;
 }
 
-int64_t Scheduler::windowLength() const {
+int64_t Scheduler::windowLength() {
   int64_t steps = std::max<int64_t>(1, options_.dimension.windowSteps);
   // Under periodic pacing the cost per step follows the cycle (an
   // upstroke can cost ten times a diastolic step, and not by the same
   // factor on every device): device sets measured over different parts
-  // of a cycle do not compare. A window of whole cycles does, when the
-  // run is long enough for the remaining windows and two cycles more.
-  int left = dimensioner_->maxWindows() -
-             static_cast<int>(dimensioner_->measurements().size());
-  for (const Stimulus &s : timeline.stimuli()) {
-    if (s.period <= steps || s.count < 2)
-      continue;
-    int64_t lastPulse = s.start + (s.count - 1) * s.period;
-    if (lastPulse >= step_ + left * s.period &&
-        runUntil_ - step_ >= (left + 2) * s.period)
-      return s.period;
+  // of a cycle do not compare. Windows of a whole cycle (after a settling
+  // wave) do, where pacing starts within the first cycle, lasts through
+  // every window, and the run holds them and two cycles more. Decided at
+  // the first window, for all of them.
+  if (cycleWindow_ < 0) {
+    cycleWindow_ = 0;
+    int64_t left = dimensioner_->maxWindows();
+    int64_t probe = std::max<int64_t>(1, options_.probeSteps);
+    for (const Stimulus &s : timeline.stimuli()) {
+      int64_t p = s.period;
+      if (p <= steps || s.count < 2 || s.start >= step_ + p)
+        continue;
+      int64_t windowsEnd = step_ + left * (p + probe);
+      bool paced = (windowsEnd - s.start) / p <= s.count - 1;
+      if (paced && runUntil_ - step_ >= left * (p + probe) + 2 * p) {
+        cycleWindow_ = p;
+        break;
+      }
+    }
   }
-  return steps;
+  return cycleWindow_ > 0 ? cycleWindow_ : steps;
 }
 
 bool Scheduler::allMeasured() const {
@@ -747,7 +755,7 @@ void Scheduler::startWindow() {
   window_.open = true;
   window_.start = step_;
   window_.steps = windowLength();
-  window_.cycle = window_.steps > options_.dimension.windowSteps;
+  window_.cycle = cycleWindow_ > 0;
   window_.end = step_ + window_.steps;
   // A window of cycles measures whole cycles after its settling wave.
   if (window_.cycle)
@@ -793,7 +801,8 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       end = std::min(end, step_ + options_.maxWaveSteps);
     if (window_.open) {
       end = std::min(end, window_.end);
-      end = std::min(end, step_ + std::max<int64_t>(1, window_.steps / 3));
+      end = std::min(end, step_ + std::max<int64_t>(
+                                      1, options_.dimension.windowSteps / 3));
       // The window's first wave settles the split and is not measured: it
       // stays short where a device not measured yet got a guessed share,
       // and where the rest of the window must be whole cycles.
@@ -834,6 +843,13 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
                      recording.plan.host.data() + k * stride);
     }
     step_ = end;
+    // A cycle window measures one whole cycle after its settling wave,
+    // however short that wave was cut.
+    if (window_.open && window_.cycle && window_.waves == 1 &&
+        !window_.settled) {
+      window_.settled = true;
+      window_.end = step_ + window_.steps;
+    }
     if (window_.open && step_ >= window_.end) {
       double rate = window_.seconds > 0 ? window_.cellSteps / window_.seconds
                     : window_.firstSeconds > 0

@@ -192,7 +192,9 @@ private:
   void startWindow();
   /// Steps of the next dimensioning window: DimensionOptions::windowSteps,
   /// or one pacing cycle where cycles are longer and the run holds them.
-  int64_t windowLength() const;
+  int64_t windowLength();
+  /// Steps of a cycle window (0: windows of windowSteps; -1: not decided).
+  int64_t cycleWindow_ = -1;
   /// Whether every device of the balanced set has a measured speed.
   bool allMeasured() const;
   /// A fresh balancer over the current ranges of the balanced devices.
@@ -234,7 +236,7 @@ private:
   struct Window {
     bool open = false;
     int64_t start = 0, end = 0, steps = 0;
-    bool cycle = false;
+    bool cycle = false, settled = false;
     int waves = 0;
     double firstCellSteps = 0, firstSeconds = 0;
     double cellSteps = 0, seconds = 0;

@@ -10,10 +10,17 @@
 
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 
 using namespace easyml::rt;
 
 namespace {
+
+/// A file name of this process under the test's temporary folder.
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "easyml-" + std::to_string(getpid()) + "-" +
+         name;
+}
 
 /// A small checkpoint of two cells whose run line holds a tissue's cell
 /// order, written to a temporary file.
@@ -30,7 +37,7 @@ std::string writeCheckpoint(const std::string &name) {
   p.client["tissue.cell_order_x"] = 2;
   p.client["tissue.cell_order_y"] = 1;
   s.run = p.json();
-  std::string path = ::testing::TempDir() + name;
+  std::string path = tempPath(name);
   std::ofstream(path, std::ios::binary) << serializeState(s);
   return path;
 }
@@ -56,14 +63,14 @@ TEST(Checkpoint, PositionOfAStateFileOrOtherFileIsAnError) {
   s.sv = {"x"};
   s.dt = 0.01;
   s.values = {1};
-  std::string state = ::testing::TempDir() + "plain.sv";
+  std::string state = tempPath("plain.sv");
   std::ofstream(state, std::ios::binary) << serializeState(s);
   RunPosition p;
   std::string error;
   EXPECT_FALSE(readCheckpointPosition(state, p, error));
   EXPECT_NE(error.find("a state file, not a checkpoint"), std::string::npos)
       << error;
-  std::string other = ::testing::TempDir() + "other.txt";
+  std::string other = tempPath("other.txt");
   std::ofstream(other) << "hello\n";
   EXPECT_FALSE(readCheckpointPosition(other, p, error));
   EXPECT_NE(error.find("not an EasyML checkpoint"), std::string::npos)

@@ -246,7 +246,9 @@ struct FusedStep {
   double *lat = nullptr;
   /// The externals the model only writes (Iion) are not kept: a device may
   /// store them where nothing reads them back (the CPU pool: a block of
-  /// its thread's cache rather than a row of the grid's size).
+  /// its thread's cache rather than a row of the grid's size, unless the
+  /// wave records samples), and the simulation's copy of them is then
+  /// stale.
   bool discardWritten = false;
   /// Results: points activated in this step, and the lowest point whose
   /// new Vm is not finite (-1: none).
