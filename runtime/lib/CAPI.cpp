@@ -136,6 +136,8 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
     o.balance.minWindowSeconds = value;
   else if (n == "lb_fixed")
     o.balance.fixed = value != 0;
+  else if (n == "lb_share")
+    o.balance.share = value != 0;
   else if (n == "max_wave_steps" && value >= 0)
     o.maxWaveSteps = static_cast<int64_t>(value);
   else if (n == "probe_steps" && value >= 0)

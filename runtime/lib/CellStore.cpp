@@ -105,3 +105,8 @@ std::string easyml::rt::recordableName(const easyml_model_desc &d, int64_t v) {
 }
 
 Device::~Device() = default;
+
+bool Device::computeCells(CellRange, std::string &error) {
+  error = "device " + id_ + " cannot compute a wave in chunks";
+  return false;
+}

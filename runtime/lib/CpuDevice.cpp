@@ -131,10 +131,15 @@ public:
     if (pending_) {
       pending_ = false;
       run();
+    } else if (chunked_) {
+      chunked_ = false;
+      finishWave(waveStart_);
     }
     timing = timing_;
     return true;
   }
+  bool computesChunks() const override { return true; }
+  bool computeCells(CellRange cells, std::string &error) override;
   bool runsOnHost() const override { return true; }
 
   // Vm is in the host store: no halo to send, and the sub-step computes
@@ -265,6 +270,12 @@ private:
   }
 
   void run();
+  /// The start and end of a wave's clock and counters.
+  void startWave();
+  void finishWave(double t0);
+  /// The threads computing cells [begin, end) of the current task (no
+  /// fused step), each saving its cells first when snapshotValid_.
+  void computeSpan(int64_t begin, int64_t end);
 
   int threads_;
   bool soa_;
@@ -277,6 +288,10 @@ private:
   WaveTask task_;
   WaveTiming timing_;
   bool pending_ = false;
+  /// The current wave is computed in chunks (computeCells) since
+  /// waveStart_.
+  bool chunked_ = false;
+  double waveStart_ = 0;
   /// The last compute wave saved the cells' state before it (a fused
   /// tissue step does not: it would double the step's memory traffic).
   bool snapshotValid_ = false;
@@ -285,30 +300,34 @@ private:
   std::vector<AlignedVector> discardRows_;
 };
 
-void CpuDevice::run() {
-  double t0 = now();
+void CpuDevice::startWave() {
   std::fill(counters_.begin(), counters_.end(), 0);
   timing_ = WaveTiming{};
+}
+
+void CpuDevice::finishWave(double t0) {
+  timing_.seconds = now() - t0;
+  timing_.kernelSeconds = timing_.seconds;
+  timing_.counters.assign(counters_.begin(), counters_.end() - 1);
+  timing_.nonFinite = task_.entry == Entry::Compute ? counters_.back() : 0;
+}
+
+void CpuDevice::run() {
+  double t0 = now();
+  startWave();
   const WaveTask &t = task_;
-  easyml_kernel_fn fn = t.entry == Entry::Init      ? variant_->init
-                        : t.entry == Entry::Compute ? variant_->compute
-                                                    : variant_->eval;
   int64_t n = range_.size();
-  int64_t w = width_;
-  // No more threads than vectors of cells: idle OpenMP threads spin, and a
-  // single cell (validation runs) would pay for them.
-  int nthreads = static_cast<int>(std::max<int64_t>(
-      1, std::min<int64_t>(cpuThreads(threads_), (n + w - 1) / w)));
-  RecordPlan *plan = t.entry == Entry::Compute && t.recSamples > 0 &&
-                             !t.record->cells.intersect(range_).empty()
-                         ? t.record
-                         : nullptr;
   if (n > 0 && t.fused) {
     snapshotValid_ = false;
+    easyml_kernel_fn fn = variant_->compute;
+    RecordPlan *plan =
+        t.recSamples > 0 && !t.record->cells.intersect(range_).empty()
+            ? t.record
+            : nullptr;
     // Samples recorded in the kernel read every external: none discarded.
     bool discard = t.fused->discardWritten && !plan && prepareDiscard();
-    fused_.run(*t.fused, range_, w, cpuThreads(threads_), variant_->diffuse,
-               [&](int64_t begin, int64_t end) {
+    fused_.run(*t.fused, range_, width_, cpuThreads(threads_),
+               variant_->diffuse, [&](int64_t begin, int64_t end) {
                  easyml_kernel_args a = waveArgs(begin, end, plan);
                  if (discard)
                    a.ext = discardTable(begin, end);
@@ -319,35 +338,69 @@ void CpuDevice::run() {
     // from: the variable found bad after it went bad in that step. Saving
     // it would be a second pass over the states every step.
     snapshotValid_ = t.entry == Entry::Compute && t.snapshot && t.nsteps > 1;
+    computeSpan(range_.begin, range_.end);
+  }
+  finishWave(t0);
+}
+
+void CpuDevice::computeSpan(int64_t first, int64_t last) {
+  const WaveTask &t = task_;
+  easyml_kernel_fn fn = t.entry == Entry::Init      ? variant_->init
+                        : t.entry == Entry::Compute ? variant_->compute
+                                                    : variant_->eval;
+  CellRange span{first, last};
+  int64_t n = span.size(), w = width_;
+  // No more threads than vectors of cells: idle OpenMP threads spin, and a
+  // single cell (validation runs) would pay for them.
+  int nthreads = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(cpuThreads(threads_), (n + w - 1) / w)));
+  RecordPlan *plan = t.entry == Entry::Compute && t.recSamples > 0 &&
+                             !t.record->cells.intersect(span).empty()
+                         ? t.record
+                         : nullptr;
 #pragma omp parallel num_threads(nthreads)
-    {
-      int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-      int64_t begin = range_.begin + n * tid / nt / w * w;
-      int64_t end = tid == nt - 1 ? range_.end
-                                  : range_.begin + n * (tid + 1) / nt / w * w;
-      if (begin < end) {
-        // Each thread saves its own cells (in parallel, and warming its
-        // cache for the kernel).
-        if (snapshotValid_)
-          snapshot(begin, end);
-        easyml_kernel_args a = waveArgs(begin, end, plan);
-        fn(&a);
-        if (t.entry == Entry::Eval && !soa_) {
-          // Traced values into the host store's rows.
-          int64_t ntr = desc_->num_traces;
-          for (int64_t k = 0; k < ntr; ++k) {
-            double *row = store_->trace(k);
-            for (int64_t c = begin; c < end; ++c)
-              row[c] = aosOut_[c * ntr + k];
-          }
+  {
+    int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t begin = first + n * tid / nt / w * w;
+    int64_t end = tid == nt - 1 ? last : first + n * (tid + 1) / nt / w * w;
+    if (begin < end) {
+      // Each thread saves its own cells (in parallel, and warming its
+      // cache for the kernel).
+      if (snapshotValid_)
+        snapshot(begin, end);
+      easyml_kernel_args a = waveArgs(begin, end, plan);
+      fn(&a);
+      if (t.entry == Entry::Eval && !soa_) {
+        // Traced values into the host store's rows.
+        int64_t ntr = desc_->num_traces;
+        for (int64_t k = 0; k < ntr; ++k) {
+          double *row = store_->trace(k);
+          for (int64_t c = begin; c < end; ++c)
+            row[c] = aosOut_[c * ntr + k];
         }
       }
     }
   }
-  timing_.seconds = now() - t0;
-  timing_.kernelSeconds = timing_.seconds;
-  timing_.counters.assign(counters_.begin(), counters_.end() - 1);
-  timing_.nonFinite = t.entry == Entry::Compute ? counters_.back() : 0;
+}
+
+/// One chunk of a wave shared with another host device: the first chunk
+/// starts the wave's clock; wait() stops it.
+bool CpuDevice::computeCells(CellRange cells, std::string &error) {
+  if (pending_) {
+    if (task_.fused) {
+      error = "a fused tissue step cannot be computed in chunks";
+      return false;
+    }
+    pending_ = false;
+    chunked_ = true;
+    waveStart_ = now();
+    startWave();
+    snapshotValid_ =
+        task_.entry == Entry::Compute && task_.snapshot && task_.nsteps > 1;
+  }
+  if (!cells.empty())
+    computeSpan(cells.begin, cells.end);
+  return true;
 }
 
 bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,

@@ -31,7 +31,7 @@ constexpr double kMinGain = 0.02;
 
 void Scheduler::learnPhase(const WaveTask &task,
                            const std::vector<WaveTiming> &timing) {
-  if (!options_.balance.periodic || options_.balance.fixed)
+  if (!options_.balance.periodic || options_.balance.fixed || waveShared_)
     return;
   if (!phases_) {
     for (const Stimulus &s : timeline.stimuli())
@@ -53,7 +53,8 @@ void Scheduler::learnPhase(const WaveTask &task,
 
 bool Scheduler::splitForPhase(int64_t step0, int64_t end) {
   phasePredicted_ = false;
-  if (!phases_ || balanced_.size() < 2 || window_.open)
+  int a, b;
+  if (!phases_ || balanced_.size() < 2 || window_.open || sharePair(a, b))
     return true;
   std::vector<double> speeds;
   if (!phases_->predict(step0, end - step0, balanced_, speeds))

@@ -99,6 +99,8 @@ std::string RunReport::json(int indent) const {
   field("bytes_moved", num(bytesMoved));
   field("phase_splits", std::to_string(phaseSplits));
   field("moves_refused", std::to_string(movesRefused));
+  field("shared_waves", std::to_string(sharedWaves));
+  field("cells_handed_over", std::to_string(cellsHandedOver));
   field("host_copy_seconds", num(hostCopySeconds));
   field("host_copy_bytes", num(hostCopyBytes));
   field("mean_imbalance", num(meanImbalance()));
@@ -203,6 +205,10 @@ void RunReport::print(FILE *out) const {
   if (!repartitions.empty())
     std::fprintf(out, "%-22s %zu, %s moved\n", "repartitions",
                  repartitions.size(), human(bytesMoved).c_str());
+  if (sharedWaves > 0)
+    std::fprintf(out, "%-22s %lld, %lld cells handed over where they met\n",
+                 "shared waves", static_cast<long long>(sharedWaves),
+                 static_cast<long long>(cellsHandedOver));
   for (const RecoveryRecord &r : recoveries) {
     if (r.cells > 0)
       std::fprintf(out,

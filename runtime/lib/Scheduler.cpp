@@ -379,12 +379,19 @@ bool Scheduler::runWave(const WaveTask &task) {
     // Its host copy stays what it was until the wave is over.
   }
   std::vector<WaveTiming> timing(set_.devices.size());
+  // Two host devices side by side may share the wave (SharedWave.cpp).
+  int pairA = -1, pairB = -1;
+  waveShared_ = task.entry == Entry::Compute && !task.fused &&
+                std::count(launched.begin(), launched.end(), 1) == 2 &&
+                sharePair(pairA, pairB);
+  if (waveShared_ && !shareWave(task, pairA, pairB, timing, errs, failed))
+    return false;
   // The host's own devices (CPU pools) compute now, while the GPUs run
   // what was queued: the last one on this thread, any other on a thread of
   // its own (two CPU devices side by side). Then the GPUs are joined.
   std::vector<int> host;
   for (int i : act)
-    if (set_.devices[i]->runsOnHost())
+    if (set_.devices[i]->runsOnHost() && !waveShared_)
       host.push_back(i);
   auto join = [&](int i) {
     if (launched[i])
@@ -400,6 +407,9 @@ bool Scheduler::runWave(const WaveTask &task) {
   for (int i : act)
     if (!set_.devices[i]->runsOnHost())
       join(i);
+  // The shared wave moved the split: the active devices' ranges now.
+  if (waveShared_)
+    act = active();
   std::vector<int> lostNow;
   for (int i : act)
     if (failed[i])
@@ -506,6 +516,12 @@ void Scheduler::endWave(const WaveTask &task,
   }
   if (balanced_.size() < 2)
     return;
+  // A shared wave left its devices balanced (and measured): nothing for
+  // the balancer to split.
+  if (waveShared_) {
+    settling_ = false;
+    return;
+  }
   // The phase's speeds split this wave: the split that follows the last
   // windows would only chase them.
   if (phasePredicted_) {

@@ -207,6 +207,19 @@ private:
   /// that pays. False (failure()) when moving the cells failed.
   bool splitForPhase(int64_t step0, int64_t end);
   std::unique_ptr<PhaseSpeeds> phases_;
+  //===--- Two host devices sharing waves (SharedWave.cpp) -------------===//
+  /// Whether the next compute wave is shared, by which two devices (`a`
+  /// holding the lower cells): BalanceOptions::share, two balanced host
+  /// devices that compute chunks, with adjacent ranges.
+  bool sharePair(int &a, int &b) const;
+  /// Runs the launched `task` on devices `a` and `b` in chunks until they
+  /// meet; their ranges become what each computed. False (failure()) when
+  /// a device failed.
+  bool shareWave(const WaveTask &task, int a, int b,
+                 std::vector<WaveTiming> &timing,
+                 std::vector<std::string> &errs, std::vector<char> &failed);
+  /// The last compute wave was shared.
+  bool waveShared_ = false;
   /// The wave running now was split by its phase's predicted speeds.
   bool phasePredicted_ = false;
   /// Measured seconds per byte of earlier moves (0: none yet).

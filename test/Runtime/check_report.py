@@ -5,6 +5,7 @@ and, optionally, what a test expects of it.
     check_report.py report.json [--ratio A B R TOL] [--cells ID N]
         [--max-repartitions N] [--min-repartitions N] [--last-imbalance X]
         [--chosen CONFIG] [--fewer A B F] [--converged-within N]
+        [--min-shared N]
 
 Invariants: every wave's cells add up to the simulation's; every
 repartition maps contiguous ranges aligned as the report says, covering
@@ -48,6 +49,9 @@ def main():
                    help="device A ends with at most 1/F of B's cells")
     p.add_argument("--converged-within", type=int, metavar="N",
                    help="a wave among the first N is below the threshold")
+    p.add_argument("--min-shared", type=int, metavar="N",
+                   help="at least N waves shared by two host devices, with "
+                        "cells handed over between them")
     a = p.parse_args()
     with open(a.report) as f:
         r = json.load(f)
@@ -98,6 +102,12 @@ def main():
             fail(f"no wave among the first {a.converged_within} below the "
                  f"threshold: " + ", ".join(f"{w['imbalance']:.3f}"
                                              for w in waves))
+    if a.min_shared is not None:
+        if r["shared_waves"] < a.min_shared:
+            fail(f"{r['shared_waves']} shared waves, expected at least "
+                 f"{a.min_shared}")
+        if r["cells_handed_over"] <= 0:
+            fail("the shared waves handed no cells over")
     if a.chosen is not None:
         got = r["dimensioning"]["chosen"]
         if got != a.chosen:

@@ -199,6 +199,11 @@ std::vector<OptionSpec> optionSpecs() {
        "remembered ratio: '1,9'); default: even until measured",
        ""},
       {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", ""},
+      {"no-lb-sharing", 0, K::None,
+       "two CPU pools side by side split every wave in advance by the "
+       "balancer, instead of sharing it (each computing chunks from its end "
+       "of their cells until they meet)",
+       ""},
       {"lb-periodic", 0, K::None,
        "under a periodic stimulus, learn each device's speed per phase of "
        "the cycle and split each wave by its phase's speeds (from the second "
@@ -424,6 +429,7 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   options.balance.minWindowSeconds = n.lbMinWindow / 1e3;
   options.balance.fixed = cl.has("no-lb");
   options.balance.periodic = cl.has("lb-periodic");
+  options.balance.share = !cl.has("no-lb-sharing");
   options.recover = !cl.has("no-recovery");
   options.shares = n.shares;
   std::string error;
@@ -451,7 +457,8 @@ std::string runSettings(const CommandLine &cl) {
       "checkpoint",   "checkpoint-every", "restart",    "devices",
       "variant",      "threads",          "device",     "max-wave-steps",
       "lb-threshold", "lb-min-window",    "lb-shares",  "no-lb", "lb-periodic",
-      "lb-memory",    "no-recovery",      "dim-window", "dim-tolerance",
+      "no-lb-sharing", "lb-memory",       "no-recovery", "dim-window",
+      "dim-tolerance",
       "cache-dir",    "report-json",      "progress",   "no-progress",
       "quiet",        "mpi-slow",         "mpi-writer", "mpi-epoch-steps"};
   std::string out;

@@ -47,6 +47,11 @@ struct BalanceOptions {
   /// has been seen and when the predicted gain exceeds the move's cost
   /// (PhaseSpeeds.h).
   bool periodic = false;
+  /// Two host devices side by side (CPU pools) share every compute wave
+  /// instead of splitting it in advance: each computes chunks from its end
+  /// of their cells until they meet, and the meeting point is the next
+  /// wave's split (Scheduler, SharedWave.cpp). Off: the balancer splits.
+  bool share = true;
 };
 
 /// The relative imbalance of device times: (max - min) / max over the

@@ -337,6 +337,17 @@ public:
   /// The device runs a WaveTask's `fused` step (FusedStep).
   virtual bool fusesDiffusion() const { return false; }
 
+  /// A host device that can share a wave with another (the scheduler's
+  /// shared waves, SharedWave.cpp): after launch(), computeCells() computes
+  /// the launched task on `cells` at once, on the calling thread, as often
+  /// as the scheduler hands it chunks, and wait() then reports the whole
+  /// wave. `cells` may lie outside the range: the caller has put their
+  /// states where the device reads them (upload()) and moves the range to
+  /// the cells computed before the wave is over. Chunks of one wave never
+  /// overlap, so two devices may compute theirs at once.
+  virtual bool computesChunks() const { return false; }
+  virtual bool computeCells(CellRange cells, std::string &error);
+
   /// After a compute wave that left cells non-finite: finds the first bad
   /// cell, replays it step by step from the state before the wave and
   /// names the first step and variable that went bad. The host store then

@@ -103,6 +103,10 @@ struct RunReport {
   /// Splits the balancer's rule wanted but did not make: the wave time
   /// they were predicted to save did not pay for the move.
   int64_t movesRefused = 0;
+  /// Waves two host devices shared (SharedWave.cpp: each computed chunks
+  /// from its end of their cells until they met), and the cells that
+  /// changed device at those meetings.
+  int64_t sharedWaves = 0, cellsHandedOver = 0;
   /// Seconds spent keeping host copies of the GPUs' cells after every wave
   /// (so a lost device's cells can be recomputed), and their bytes.
   double hostCopySeconds = 0, hostCopyBytes = 0;

@@ -56,9 +56,9 @@ easyml_sim *easyml_sim_create_devices(const easyml_model *model,
                                       int64_t num_cells, const char *devices,
                                       const char *cpu_variant);
 /* Options before the first wave: "lb_threshold" (fraction, default 0.1),
- * "lb_min_window" (seconds), "lb_fixed" (1: never re-split),
- * "max_wave_steps", "probe_steps", "dim_window" (steps), "dim_tolerance",
- * "threads". */
+ * "lb_min_window" (seconds), "lb_fixed" (1: never re-split), "lb_share"
+ * (0: two CPU pools side by side do not share their waves), "max_wave_steps",
+ * "probe_steps", "dim_window" (steps), "dim_tolerance", "threads". */
 int easyml_sim_set_option(easyml_sim *sim, const char *name, double value);
 void easyml_sim_free(easyml_sim *sim);
 /* The variant it runs ("baseline", "cpu-simd", "cuda", "rocm"). */

@@ -1,0 +1,66 @@
+//===- MeetingFronts.h - two devices computing toward each other -*- C++
+//-*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// The policy of a wave two host devices share (the scheduler's shared
+// waves): the lower device computes chunks of the cells from their low end
+// upwards, the upper one from the high end downwards, until they meet;
+// the meeting point is the next wave's split. A chunk is a quarter of the
+// device's part of the cells left, never less than the alignment, so the
+// last chunks are short and the two finish within one of each other; a
+// device's part follows the two devices' speeds measured in the wave once
+// both have computed a chunk (the cost of a cell may have changed since
+// the last wave). Only policy lives here: no devices, no data. Thread-safe:
+// each device calls from its own thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_MEETINGFRONTS_H
+#define EASYML_RUNTIME_MEETINGFRONTS_H
+
+#include "easyml/Runtime/Device.h"
+
+#include <cstdint>
+#include <mutex>
+
+namespace easyml::rt {
+
+class MeetingFronts {
+public:
+  /// Over `cells`, every chunk boundary but the range's end a multiple of
+  /// `align` (`cells.begin` is one). `lowerPart` (0..1): the lower device's
+  /// expected part of the work; `partKnown`: it comes from measured speeds
+  /// (else from a guess, and the first chunks are half as large).
+  MeetingFronts(CellRange cells, int64_t align, double lowerPart,
+                bool partKnown);
+
+  /// The next chunk of the lower (`lower`) or upper device; empty once
+  /// every cell is taken.
+  CellRange take(bool lower);
+  /// The device computed `cells` cells in `seconds`.
+  void done(bool lower, int64_t cells, double seconds);
+  /// Where the devices met: the split, once every cell is taken.
+  int64_t meeting() const;
+
+  /// A chunk is the device's part of the cells left divided by this: a
+  /// part misjudged by up to this factor still leaves the other device
+  /// chunks to compute meanwhile.
+  static constexpr double kDivisor = 4;
+
+private:
+  double partOf(bool lower) const;
+  mutable std::mutex mutex_;
+  int64_t lo_, hi_, align_;
+  double lowerPart_;
+  bool known_;
+  /// Per device (lower, upper): cells computed and their seconds.
+  int64_t cells_[2] = {0, 0};
+  double seconds_[2] = {0, 0};
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_MEETINGFRONTS_H

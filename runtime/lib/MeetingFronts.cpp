@@ -1,0 +1,61 @@
+//===- MeetingFronts.cpp - two devices computing toward each other --------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/MeetingFronts.h"
+
+#include <algorithm>
+
+using namespace easyml::rt;
+
+MeetingFronts::MeetingFronts(CellRange cells, int64_t align, double lowerPart,
+                             bool partKnown)
+    : lo_(cells.begin), hi_(cells.end), align_(std::max<int64_t>(1, align)),
+      lowerPart_(std::clamp(lowerPart, 0.0, 1.0)), known_(partKnown) {}
+
+double MeetingFronts::partOf(bool lower) const {
+  int k = lower ? 0 : 1;
+  if (cells_[0] > 0 && cells_[1] > 0 && seconds_[0] > 0 && seconds_[1] > 0) {
+    double mine = cells_[k] / seconds_[k];
+    double theirs = cells_[1 - k] / seconds_[1 - k];
+    return mine / (mine + theirs);
+  }
+  return lower ? lowerPart_ : 1 - lowerPart_;
+}
+
+CellRange MeetingFronts::take(bool lower) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t left = hi_ - lo_;
+  if (left <= 0)
+    return {};
+  // Until a device has a chunk measured its first is from the guess or
+  // the last wave: half as large when that was a guess.
+  int k = lower ? 0 : 1;
+  double divisor = known_ || cells_[k] > 0 ? kDivisor : 2 * kDivisor;
+  int64_t n = static_cast<int64_t>(static_cast<double>(left) * partOf(lower) /
+                                   divisor) /
+              align_ * align_;
+  n = std::max(n, align_);
+  if (lower) {
+    CellRange c{lo_, std::min(hi_, lo_ + n)};
+    lo_ = c.end;
+    return c;
+  }
+  CellRange c{std::max(lo_, (hi_ - n) / align_ * align_), hi_};
+  hi_ = c.begin;
+  return c;
+}
+
+void MeetingFronts::done(bool lower, int64_t cells, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int k = lower ? 0 : 1;
+  cells_[k] += cells;
+  seconds_[k] += seconds;
+}
+
+int64_t MeetingFronts::meeting() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lo_;
+}

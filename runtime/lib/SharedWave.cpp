@@ -1,0 +1,154 @@
+//===- SharedWave.cpp - two host devices sharing a wave -------------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// Two devices computing on the host (CPU pools side by side) need not split
+// a wave in advance: their cells are adjacent, so each computes chunks from
+// its own end of them, one chunk after another, until they meet. Whatever
+// the cost of a cell does during the wave (an upstroke costing the scalar
+// code more than the vector code, another process taking a core for a
+// while), both finish within one chunk of each other, and the meeting
+// point is the next wave's split. Which chunk each takes next is
+// MeetingFronts' policy.
+//
+// A chunk taken from the other device's side starts from that device's
+// copy of the cells' states: brought to the host store first where that
+// device keeps its own copy (`baseline` keeps openCARP's record per cell),
+// and into the taker's own copy where it keeps one. Every cell is computed
+// by one device for the whole wave, so the result is the one the two
+// variants give cell by cell, whatever the chunks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scheduler.h"
+
+#include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/MeetingFronts.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+using namespace easyml::rt;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// What one device of the pair did in the wave.
+struct Side {
+  int device = -1;
+  bool lower = true;
+  /// When its last chunk ended.
+  double finished = 0;
+  std::string error;
+};
+
+} // namespace
+
+bool Scheduler::sharePair(int &a, int &b) const {
+  if (!options_.balance.share || options_.balance.fixed || window_.open ||
+      balanced_.size() != 2)
+    return false;
+  std::vector<int> act = active();
+  if (act.size() != 2)
+    return false;
+  a = act[0];
+  b = act[1];
+  for (int i : act)
+    if (!set_.devices[i]->runsOnHost() || !set_.devices[i]->computesChunks())
+      return false;
+  if (ranges_[a].begin > ranges_[b].begin)
+    std::swap(a, b);
+  return ranges_[a].end == ranges_[b].begin &&
+         ranges_[a].size() + ranges_[b].size() >= 2 * align_;
+}
+
+bool Scheduler::shareWave(const WaveTask &task, int a, int b,
+                          std::vector<WaveTiming> &timing,
+                          std::vector<std::string> &errs,
+                          std::vector<char> &failed) {
+  const std::vector<CellRange> before = ranges_;
+  CellRange all{before[a].begin, before[b].end};
+  // The lower device's part of the work from the speeds measured so far,
+  // else from the shares of the last split.
+  bool known = speeds_[a] > 0 && speeds_[b] > 0;
+  double partA = known ? speeds_[a] / (speeds_[a] + speeds_[b])
+                       : static_cast<double>(before[a].size()) / all.size();
+  MeetingFronts fronts(all, align_, partA, known);
+  Side sides[2];
+  sides[0].device = a;
+  sides[1].device = b;
+  sides[1].lower = false;
+  // The first chunk of each is taken before either starts, so that both
+  // compute in every wave.
+  CellRange first[2] = {fronts.take(true), fronts.take(false)};
+  auto work = [&](int k) {
+    Side &me = sides[k];
+    Device &device = *set_.devices[me.device];
+    Device &other = *set_.devices[sides[1 - k].device];
+    CellRange theirs = before[sides[1 - k].device];
+    // The device's clock starts with the wave, not with its first chunk.
+    device.computeCells(CellRange{}, me.error);
+    for (CellRange c = first[k]; !c.empty() && me.error.empty();
+         c = fronts.take(me.lower)) {
+      double t0 = now();
+      // Cells from the other side: their states where this device reads
+      // them.
+      CellRange taken = c.intersect(theirs);
+      if (!taken.empty() && ((!other.sharesHostStore() &&
+                              !other.download(taken, kStateRows, me.error)) ||
+                             (!device.sharesHostStore() &&
+                              !device.upload(taken, kStateRows, me.error))))
+        break;
+      if (!device.computeCells(c, me.error))
+        break;
+      fronts.done(me.lower, c.size(), now() - t0);
+    }
+    me.finished = now();
+  };
+  double start = now();
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  // The devices now own what they computed; wait() reports the wave.
+  int64_t meet = fronts.meeting();
+  std::vector<CellRange> next = before;
+  next[a] = {all.begin, meet};
+  next[b] = {meet, all.end};
+  int bad = -1;
+  for (const Side &s : sides) {
+    Device &device = *set_.devices[s.device];
+    std::string &err = errs[s.device];
+    err = s.error;
+    if (err.empty())
+      device.own(next[s.device], err);
+    if (err.empty())
+      device.wait(timing[s.device], err);
+    // A device's time is until its last chunk ended: the wave's imbalance
+    // is the wait of the one that ran out of chunks first.
+    timing[s.device].seconds = s.finished - start;
+    failed[s.device] = !err.empty();
+    if (bad < 0 && failed[s.device])
+      bad = s.device;
+  }
+  if (bad >= 0)
+    return fail(*set_.devices[bad], errs[bad]);
+  ranges_ = next;
+  ++report.sharedWaves;
+  report.cellsHandedOver += std::abs(meet - before[a].end);
+  // The measured speeds split the first chunks of the next wave, and the
+  // balancer starts from this split if sharing stops.
+  for (const Side &s : sides)
+    if (timing[s.device].seconds > 0 && next[s.device].size() > 0)
+      speeds_[s.device] = static_cast<double>(next[s.device].size()) *
+                          task.nsteps / timing[s.device].seconds;
+  balancer_->reset({ranges_[balanced_[0]], ranges_[balanced_[1]]});
+  return true;
+}
