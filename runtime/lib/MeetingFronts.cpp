@@ -11,8 +11,10 @@
 using namespace easyml::rt;
 
 MeetingFronts::MeetingFronts(CellRange cells, int64_t align, double lowerPart,
-                             bool partKnown)
+                             bool partKnown, int64_t minChunk)
     : lo_(cells.begin), hi_(cells.end), align_(std::max<int64_t>(1, align)),
+      minChunk_((std::max<int64_t>(1, minChunk) + align_ - 1) / align_ *
+                align_),
       lowerPart_(std::clamp(lowerPart, 0.0, 1.0)), known_(partKnown) {}
 
 double MeetingFronts::partOf(bool lower) const {
@@ -37,7 +39,7 @@ CellRange MeetingFronts::take(bool lower) {
   int64_t n = static_cast<int64_t>(static_cast<double>(left) * partOf(lower) /
                                    divisor) /
               align_ * align_;
-  n = std::max(n, align_);
+  n = std::max(n, minChunk_);
   if (lower) {
     CellRange c{lo_, std::min(hi_, lo_ + n)};
     lo_ = c.end;

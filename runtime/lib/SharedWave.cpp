@@ -41,6 +41,9 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+/// The fewest cell-steps a chunk computes.
+constexpr int64_t kMinChunkCellSteps = 1024;
+
 /// What one device of the pair did in the wave.
 struct Side {
   int device = -1;
@@ -81,7 +84,11 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   bool known = speeds_[a] > 0 && speeds_[b] > 0;
   double partA = known ? speeds_[a] / (speeds_[a] + speeds_[b])
                        : static_cast<double>(before[a].size()) / all.size();
-  MeetingFronts fronts(all, align_, partA, known);
+  // A chunk computes at least kMinChunkCellSteps cell-steps (a one-step
+  // wave of a tissue: a few thousand cells), so that what each costs
+  // besides its work (a kernel call, the clock) stays small.
+  MeetingFronts fronts(all, align_, partA, known,
+                       kMinChunkCellSteps / std::max<int64_t>(1, task.nsteps));
   Side sides[2];
   sides[0].device = a;
   sides[1].device = b;

@@ -157,3 +157,19 @@ TEST(MeetingFrontsTest, FewCellsAndUnalignedEnd) {
   EXPECT_GE(o.chunks[0], 1);
   EXPECT_GE(o.chunks[1], 1);
 }
+
+TEST(MeetingFrontsTest, SmallestChunk) {
+  // A one-step wave of a tissue: no chunk but the last below the smallest
+  // (1,000 cells, rounded up to the alignment).
+  MeetingFronts fronts({0, 40000}, 8, 0.5, true, 1000);
+  int64_t taken = 0;
+  for (bool lower = true;; lower = !lower) {
+    CellRange c = fronts.take(lower);
+    if (c.empty())
+      break;
+    taken += c.size();
+    if (taken < 40000)
+      EXPECT_GE(c.size(), 1000);
+  }
+  EXPECT_EQ(taken, 40000);
+}

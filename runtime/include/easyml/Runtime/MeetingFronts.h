@@ -33,9 +33,11 @@ public:
   /// Over `cells`, every chunk boundary but the range's end a multiple of
   /// `align` (`cells.begin` is one). `lowerPart` (0..1): the lower device's
   /// expected part of the work; `partKnown`: it comes from measured speeds
-  /// (else from a guess, and the first chunks are half as large).
+  /// (else from a guess, and the first chunks are half as large). No
+  /// chunk but the last is smaller than `minChunk` (rounded up to the
+  /// alignment): a chunk's fixed costs stay small against its work.
   MeetingFronts(CellRange cells, int64_t align, double lowerPart,
-                bool partKnown);
+                bool partKnown, int64_t minChunk = 1);
 
   /// The next chunk of the lower (`lower`) or upper device; empty once
   /// every cell is taken.
@@ -53,7 +55,7 @@ public:
 private:
   double partOf(bool lower) const;
   mutable std::mutex mutex_;
-  int64_t lo_, hi_, align_;
+  int64_t lo_, hi_, align_, minChunk_;
   double lowerPart_;
   bool known_;
   /// Per device (lower, upper): cells computed and their seconds.
