@@ -13,8 +13,9 @@ using namespace easyml::rt;
 MeetingFronts::MeetingFronts(CellRange cells, int64_t align, double lowerPart,
                              bool partKnown, int64_t minChunk)
     : lo_(cells.begin), hi_(cells.end), align_(std::max<int64_t>(1, align)),
-      minChunk_((std::max<int64_t>(1, minChunk) + align_ - 1) / align_ *
-                align_),
+      minChunk_(std::min(
+          (std::max<int64_t>(1, minChunk) + align_ - 1) / align_ * align_,
+          std::max(align_, cells.size() / 16 / align_ * align_))),
       lowerPart_(std::clamp(lowerPart, 0.0, 1.0)), known_(partKnown) {}
 
 double MeetingFronts::partOf(bool lower) const {

@@ -130,17 +130,20 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   next[a] = {all.begin, meet};
   next[b] = {meet, all.end};
   int bad = -1;
+  bool computed = sides[0].error.empty() && sides[1].error.empty();
   for (const Side &s : sides) {
     Device &device = *set_.devices[s.device];
     std::string &err = errs[s.device];
     err = s.error;
-    if (err.empty())
+    // A failed wave stops the simulation with the ranges it had.
+    if (err.empty() && computed)
       device.own(next[s.device], err);
     if (err.empty())
       device.wait(timing[s.device], err);
     // A device's time is until its last chunk ended: the wave's imbalance
     // is the wait of the one that ran out of chunks first.
-    timing[s.device].seconds = s.finished - start;
+    timing[s.device].seconds = timing[s.device].kernelSeconds =
+        s.finished - start;
     failed[s.device] = !err.empty();
     if (bad < 0 && failed[s.device])
       bad = s.device;

@@ -51,7 +51,8 @@ def main():
                    help="a wave among the first N is below the threshold")
     p.add_argument("--min-shared", type=int, metavar="N",
                    help="at least N waves shared by two host devices, with "
-                        "cells handed over between them")
+                        "cells handed over between them and both holding "
+                        "cells at the end")
     a = p.parse_args()
     with open(a.report) as f:
         r = json.load(f)
@@ -108,6 +109,8 @@ def main():
                  f"{a.min_shared}")
         if r["cells_handed_over"] <= 0:
             fail("the shared waves handed no cells over")
+        if any(d["cells"] <= 0 for d in r["devices"]):
+            fail(f"a device sharing the waves ended with no cells: {final}")
     if a.chosen is not None:
         got = r["dimensioning"]["chosen"]
         if got != a.chosen:

@@ -33,8 +33,8 @@ struct Outcome {
 /// the scheduler's two threads do. Checks that the chunks cover every
 /// cell once, aligned, and end where the devices met.
 Outcome share(int64_t cells, int64_t align, double lowerPart, bool known,
-              const Cost &cost) {
-  MeetingFronts fronts({0, cells}, align, lowerPart, known);
+              const Cost &cost, int64_t minChunk = 1) {
+  MeetingFronts fronts({0, cells}, align, lowerPart, known, minChunk);
   Outcome o;
   std::vector<int> owner(cells, -1);
   // Each device's chunk in progress and when it ends; the next event is
@@ -160,8 +160,8 @@ TEST(MeetingFrontsTest, FewCellsAndUnalignedEnd) {
 
 TEST(MeetingFrontsTest, SmallestChunk) {
   // A one-step wave of a tissue: no chunk but the last below the smallest
-  // (1,000 cells, rounded up to the alignment).
-  MeetingFronts fronts({0, 40000}, 8, 0.5, true, 1000);
+  // (1,001 cells rounded up to the alignment, 1,008).
+  MeetingFronts fronts({0, 40000}, 8, 0.5, true, 1001);
   int64_t taken = 0;
   for (bool lower = true;; lower = !lower) {
     CellRange c = fronts.take(lower);
@@ -169,7 +169,24 @@ TEST(MeetingFrontsTest, SmallestChunk) {
       break;
     taken += c.size();
     if (taken < 40000)
-      EXPECT_GE(c.size(), 1000);
+      EXPECT_GE(c.size(), 1008);
   }
   EXPECT_EQ(taken, 40000);
+}
+
+TEST(MeetingFrontsTest, SmallestChunkNeverStarvesADevice) {
+  // Fewer cells than the smallest chunk asks for: chunks of a sixteenth
+  // of them, and both devices compute, however slow the lower one.
+  for (int64_t cells : {16, 64, 1000, 4096}) {
+    Outcome o = share(
+        cells, 8, 0.5, false,
+        [](int d, double) { return d == 0 ? 7e-6 : 1e-6; }, 1024);
+    EXPECT_GT(o.computed[0], 0) << cells << " cells";
+    EXPECT_GT(o.computed[1], 0) << cells << " cells";
+    MeetingFronts fronts({0, cells}, 8, 0.5, false, 1024);
+    CellRange lower = fronts.take(true), upper = fronts.take(false);
+    EXPECT_FALSE(lower.empty());
+    EXPECT_FALSE(upper.empty());
+    EXPECT_LE(lower.size(), std::max<int64_t>(8, cells / 4)) << cells;
+  }
 }

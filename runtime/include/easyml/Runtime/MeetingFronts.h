@@ -35,7 +35,11 @@ public:
   /// expected part of the work; `partKnown`: it comes from measured speeds
   /// (else from a guess, and the first chunks are half as large). No
   /// chunk but the last is smaller than `minChunk` (rounded up to the
-  /// alignment): a chunk's fixed costs stay small against its work.
+  /// alignment: a chunk's fixed costs stay small against its work), nor
+  /// than a sixteenth of the cells (down to the alignment: every device
+  /// gets a chunk, and a slow one no more than it can do). With at least
+  /// twice the alignment of cells, the first chunk of each device (taken
+  /// lower, then upper) is never empty.
   MeetingFronts(CellRange cells, int64_t align, double lowerPart,
                 bool partKnown, int64_t minChunk = 1);
 
