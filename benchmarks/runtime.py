@@ -37,11 +37,11 @@ def compile_model(compiler, source, out, variants):
         sys.exit(f"runtime.py: error: compiling {source} failed:\n{p.stderr}")
 
 
-def run(bench, lib, args, extra):
+def run(bench, lib, args, extra, duration=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         cmd = [bench, "--load-module", lib, "--num", str(args.cells),
-               "--duration", str(args.duration), "--dt", "0.01",
+               "--duration", str(duration or args.duration), "--dt", "0.01",
                "--dt-out", str(args.dt_out), "--stim-start", "1",
                "--bcl", str(args.bcl),
                "--numstim", "0" if args.rest else "1000000",
@@ -64,6 +64,9 @@ def run(bench, lib, args, extra):
                          for d in rt["devices"] if d["cell_steps"]},
         "dimensioning": rt["dimensioning"]["chosen"]
         if rt["dimensioning"]["enabled"] else None,
+        "dimensioning_report": rt["dimensioning"]
+        if rt["dimensioning"]["enabled"] else None,
+        "duration_ms": duration or args.duration,
         "bytes_moved": rt["bytes_moved"],
     }
 
@@ -106,6 +109,10 @@ def main():
                                                     "ten_tusscher_panfilov_2006"])
     ap.add_argument("--cells", type=int, default=65536)
     ap.add_argument("--duration", type=float, default=200)
+    ap.add_argument("--cpu-duration", type=float,
+                    help="run the set `cpu` for this long instead (ms): its "
+                    "rate per cell-step from fewer cycles, where the CPU "
+                    "alone would take most of a time-boxed run")
     ap.add_argument("--bcl", type=float, default=500)
     ap.add_argument("--dt-out", type=float, default=1.0)
     ap.add_argument("--devices", nargs="+",
@@ -147,7 +154,9 @@ def main():
                 continue
             print(f"{name}: {devices} ...", file=sys.stderr, flush=True)
             words = devices.split()
-            row[devices] = run(bench, lib, args, ["--devices"] + words)
+            row[devices] = run(bench, lib, args, ["--devices"] + words,
+                               args.cpu_duration if devices == "cpu"
+                               else None)
         summarise(row)
         if not args.no_cut:
             # Outputs recorded in the waves vs a wave per output step.
@@ -168,6 +177,8 @@ def report(args, ngpu, results):
     pacing = ("at rest" if args.rest else f"stimulus every {args.bcl} ms")
     lines = [f"cells {args.cells}, {args.duration} ms at dt 0.01, output "
              f"every {args.dt_out} ms, {pacing}; "
+             + (f"cpu alone {args.cpu_duration} ms; " if args.cpu_duration
+                else "") +
              f"{ngpu} GPU(s) found", "",
              "| model | devices | cell-steps/s | vs cpu | waves | shares | "
              "repartitions | chosen | efficiency |",

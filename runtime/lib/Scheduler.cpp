@@ -817,8 +817,16 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       end = std::min(end, step_ + options_.maxWaveSteps);
     if (window_.open) {
       end = std::min(end, window_.end);
-      end = std::min(end, step_ + std::max<int64_t>(
-                                      1, options_.dimension.windowSteps / 3));
+      // A window is cut in three so the balancer settles before the last
+      // two are measured. A cycle window on one device has nothing to
+      // balance: it runs the waves that device will run once chosen (cut
+      // at stimulus edges), where hundred-step waves cost a GPU a
+      // synchronisation each (5% of its rate on an H100 at 16,384 cells).
+      // On several devices, waves that long would keep for a whole cycle
+      // a split measured at one phase of it.
+      if (!window_.cycle || balanced_.size() > 1)
+        end = std::min(end, step_ + std::max<int64_t>(
+                                        1, options_.dimension.windowSteps / 3));
       // The window's first wave settles the split and is not measured: it
       // stays short where a device not measured yet got a guessed share,
       // and where the rest of the window must be whole cycles.
