@@ -605,8 +605,11 @@ bool DistributedSimulation::run(int64_t until) {
     cellSteps_ += cellSteps;
     // One exchange of a few numbers per rank.
     double t1 = now();
-    double status[4] = {seconds, cellSteps, static_cast<double>(kind),
+    // The balancer weighs the rank's whole work since the last epoch.
+    double status[4] = {seconds + workSeconds_, cellSteps,
+                        static_cast<double>(kind),
                         static_cast<double>(badStep)};
+    workSeconds_ = 0;
     std::vector<double> all(4 * size_);
     MPI_Allgather(status, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, comm_);
     syncSeconds_ += now() - t1;
@@ -649,11 +652,16 @@ bool DistributedSimulation::run(int64_t until) {
     // The same decision on every rank: the same numbers went in.
     Balancer::Decision d = balancer_->observe(secs, rec.nsteps);
     rec.imbalance = d.imbalance;
+    std::vector<CellRange> next =
+        d.repartition ? keepCellZero(d.ranges, kCellAlignment) : ranges_;
+    if (d.repartition && options_.keepEveryRank &&
+        std::any_of(next.begin(), next.end(),
+                    [](CellRange r) { return r.empty(); }))
+      d.repartition = false;
     if (d.judged) {
       if (d.repartition) {
         rec.repartition = true;
-        if (!migrate(keepCellZero(d.ranges, kCellAlignment),
-                     d.windowImbalance)) {
+        if (!migrate(next, d.windowImbalance)) {
           wallSeconds_ += now() - wall0;
           return false;
         }

@@ -301,6 +301,10 @@ bool Scheduler::sendHalos(const DiffusionTask &task, bool always) {
     return false;
   std::vector<int> act = active();
   std::string err;
+  // A device's Vm is read where it lives: states the host wrote since
+  // (cells that came from another rank) go there first.
+  if (!refreshDevices(act))
+    return false;
   double t0 = now();
   // One device has no neighbour to send a halo to, but another rank's.
   for (int i : act)
@@ -315,6 +319,8 @@ bool Scheduler::diffuse(const DiffusionTask &task) {
   if (!usable() || bad_)
     return false;
   std::vector<int> act = active();
+  if (!refreshDevices(act))
+    return false;
   std::string err;
   for (bool host : {false, true})
     for (int i : act)
@@ -335,20 +341,8 @@ bool Scheduler::canFuse() const {
          (!dimensioner_ || dimensioner_->done()) && !window_.open;
 }
 
-bool Scheduler::runWave(const WaveTask &task) {
-  if (!usable() || bad_)
-    return false;
-  std::vector<int> act = active();
+bool Scheduler::refreshDevices(const std::vector<int> &act) {
   std::string err;
-  // Parameters changed on the host since the last wave.
-  if (params_.values() != uploadedParams_) {
-    buildDerived();
-    for (size_t i = 0; i < set_.devices.size(); ++i)
-      if (!lost_[i] && !set_.devices[i]->setUniforms(params_.values(), derived_,
-                                                     tables_, err))
-        return fail(*set_.devices[i], err);
-    uploadedParams_ = params_.values();
-  }
   for (int i : act) {
     Device &device = *set_.devices[i];
     if (device.deviceStale) {
@@ -366,6 +360,25 @@ bool Scheduler::runWave(const WaveTask &task) {
       return fail(device, err);
   }
   paramValuesStale_ = false;
+  return true;
+}
+
+bool Scheduler::runWave(const WaveTask &task) {
+  if (!usable() || bad_)
+    return false;
+  std::vector<int> act = active();
+  std::string err;
+  // Parameters changed on the host since the last wave.
+  if (params_.values() != uploadedParams_) {
+    buildDerived();
+    for (size_t i = 0; i < set_.devices.size(); ++i)
+      if (!lost_[i] && !set_.devices[i]->setUniforms(params_.values(), derived_,
+                                                     tables_, err))
+        return fail(*set_.devices[i], err);
+    uploadedParams_ = params_.values();
+  }
+  if (!refreshDevices(act))
+    return false;
   if (task.entry == Entry::Compute)
     saveWaveStartExternals();
   double t0 = now();

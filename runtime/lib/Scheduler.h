@@ -61,6 +61,9 @@ public:
 
   /// One wave (or init/eval) on every active device.
   bool runWave(const WaveTask &task);
+  /// States, externals and parameter values the host wrote since the
+  /// devices `act` last had them, uploaded.
+  bool refreshDevices(const std::vector<int> &act);
   bool run(int64_t until, Simulation &sim);
   /// The step the current run() goes to.
   int64_t runUntil_ = -1;

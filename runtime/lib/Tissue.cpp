@@ -415,6 +415,7 @@ inline bool eventful(const double *v, const double *prev, int64_t n,
 bool Tissue::updateActivation(int64_t step, std::string &error) {
   const double thr = options_.activationThreshold;
   const double t1 = step * options_.dt, dt = options_.dt;
+  const double t0 = now();
   double *prev = prev_.data(), *lat = lat_.data();
   int64_t found = 0, bad = INT64_MAX;
   int threads = options_.threads > 0 ? options_.threads : 0;
@@ -457,6 +458,7 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
       }
   }
   if (ranked_) {
+    stepWork_ += now() - t0;
     found = comm_->sum(found);
     bad = comm_->minimum(bad);
   }
@@ -536,7 +538,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     scatterVm();
     stimulusSource(step_);
     bool fused = false;
-    if (!ionicStep(fused, error)) {
+    double haloBefore = ranked_ ? sim_.local()->haloSeconds() : 0;
+    if (!ionicStep(fused, error) || !followRanks(haloBefore, error)) {
       ok = false;
       break;
     }
@@ -574,13 +577,22 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     } else {
       ok = ok && updateActivation(step_, error);
     }
+    // The ranks balance this rank's whole step, not only its ionic part
+    // (the slabs that follow carry diffusion too); waits are not counted.
+    if (ranked_)
+      sim_.addWorkSeconds(stepWork_);
+    stepWork_ = 0;
     for (StepFn &fn : onStep_)
       if (ok && !fn(step_, error))
         ok = false;
     report_.outputSeconds += now() - t2;
   }
   scatterVm();
-  report_.haloSeconds = sim_.local()->haloSeconds() + exchangeSeconds_;
+  report_.haloSeconds =
+      sim_.local()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
+  report_.rankPoints.clear();
+  for (CellRange r : cellRanges_)
+    report_.rankPoints.push_back(r.size());
   report_.wallSeconds += now() - wall0;
   return ok;
 }
@@ -629,21 +641,26 @@ std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
 
 std::string TissueReport::json(int indent) const {
   std::string pad(indent, ' ');
-  char buf[1024];
+  std::string held = "[";
+  for (size_t r = 0; r < rankPoints.size(); ++r)
+    held += (r ? ", " : "") + std::to_string(rankPoints[r]);
+  held += "]";
+  std::vector<char> buf(1024 + held.size());
   std::snprintf(
-      buf, sizeof buf,
+      buf.data(), buf.size(),
       "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
       "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
       "\"fused_steps\": %lld,\n%s  \"process_grid\": [%d, %d, %d],\n%s  "
+      "\"rank_repartitions\": %lld,\n%s  \"rank_points\": %s,\n%s  "
       "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
       "\"diffusion\": %.6f, \"halo\": %.6f, \"fused\": %.6f, \"output\": "
       "%.6f, \"total\": %.6f}\n%s}",
       pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
       pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
-      pad.c_str(), (long long)cgIterations, pad.c_str(),
-      (long long)fusedSteps, pad.c_str(), processGrid[0], processGrid[1],
-      processGrid[2], pad.c_str(), pointStepsPerSecond(), pad.c_str(),
-      ionicSeconds, diffusionSeconds, haloSeconds, fusedSeconds,
-      outputSeconds, wallSeconds, pad.c_str());
-  return buf;
+      pad.c_str(), (long long)cgIterations, pad.c_str(), (long long)fusedSteps,
+      pad.c_str(), processGrid[0], processGrid[1], processGrid[2], pad.c_str(),
+      (long long)rankRepartitions, pad.c_str(), held.c_str(), pad.c_str(),
+      pointStepsPerSecond(), pad.c_str(), ionicSeconds, diffusionSeconds,
+      haloSeconds, fusedSeconds, outputSeconds, wallSeconds, pad.c_str());
+  return buf.data();
 }

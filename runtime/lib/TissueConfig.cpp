@@ -406,6 +406,11 @@ bool readModel(Reader &r, const Value &doc, TissueSetup &s) {
       p[a] = static_cast<int>(std::min<int64_t>(k, 1 << 20));
     }
   }
+  if ((v = doc.find("balance_ranks"))) {
+    if (v->kind != Value::Bool)
+      return r.fail(*v, "'balance_ranks' must be true or false");
+    s.options.balanceRanks = v->boolean;
+  }
   return true;
 }
 
@@ -415,7 +420,7 @@ std::string settingsOf(const Value &doc) {
   std::string out;
   for (const auto &[key, value] : doc.members) {
     if (key == "devices" || key == "threads" || key == "variant" ||
-        key == "process_grid")
+        key == "process_grid" || key == "balance_ranks")
       continue;
     Value v = value;
     if (key == "time" && v.isObject())
@@ -441,12 +446,11 @@ bool easyml::rt::readTissueConfig(const std::string &path, TissueSetup &setup,
   size_t slash = path.rfind('/');
   r.folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const Value *v;
-  bool ok =
-      r.known(doc, "the configuration",
-              {"model", "parameters", "point_parameters", "devices",
-               "variant", "threads", "process_grid", "grid", "conductivity",
-               "time", "stimuli", "outputs"}) &&
-      readModel(r, doc, setup);
+  bool ok = r.known(doc, "the configuration",
+                    {"model", "parameters", "point_parameters", "devices",
+                     "variant", "threads", "process_grid", "balance_ranks",
+                     "grid", "conductivity", "time", "stimuli", "outputs"}) &&
+            readModel(r, doc, setup);
   if (ok && !(v = doc.find("grid")))
     ok = r.fail(doc, "the configuration needs 'grid'");
   ok = ok && readGrid(r, *v, setup.grid);

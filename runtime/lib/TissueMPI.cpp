@@ -138,6 +138,28 @@ public:
     return true;
   }
 
+  bool redistribute(const std::vector<CellRange> &from,
+                    const std::vector<CellRange> &to,
+                    std::vector<double> &values, std::string &error) override {
+    CellRange old = from[rank_], nw = to[rank_];
+    if (static_cast<int64_t>(values.size()) != old.size() ||
+        std::max(old.size(), nw.size()) > INT32_MAX)
+      return error = "cannot move per-cell values between ranks", false;
+    std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
+    for (int r = 0; r < size_; ++r) {
+      CellRange out = old.intersect(to[r]), in = from[r].intersect(nw);
+      sc[r] = static_cast<int>(std::max<int64_t>(0, out.size()));
+      sd[r] = sc[r] ? static_cast<int>(out.begin - old.begin) : 0;
+      rc[r] = static_cast<int>(std::max<int64_t>(0, in.size()));
+      rd[r] = rc[r] ? static_cast<int>(in.begin - nw.begin) : 0;
+    }
+    std::vector<double> mine(nw.size());
+    MPI_Alltoallv(values.data(), sc.data(), sd.data(), MPI_DOUBLE, mine.data(),
+                  rc.data(), rd.data(), MPI_DOUBLE, comm_);
+    values.swap(mine);
+    return true;
+  }
+
 private:
   /// A non-blocking message of `n` doubles to or from rank `peer`; the tag
   /// is the side of the receiver's block the values lie on.
@@ -232,17 +254,21 @@ std::unique_ptr<TissueComm> easyml::rt::makeMpiTissueComm(MPI_Comm comm) {
   return std::make_unique<MpiTissueComm>(comm);
 }
 
-MpiTissueRanks easyml::rt::makeMpiTissueRanks(MPI_Comm comm) {
+MpiTissueRanks easyml::rt::makeMpiTissueRanks(MPI_Comm comm,
+                                              const DistributedOptions &base) {
   MpiTissueRanks out;
   out.comm = makeMpiTissueComm(comm);
   out.ranks.comm = out.comm.get();
-  out.ranks.simulation = [comm](const ModelHandle &model, int64_t cells,
-                                const SimulationOptions &options,
-                                const std::vector<int64_t> &counts) {
-    DistributedOptions d;
+  out.ranks.simulation = [comm, base](const ModelHandle &model, int64_t cells,
+                                      const SimulationOptions &options,
+                                      const std::vector<int64_t> &counts,
+                                      bool balance) {
+    DistributedOptions d = base;
     d.counts = counts;
-    // A tissue's blocks stay put: halos follow fixed neighbours.
-    d.balance.fixed = true;
+    // Slabs follow the balancer's moves (Tissue::followRanks), every rank
+    // keeping a point; boxes stay put.
+    d.balance.fixed = !balance;
+    d.keepEveryRank = true;
     return std::unique_ptr<SimulationInterface>(
         new DistributedSimulation(comm, model, cells, options, d));
   };

@@ -10,8 +10,8 @@
 // diffusion sub-step brings the devices' boundary planes to vr_, swaps
 // halos with the other ranks (TissueComm), then runs on the devices over
 // the block; with a mask (cell k is not point k) it runs on the host's
-// threads. The blocks are the even shares of the cells the ranks start
-// with.
+// threads. The blocks start as even shares of the cells and follow the
+// simulation's moves between ranks (followRanks).
 //
 // Boxes: each rank's cells are the points of tissue of its box, and vr_
 // the box with one point of halo around it (BoxLayout); a sub-step swaps
@@ -75,6 +75,12 @@ bool Tissue::initializeRanks(std::string &error) {
            false;
   if (boxes_)
     return initializeBoxes(error);
+  layOutSlab();
+  return true;
+}
+
+void Tissue::layOutSlab() {
+  const std::vector<CellRange> &cells = cellRanges_;
   blocks_.clear();
   for (size_t r = 0; r < cells.size(); ++r)
     blocks_.push_back(
@@ -99,6 +105,24 @@ bool Tissue::initializeRanks(std::string &error) {
     runs_.push_back({p - first_, p, std::min(kRunPiece, block_.end - p),
                      p - block_.begin});
   runsAreCells_ = identity_;
+}
+
+bool Tissue::followRanks(double haloBefore, std::string &error) {
+  int64_t moves = sim_.rankRepartitions();
+  if (!ranked_ || boxes_ || moves == rankMoves_)
+    return true;
+  rankMoves_ = moves;
+  retiredHaloSeconds_ += haloBefore;
+  std::vector<CellRange> from = cellRanges_;
+  cellRanges_ = comm_->blocks(sim_.owned());
+  cells_ = cellRanges_[comm_->rank()];
+  if (!comm_->redistribute(from, cellRanges_, lat_, error) ||
+      !comm_->redistribute(from, cellRanges_, prev_, error))
+    return false;
+  layOutSlab();
+  // The cells' new simulation keeps Vm where the old one did.
+  sim_.local()->keepExternalsOnDevices(onDevices_);
+  ++report_.rankRepartitions;
   return true;
 }
 
@@ -220,12 +244,16 @@ void Tissue::loadBlockVm() {
 /// per sub-step the halos between ranks and the operator over the runs
 /// into vo_ (which then becomes vr_).
 bool Tissue::diffuseOnRanksHost(std::string &error) {
+  double t0 = now();
   loadBlockVm();
+  stepWork_ += now() - t0;
   for (int64_t s = 0; s < report_.substeps; ++s) {
     if (!exchange(vr_.data(), error))
       return false;
+    double t1 = now();
     applyRuns(vr_.data(), vo_.data(), c_,
               s == 0 && hasSource_ ? src_.data() : nullptr);
+    stepWork_ += now() - t1;
     // vo_ holds the block's new Vm; its halo is filled before it is read.
     vr_.swap(vo_);
   }
@@ -239,7 +267,9 @@ bool Tissue::diffuseOnRanks(std::string &error) {
   Simulation &local = *sim_.local();
   int64_t own = block_.begin - first_, n = block_.size();
   double *vm = local.vm();
+  double t0 = now();
   std::memcpy(vr_.data() + own, vm, n * sizeof(double));
+  stepWork_ += now() - t0;
   DiffusionTask task;
   task.grid.sx = 1;
   task.grid.sy = grid_.n[0];
@@ -259,7 +289,9 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     task.srcVersion = srcVersion_;
     task.downloadVm = s + 1 == report_.substeps;
     // A device that fails on one rank stops every rank, with its message.
+    double t1 = now();
     bool ok = local.sendHalos(task, /*always=*/true);
+    stepWork_ += now() - t1;
     if (!ok)
       error = local.failure();
     if (!sim_.agree(ok, error))
@@ -268,7 +300,9 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     if (!comm_->exchangeHalo(blocks_, task.halo, vr_.data(), error))
       return false;
     exchangeSeconds_ += now() - t0;
+    double t2 = now();
     ok = local.diffuse(task);
+    stepWork_ += now() - t2;
     if (!ok)
       error = local.failure();
     if (!sim_.agree(ok, error))

@@ -320,7 +320,8 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
   std::unique_ptr<SimulationInterface> sim =
       ranks ? ranks->simulation(model, cells, options,
                                 boxes ? tissueCellCounts(setup.grid, pg)
-                                      : std::vector<int64_t>())
+                                      : std::vector<int64_t>(),
+                                !boxes && tissueOptions.balanceRanks)
             : std::make_unique<Simulation>(model, cells, options);
   if (!sim->valid(error))
     return false;

@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unistd.h>
@@ -58,6 +59,11 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "stop when a GPU fails, instead of going on without it on the other "
        "devices from the last checkpoint",
        ""},
+      {"mpi-slow", 0, K::Required,
+       "RANK:FACTOR: under mpirun, rank RANK's ionic steps take FACTOR times "
+       "as long (it sleeps for the difference), to see the slabs follow the "
+       "balancer",
+       ""},
       {"cache-dir", 0, K::Required,
        "where models are cached ($EASYML_CACHE_DIR, ~/.cache/easyml)", ""},
       {"quiet", 'q', K::None, "no summary", ""},
@@ -78,9 +84,15 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
                   ? " (crank-nicolson)"
                   : "");
   if (int ranks = t.processGrid[0] * t.processGrid[1] * t.processGrid[2];
-      ranks > 1)
-    std::printf("%d ranks, process grid %d x %d x %d\n", ranks,
-                t.processGrid[0], t.processGrid[1], t.processGrid[2]);
+      ranks > 1) {
+    std::string held;
+    for (size_t k = 0; k < t.rankPoints.size(); ++k)
+      held += (k ? ", " : "") + std::to_string(t.rankPoints[k]);
+    std::printf("%d ranks, process grid %d x %d x %d, points per rank %s, "
+                "%lld move(s) between ranks\n",
+                ranks, t.processGrid[0], t.processGrid[1], t.processGrid[2],
+                held.c_str(), (long long)t.rankRepartitions);
+  }
   if (t.fusedSteps > 0)
     std::printf("%-10s %10.3f s (%lld steps: the ionic step, diffusion and "
                 "activation times in one pass)\n",
@@ -122,15 +134,45 @@ bool checkpointOptions(const rt::CommandLine &args, rt::TissueSetup &setup,
   return true;
 }
 
+/// --mpi-slow RANK:FACTOR: rank and factor, or false with `e`.
+bool slowRank(const rt::CommandLine &args, int &rank, double &factor,
+              std::string &e) {
+  rank = -1;
+  factor = 1;
+  if (!args.has("mpi-slow"))
+    return true;
+  std::string v = args.get("mpi-slow");
+  size_t colon = v.find(':');
+  char *end1 = nullptr, *end2 = nullptr;
+  long r = colon == std::string::npos
+               ? -1
+               : std::strtol(v.substr(0, colon).c_str(), &end1, 10);
+  double f = colon == std::string::npos
+                 ? 0
+                 : std::strtod(v.c_str() + colon + 1, &end2);
+  if (colon == std::string::npos || colon == 0 || *end1 || *end2 || r < 0 ||
+      r > 1 << 20 || !(f >= 1) || f > 1e6)
+    return e = "--mpi-slow: expected RANK:FACTOR with FACTOR >= 1, got '" + v +
+               "'",
+           false;
+  rank = static_cast<int>(r);
+  factor = f;
+  return true;
+}
+
 /// The ranks' side of a run under mpirun: MPI started, the communicator
 /// made; nothing outside mpirun or without MPI.
 struct Ranks {
 #ifdef EASYML_HAVE_MPI
   rt::MpiTissueRanks mpi;
   bool started = false;
-  Ranks(int &argc, char **&argv) : started(rt::mpi::underLauncher()) {
+  Ranks(int &argc, char **&argv, int slow, double factor)
+      : started(rt::mpi::underLauncher()) {
+    rt::DistributedOptions base;
+    base.slowRank = slow;
+    base.slowFactor = factor;
     if (started && rt::mpi::start(argc, argv) >= 0)
-      mpi = rt::makeMpiTissueRanks(MPI_COMM_WORLD);
+      mpi = rt::makeMpiTissueRanks(MPI_COMM_WORLD, base);
   }
   ~Ranks() {
     mpi = {};
@@ -138,10 +180,12 @@ struct Ranks {
   }
   const rt::TissueRanks *get() const { return started ? &mpi.ranks : nullptr; }
   int rank() const { return started ? mpi.comm->rank() : 0; }
+  int size() const { return started ? mpi.comm->size() : 1; }
 #else
-  Ranks(int &, char **&) {}
+  Ranks(int &, char **&, int, double) {}
   const rt::TissueRanks *get() const { return nullptr; }
   int rank() const { return 0; }
+  int size() const { return 1; }
 #endif
 };
 
@@ -170,8 +214,17 @@ int main(int argc, char **argv) {
     return error(e);
   if (!checkpointOptions(args, setup, e))
     return error(e, 2);
-  Ranks ranks(argc, argv);
+  int slow = -1;
+  double factor = 1;
+  if (!slowRank(args, slow, factor, e))
+    return error(e, 2);
+  Ranks ranks(argc, argv, slow, factor);
   bool lead = ranks.rank() == 0;
+  if (slow >= ranks.size())
+    return lead ? error("--mpi-slow: rank " + std::to_string(slow) + " of " +
+                            std::to_string(ranks.size()) + " rank(s)",
+                        2)
+                : 2;
   bool bar =
       lead && !args.has("no-progress") && !quiet && isatty(fileno(stderr));
   auto progress = [&](double f) {

@@ -60,6 +60,9 @@ struct DistributedOptions {
   /// long per epoch (it sleeps for the difference).
   int slowRank = -1;
   double slowFactor = 1;
+  /// A split that would leave a rank without cells is not adopted (a
+  /// tissue's slabs need a point on every rank).
+  bool keepEveryRank = false;
   /// Initial shares of the cells per rank (empty: even).
   std::vector<double> shares;
   /// Or exactly these cells per rank, in rank order (summing to the
@@ -196,6 +199,10 @@ public:
 
   //===--- Across ranks only ------------------------------------------===//
   MPI_Comm comm() const { return comm_; }
+  int64_t rankRepartitions() const override {
+    return static_cast<int64_t>(report_.repartitions.size());
+  }
+  void addWorkSeconds(double seconds) override { workSeconds_ += seconds; }
   const std::vector<CellRange> &ranges() const { return ranges_; }
   /// The rank that failed first, or -1.
   int failedRank() const { return failedRank_; }
@@ -264,6 +271,8 @@ private:
   BiomarkerOptions bioOptions_;
   BiomarkerTable bio_;
   std::unique_ptr<Balancer> balancer_;
+  /// addWorkSeconds() since the last epoch.
+  double workSeconds_ = 0;
   bool settling_ = true;
   int64_t settleSteps_ = 20;
   // This rank's totals over its successive local simulations.

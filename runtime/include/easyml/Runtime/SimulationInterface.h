@@ -93,6 +93,12 @@ public:
   virtual int ranks() const { return 1; }
   /// The cells this rank holds now (global numbering).
   virtual CellRange owned() const = 0;
+  /// How many times the cells have moved between ranks (the same count on
+  /// every rank; 0 in one process). A move replaces local().
+  virtual int64_t rankRepartitions() const { return 0; }
+  /// Seconds this rank computed for the run outside run() (a tissue's
+  /// diffusion), counted with its next steps when the ranks balance.
+  virtual void addWorkSeconds(double seconds) {}
   /// The one-process simulation of those cells (null when it holds none):
   /// per-cell access (states, state files) goes through it.
   virtual Simulation *local() = 0;

@@ -29,15 +29,16 @@
 // Across MPI ranks (a DistributedSimulation and a TissueComm), the grid is
 // cut by a process grid (TissueDecomposition.h). Slabs: each rank holds a
 // block of points in point order with the cells of its points of tissue
-// (even shares of the cells); before every diffusion sub-step the ranks
+// (even shares of the cells at first, then as the ranks' balancer moves
+// them: followRanks); before every diffusion sub-step the ranks
 // exchange the planes of Vm within the stencil's reach of their blocks.
 // Boxes: each rank holds a box and the cells of its points of tissue (the
 // cells numbered box by box), Vm in a buffer with one point of halo around
 // the box, and exchanges faces with the ranks of the neighbouring boxes.
-// The blocks stay fixed, and the result is the same bits for any number of
-// ranks and any process grid. With a mask, boxes or diffusion_on host the
-// explicit diffusion step runs on each rank's host threads, and so does
-// Crank-Nicolson.
+// Boxes stay fixed. The result is the same bits for any number of ranks,
+// any process grid and any moves of the slabs. With a mask, boxes or
+// diffusion_on host the explicit diffusion step runs on each rank's host
+// threads, and so does Crank-Nicolson.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +90,9 @@ struct TissueOptions {
   /// simulation's cells must be numbered and shared as it says
   /// (tissueCellPoints, tissueCellCounts).
   ProcessGrid processGrid;
+  /// Across ranks in slabs: the ranks' balancer moves the slabs' bounds
+  /// where their ionic steps take unequal times (boxes stay put).
+  bool balanceRanks = true;
 };
 
 /// Where the time went, and how much was done.
@@ -106,6 +110,10 @@ struct TissueReport {
   double fusedSeconds = 0;
   /// Boxes per axis the ranks hold (1 x 1 x 1 in one process).
   std::array<int, 3> processGrid{{1, 1, 1}};
+  /// Times the slabs moved between ranks (the ranks' balancer), and the
+  /// points of tissue each rank holds now.
+  int64_t rankRepartitions = 0;
+  std::vector<int64_t> rankPoints;
   double pointStepsPerSecond() const {
     return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
   }
@@ -209,6 +217,12 @@ private:
   bool beatBoundary(int64_t step, std::string &error);
   // Across ranks (TissueRanks.cpp).
   bool initializeRanks(std::string &error);
+  /// Slabs: the blocks, buffer, cells' slots and runs of cellRanges_.
+  void layOutSlab();
+  /// After a step in which the simulation moved cells between ranks (its
+  /// balancer, slabs only): the slabs follow, and the activation times
+  /// and last Vm of the cells move with them.
+  bool followRanks(double haloBefore, std::string &error);
   /// The sub-steps on the devices (no mask: cell k is point k).
   bool diffuseOnRanks(std::string &error);
   /// The sub-steps on the host's threads over this rank's block (a mask,
@@ -265,8 +279,14 @@ private:
   CellRange cells_;
   int64_t first_ = 0;
   std::vector<double> vr_, vo_;
-  /// Seconds spent exchanging halos between ranks.
-  double exchangeSeconds_ = 0;
+  /// Seconds spent exchanging halos between ranks; halo seconds of the
+  /// local simulations a move between ranks replaced.
+  double exchangeSeconds_ = 0, retiredHaloSeconds_ = 0;
+  /// The simulation's moves between ranks that the slabs follow.
+  int64_t rankMoves_ = 0;
+  /// This step's work outside the ionic step on this rank (diffusion,
+  /// activation; no waits on other ranks), for the ranks' balancer.
+  double stepWork_ = 0;
   /// Biomarkers: beats closed, and the table's beat number of the first
   /// beat that began with a stimulus (earlier time is not a beat).
   int64_t beats_ = 0, firstBeat_ = -1, beatStep_ = 0;

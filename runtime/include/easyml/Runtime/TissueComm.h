@@ -56,6 +56,14 @@ public:
   virtual int64_t minimum(int64_t value) = 0;
   virtual double total(double value) = 0;
 
+  /// Per-cell values held by ranges `from` (this rank's `values`, one per
+  /// cell of from[rank()]) now held by ranges `to`: `values` becomes this
+  /// rank's part of `to`, each value sent by the rank that held it.
+  virtual bool redistribute(const std::vector<CellRange> &from,
+                            const std::vector<CellRange> &to,
+                            std::vector<double> &values,
+                            std::string &error) = 0;
+
   /// On rank 0, the whole array of `points` values from every rank's
   /// block (`local` holds this rank's, `blocks` are ranges of the array);
   /// other ranks get `whole` empty.

@@ -14,6 +14,7 @@
 #ifndef EASYML_RUNTIME_TISSUEMPI_H
 #define EASYML_RUNTIME_TISSUEMPI_H
 
+#include "easyml/Runtime/Distributed.h"
 #include "easyml/Runtime/TissueComm.h"
 #include "easyml/Runtime/TissueRun.h"
 
@@ -26,13 +27,15 @@ namespace easyml::rt {
 std::unique_ptr<TissueComm> makeMpiTissueComm(MPI_Comm comm);
 
 /// What runTissue needs to run across the ranks of `comm`: a
-/// DistributedSimulation whose blocks stay the even shares they start
-/// with, and the communicator (`comm` owns it).
+/// DistributedSimulation (slabs start as even shares and follow its
+/// balancer where the tissue asks; boxes stay put), and the communicator
+/// (`comm` owns it). `base`: the ranks' options (slowRank for tests).
 struct MpiTissueRanks {
   std::unique_ptr<TissueComm> comm;
   TissueRanks ranks;
 };
-MpiTissueRanks makeMpiTissueRanks(MPI_Comm comm);
+MpiTissueRanks makeMpiTissueRanks(MPI_Comm comm,
+                                  const DistributedOptions &base = {});
 
 } // namespace easyml::rt
 

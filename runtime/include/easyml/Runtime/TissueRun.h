@@ -66,11 +66,12 @@ struct TissueResult {
 
 /// A run across MPI ranks (makeMpiTissueRanks in TissueMPI.h makes one):
 /// the simulation of the cells over the ranks (`counts`: each rank's cells,
-/// or empty for even shares), and their communicator.
+/// or empty for even shares; `balance`: the ranks' balancer may move
+/// them), and their communicator.
 struct TissueRanks {
   std::function<std::unique_ptr<SimulationInterface>(
       const ModelHandle &, int64_t cells, const SimulationOptions &,
-      const std::vector<int64_t> &counts)>
+      const std::vector<int64_t> &counts, bool balance)>
       simulation;
   TissueComm *comm = nullptr;
 };
