@@ -24,6 +24,10 @@ using namespace easyml::rt;
 
 namespace {
 
+/// The shortest window of work over which the ranks judge a tissue's
+/// split (seconds of the slowest rank).
+constexpr double kTissueWindowSeconds = 0.2;
+
 CellRange intersect(CellRange a, CellRange b) {
   return {std::max(a.begin, b.begin), std::min(a.end, b.end)};
 }
@@ -269,6 +273,11 @@ MpiTissueRanks easyml::rt::makeMpiTissueRanks(MPI_Comm comm,
     // keeping a point; boxes stay put.
     d.balance.fixed = !balance;
     d.keepEveryRank = true;
+    // A tissue's step is short and its ranks wait for each other every
+    // step: judge a split over a fifth of a second of the slowest rank's
+    // work, so that a machine's noise does not move slabs back and forth.
+    d.balance.minWindowSeconds =
+        std::max(d.balance.minWindowSeconds, kTissueWindowSeconds);
     return std::unique_ptr<SimulationInterface>(
         new DistributedSimulation(comm, model, cells, options, d));
   };
