@@ -6,10 +6,15 @@ the grid is cut into slabs or boxes (docs/tissue.md, "Across ranks").
     benchmarks/tissue-ranks.py [--ranks 4] [--grids auto 1x4 2x2 4x1]
                                [--threads 1] [--steps 1000] [--repeat 3]
                                [--mpirun "mpirun -np"] [--json FILE]
+    benchmarks/tissue-ranks.py --ranks 2 --grids 1x2 --balance on off \
+                               --mpi-slow 1:3 --steps 3000 --repeat 4
 
-The process grids take turns, --repeat times; the table gives the median
-point-steps/s, rank 0's share of the time in halo exchange, and the halo
-points the busiest rank receives per diffusion sub-step.
+The process grids (and, with --balance on off, slabs that follow the
+ranks' balancer against the even shares) take turns, --repeat times; the
+table gives the median point-steps/s, rank 0's share of the time in halo
+exchange, the halo points the busiest rank receives per diffusion
+sub-step, and how many times the slabs moved. --mpi-slow makes one rank's
+ionic steps slower (easyml-tissue --mpi-slow).
 """
 import argparse
 import json
@@ -36,15 +41,18 @@ def halo_points(n, grid):
     return worst
 
 
-def run(args, grid, work):
+def run(args, grid, balance, work):
     cfg = config(args, args.threads, work)
     if grid != "auto":
         cfg["process_grid"] = [int(x) for x in grid.split("x")]
-    path = os.path.join(work, f"ap-{grid}.json")
+    cfg["balance_ranks"] = balance == "on"
+    path = os.path.join(work, f"ap-{grid}-{balance}.json")
     json.dump(cfg, open(path, "w"))
-    report = os.path.join(work, f"ap-{grid}-report.json")
+    report = os.path.join(work, f"ap-{grid}-{balance}-report.json")
     cmd = shlex.split(args.mpirun) + [str(args.ranks), args.tissue, path,
                                       "--report-json", report, "-q"]
+    if args.mpi_slow:
+        cmd += ["--mpi-slow", args.mpi_slow]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode:
@@ -65,6 +73,12 @@ def main():
     ap.add_argument("--threads", type=int, default=1,
                     help="threads per rank")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--balance", nargs="+", default=["on"],
+                    choices=["on", "off"],
+                    help="slabs that follow the ranks' balancer (on), the "
+                    "even shares (off), or both in turn")
+    ap.add_argument("--mpi-slow", metavar="RANK:FACTOR",
+                    help="that rank's ionic steps FACTOR times as long")
     ap.add_argument("--mpirun", default="mpirun --oversubscribe -np",
                     help="the launcher, ending with its rank-count option")
     ap.add_argument("--tissue", default=os.path.join(ROOT, "build", "bin",
@@ -75,37 +89,48 @@ def main():
         if g != "auto" and (len(g.split("x")) != 2 or
                             not all(x.isdigit() for x in g.split("x"))):
             ap.error(f"--grids: '{g}' is not 'auto' or PXxPY")
-    runs = {g: [] for g in args.grids}
+    cases = [(g, b) for g in args.grids for b in args.balance]
+    runs = {c: [] for c in cases}
     with tempfile.TemporaryDirectory() as work:
         for k in range(args.repeat):
-            for g in args.grids:
-                runs[g].append(run(args, g, work))
-                print(f"run {k + 1}/{args.repeat}, {g}: "
-                      f"{runs[g][-1]['point_steps_per_second']:.3e}",
+            for g, b in cases:
+                runs[g, b].append(run(args, g, b, work))
+                print(f"run {k + 1}/{args.repeat}, {g}, balance {b}: "
+                      f"{runs[g, b][-1]['point_steps_per_second']:.3e}",
                       file=sys.stderr)
     rows = []
-    for g in args.grids:
-        r = sorted(runs[g], key=lambda x: x["point_steps_per_second"])[
-            len(runs[g]) // 2]
+    for g, b in cases:
+        r = sorted(runs[g, b], key=lambda x: x["point_steps_per_second"])[
+            len(runs[g, b]) // 2]
         pg = r["process_grid"]
-        rows.append({"grid": g, "process_grid": pg,
+        rows.append({"grid": g, "balance": b, "process_grid": pg,
                      "point_steps_per_second": r["point_steps_per_second"],
                      "halo_share": r["seconds"]["halo"] /
                      r["seconds"]["total"],
                      "halo_points": halo_points(args.points, pg[:2]),
-                     "runs": [x["point_steps_per_second"] for x in runs[g]]})
+                     "moves": [x["rank_repartitions"] for x in runs[g, b]],
+                     "rank_points": [x["rank_points"] for x in runs[g, b]],
+                     "runs": [x["point_steps_per_second"] for x in runs[g, b]]})
+    slow = f", rank {args.mpi_slow.replace(':', ' slowed ')}x" \
+        if args.mpi_slow else ""
     print(f"Aliev-Panfilov, {args.points} x {args.points} points, "
-          f"{args.steps} steps, {args.ranks} ranks x {args.threads} thread(s)")
-    print(f"{'grid':>6} {'process grid':>13} {'point-steps/s':>14} "
-          f"{'halo time':>10} {'halo points':>12}")
+          f"{args.steps} steps, {args.ranks} ranks x {args.threads} "
+          f"thread(s){slow}")
+    print(f"{'grid':>6} {'balance':>7} {'process grid':>13} "
+          f"{'point-steps/s':>14} {'halo time':>10} {'halo points':>12} "
+          f"{'moves':>8}")
     for r in rows:
         pg = " x ".join(str(x) for x in r["process_grid"])
-        print(f"{r['grid']:>6} {pg:>13} {r['point_steps_per_second']:>14.3e} "
-              f"{100 * r['halo_share']:>9.1f}% {r['halo_points']:>12}")
+        moves = f"{min(r['moves'])}-{max(r['moves'])}"
+        print(f"{r['grid']:>6} {r['balance']:>7} {pg:>13} "
+              f"{r['point_steps_per_second']:>14.3e} "
+              f"{100 * r['halo_share']:>9.1f}% {r['halo_points']:>12} "
+              f"{moves:>8}")
     if args.json:
         json.dump({"points": args.points, "steps": args.steps,
                    "ranks": args.ranks, "threads": args.threads,
-                   "rows": rows}, open(args.json, "w"), indent=1)
+                   "mpi_slow": args.mpi_slow, "rows": rows},
+                  open(args.json, "w"), indent=1)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,31 @@ std::vector<CellRange> keepCellZero(std::vector<CellRange> ranges,
   return ranges;
 }
 
+/// Contiguous ranges in rank order where every rank holds at least one
+/// block of `align` cells (taken from the rank holding most), or the
+/// ranges unchanged when there are too few cells for that.
+std::vector<CellRange> keepEveryRankHolding(std::vector<CellRange> ranges,
+                                            int64_t align) {
+  const size_t n = ranges.size();
+  if (n == 0 || ranges.back().end < static_cast<int64_t>(n) * align)
+    return ranges;
+  std::vector<int64_t> size(n);
+  for (size_t r = 0; r < n; ++r)
+    size[r] = ranges[r].size();
+  for (size_t r = 0; r < n; ++r)
+    if (size[r] == 0) {
+      size_t most = std::max_element(size.begin(), size.end()) - size.begin();
+      size[most] -= align;
+      size[r] = align;
+    }
+  int64_t begin = ranges.front().begin;
+  for (size_t r = 0; r < n; ++r) {
+    ranges[r] = CellRange{begin, begin + size[r]};
+    begin = ranges[r].end;
+  }
+  return ranges;
+}
+
 /// Adds what `more` devices did to `into` (by device id); a device's
 /// cells are the newest count.
 void addDeviceReports(std::vector<DeviceReport> &into,
@@ -654,10 +679,12 @@ bool DistributedSimulation::run(int64_t until) {
     rec.imbalance = d.imbalance;
     std::vector<CellRange> next =
         d.repartition ? keepCellZero(d.ranges, kCellAlignment) : ranges_;
-    if (d.repartition && options_.keepEveryRank &&
-        std::any_of(next.begin(), next.end(),
-                    [](CellRange r) { return r.empty(); }))
-      d.repartition = false;
+    if (d.repartition && options_.keepEveryRank) {
+      next = keepEveryRankHolding(next, kCellAlignment);
+      d.repartition = next != ranges_ &&
+                      std::none_of(next.begin(), next.end(),
+                                   [](CellRange r) { return r.empty(); });
+    }
     if (d.judged) {
       if (d.repartition) {
         rec.repartition = true;

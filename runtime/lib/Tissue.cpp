@@ -509,7 +509,9 @@ bool Tissue::ionicStep(bool &fused, std::string &error) {
     syncPrev();
   sim_.local()->fuseDiffusion(f);
   bool ok = sim_.run(step_ + 1);
-  sim_.local()->fuseDiffusion(nullptr);
+  // A failed move between ranks leaves a rank without a simulation.
+  if (Simulation *local = sim_.local())
+    local->fuseDiffusion(nullptr);
   fused = ok && f && sim_.local()->lastWaveFused();
   if (!ok) {
     const NonFinite *bad = sim_.nonFinite();
@@ -587,6 +589,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
         ok = false;
     report_.outputSeconds += now() - t2;
   }
+  if (!sim_.local())
+    return ok;
   scatterVm();
   report_.haloSeconds =
       sim_.local()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
@@ -627,8 +631,15 @@ bool Tissue::finishBeats(std::string &error) {
 }
 
 std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
+  // A rank holds the rows of the beats its cells closed there: after the
+  // slabs moved, every rank's rows (gathered once).
+  bool moved = ranked_ && rankMoves_ > 0;
+  if (moved && allRowsBeats_ != beats_) {
+    allRows_ = std::make_shared<const BiomarkerTable>(sim_.allBiomarkers());
+    allRowsBeats_ = beats_;
+  }
   std::vector<double> map(grid_.points(), NAN);
-  const BiomarkerTable &t = sim_.biomarkers();
+  const BiomarkerTable &t = moved ? *allRows_ : sim_.biomarkers();
   for (int64_t r = 0; r < t.rows(); ++r) {
     const double *row = t.row(r);
     if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)
@@ -636,6 +647,8 @@ std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
   }
   if (!ranked_)
     return map;
+  if (moved)
+    return comm_->rank() == 0 ? map : std::vector<double>();
   return gatherCells(ownValues(map));
 }
 

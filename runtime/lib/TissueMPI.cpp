@@ -146,8 +146,12 @@ public:
                     const std::vector<CellRange> &to,
                     std::vector<double> &values, std::string &error) override {
     CellRange old = from[rank_], nw = to[rank_];
-    if (static_cast<int64_t>(values.size()) != old.size() ||
-        std::max(old.size(), nw.size()) > INT32_MAX)
+    // Every rank takes part in the exchange, or none does.
+    int fits = static_cast<int64_t>(values.size()) == old.size() &&
+               std::max(old.size(), nw.size()) <= INT32_MAX;
+    int all = 0;
+    MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, comm_);
+    if (!all)
       return error = "cannot move per-cell values between ranks", false;
     std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
     for (int r = 0; r < size_; ++r) {

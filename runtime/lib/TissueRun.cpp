@@ -321,7 +321,9 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
       ranks ? ranks->simulation(model, cells, options,
                                 boxes ? tissueCellCounts(setup.grid, pg)
                                       : std::vector<int64_t>(),
-                                !boxes && tissueOptions.balanceRanks)
+                                !boxes && tissueOptions.balanceRanks &&
+                                    tissueOptions.scheme ==
+                                        TissueOptions::Explicit)
             : std::make_unique<Simulation>(model, cells, options);
   if (!sim->valid(error))
     return false;

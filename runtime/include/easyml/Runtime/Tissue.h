@@ -35,8 +35,9 @@
 // Boxes: each rank holds a box and the cells of its points of tissue (the
 // cells numbered box by box), Vm in a buffer with one point of halo around
 // the box, and exchanges faces with the ranks of the neighbouring boxes.
-// Boxes stay fixed. The result is the same bits for any number of ranks,
-// any process grid and any moves of the slabs. With a mask, boxes or
+// Boxes stay fixed, and so do slabs under Crank-Nicolson. The explicit
+// scheme gives the same bits for any number of ranks, any process grid and
+// any moves of the slabs. With a mask, boxes or
 // diffusion_on host the explicit diffusion step runs on each rank's host
 // threads, and so does Crank-Nicolson.
 //
@@ -51,12 +52,14 @@
 #include "easyml/Runtime/TissueGrid.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml {
 namespace rt {
 
+struct BiomarkerTable;
 struct RunPosition;
 class SimulationInterface;
 class TissueComm;
@@ -284,6 +287,10 @@ private:
   double exchangeSeconds_ = 0, retiredHaloSeconds_ = 0;
   /// The simulation's moves between ranks that the slabs follow.
   int64_t rankMoves_ = 0;
+  /// Every rank's biomarker rows (biomarkerMap after a move), as of beat
+  /// allRowsBeats_.
+  std::shared_ptr<const BiomarkerTable> allRows_;
+  int64_t allRowsBeats_ = -1;
   /// This step's work outside the ionic step on this rank (diffusion,
   /// activation; no waits on other ranks), for the ranks' balancer.
   double stepWork_ = 0;
