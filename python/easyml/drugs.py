@@ -46,7 +46,8 @@ def drug_study(model: str, mapping: str, cipa: str = "",
                converge: float = 0.0,
                adaptive: bool = False,
                max_dv_window: int = 0,
-               stop_converged: bool = False) -> DrugStudyResult:
+               stop_converged: bool = False,
+               grid_beats: int = 2) -> DrugStudyResult:
     """Runs a study: `drugs` from the CiPA checkout `cipa` at `doses`
     (multiples of Cmax, or nM with `nM`), their uncertainty `samples` (0:
     the optimal fit), `beats` beats at `bcl` ms (fewer once every
@@ -54,7 +55,9 @@ def drug_study(model: str, mapping: str, cipa: str = "",
     `progress` gets the beats done. `adaptive`: each simulation takes its
     own error-controlled steps (easyml-compile --adaptive), and `dt`
     (default 0.01 ms, with `adaptive` the stimulus duration) is only the
-    grid of the stimulus and the metrics. `max_dv_window`: the metrics of
+    grid of the stimulus and the metrics, in the last `grid_beats` beats
+    (the others take the steps the error control chooses outside the
+    stimulus). `max_dv_window`: the metrics of
     the beat with the largest max_dv among the last N beats, as FDA's
     AP_simulation.R takes them (250); 0, the last beat's.
     `stop_converged` (with `converge`): each simulation stops at the first
@@ -72,7 +75,8 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             bool(nM), int(beats), float(bcl), float(dt), float(stim),
             float(stim_duration), parameters, devices, int(threads),
             load_states, save_states, "", progress, float(converge),
-            bool(adaptive), int(max_dv_window), bool(stop_converged))
+            bool(adaptive), int(max_dv_window), bool(stop_converged),
+            int(grid_beats))
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))

@@ -73,23 +73,20 @@ std::string run(const StudyArgs &a, const std::string &cacheDir,
   return drugStudyCsv(rows);
 }
 
-py::dict runDrugStudyPy(const std::string &model, const std::string &mapping,
-                        const std::string &cipa,
-                        const std::vector<std::string> &drugs,
-                        const std::vector<double> &doses,
-                        const std::vector<int64_t> &samples, bool nM,
-                        int64_t beats, double bcl, double dt, double stim,
-                        double stimDuration, const std::string &parameters,
-                        const std::string &devices, int threads,
-                        const std::string &loadStates,
-                        const std::string &saveStates,
-                        const std::string &cacheDir,
-                        const std::function<void(int64_t)> &progress,
-                        double converge, bool adaptive,
-                        int64_t maxDvWindow, bool stopConverged) {
+py::dict runDrugStudyPy(
+    const std::string &model, const std::string &mapping,
+    const std::string &cipa, const std::vector<std::string> &drugs,
+    const std::vector<double> &doses, const std::vector<int64_t> &samples,
+    bool nM, int64_t beats, double bcl, double dt, double stim,
+    double stimDuration, const std::string &parameters,
+    const std::string &devices, int threads, const std::string &loadStates,
+    const std::string &saveStates, const std::string &cacheDir,
+    const std::function<void(int64_t)> &progress, double converge,
+    bool adaptive, int64_t maxDvWindow, bool stopConverged, int64_t gridBeats) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
   a.options.adaptive = adaptive;
   a.options.maxDvWindow = maxDvWindow;
+  a.options.gridBeats = gridBeats;
   if (!(converge >= 0))
     throw std::runtime_error("converge must be >= 0");
   a.options.converge = converge;
@@ -152,14 +149,14 @@ void bindDrugStudy(py::module &m) {
   m.def("classify_risk", &classifyRiskPy, py::arg("drugs"), py::arg("doses"),
         py::arg("qnet"), py::arg("known"),
         "CiPA's torsade risk classification from qNet, per dose");
-  m.def("run_drug_study", &runDrugStudyPy, py::arg("model"),
-        py::arg("mapping"), py::arg("cipa"), py::arg("drugs"),
-        py::arg("doses"), py::arg("samples"), py::arg("nM"),
-        py::arg("beats"), py::arg("bcl"), py::arg("dt"), py::arg("stim"),
-        py::arg("stim_duration"), py::arg("parameters"), py::arg("devices"),
-        py::arg("threads"), py::arg("load_states"), py::arg("save_states"),
-        py::arg("cache_dir") = "", py::arg("progress") = nullptr,
-        py::arg("converge") = 0.0, py::arg("adaptive") = false,
-        py::arg("max_dv_window") = 0, py::arg("stop_converged") = false,
+  m.def("run_drug_study", &runDrugStudyPy, py::arg("model"), py::arg("mapping"),
+        py::arg("cipa"), py::arg("drugs"), py::arg("doses"), py::arg("samples"),
+        py::arg("nM"), py::arg("beats"), py::arg("bcl"), py::arg("dt"),
+        py::arg("stim"), py::arg("stim_duration"), py::arg("parameters"),
+        py::arg("devices"), py::arg("threads"), py::arg("load_states"),
+        py::arg("save_states"), py::arg("cache_dir") = "",
+        py::arg("progress") = nullptr, py::arg("converge") = 0.0,
+        py::arg("adaptive") = false, py::arg("max_dv_window") = 0,
+        py::arg("stop_converged") = false, py::arg("grid_beats") = 2,
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

@@ -186,6 +186,9 @@ private:
     a.nsteps = t.entry == Entry::Compute ? t.nsteps : 0;
     a.stim = t.stim;
     a.integrate_vm = t.integrateVm;
+    a.one_interval = t.oneInterval;
+    if (t.oneInterval)
+      a.bio = nullptr;
     if (plan) {
       int64_t ncells = plan->cells.size();
       a.rec = plan->host.data() + t.recOffset * plan->num * ncells;
@@ -464,12 +467,17 @@ bool CpuDevice::diagnose(const WaveTask &task, NonFinite &where,
   }
   std::vector<int64_t> saved = counters_;
   task_ = task;
-  for (int64_t k = 0; k < task.nsteps; ++k) {
+  // Steps crossed as one interval are replayed as one.
+  int64_t replays = task.oneInterval ? 1 : task.nsteps;
+  for (int64_t k = 0; k < replays; ++k) {
     easyml_kernel_args a = args(c, c + 1);
     a.step0 = task.step0 + k;
-    a.nsteps = 1;
+    a.nsteps = task.oneInterval ? task.nsteps : 1;
     a.stim = task.stim;
     a.integrate_vm = task.integrateVm;
+    a.one_interval = task.oneInterval;
+    if (task.oneInterval)
+      a.bio = nullptr;
     variant_->compute(&a);
     if (badValue(c, name, value)) {
       where.variable = name;

@@ -118,7 +118,7 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
                     "triangulation,dvdt_max,v_peak,v_rest,ca_amplitude,"
                     "catd50,catd90,ead,flags,apd90_change,state_change,"
                     "max_dv,cipa_ead,beats,converged_beat,metrics_beat,"
-                    "ead_beats\n";
+                    "ead_beats,steps\n";
   char buf[512];
   for (const DrugStudyRow &r : rows) {
     auto b = [&](int c) {
@@ -126,18 +126,17 @@ std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {
     };
     int flags =
         std::isfinite(b(kBioFlags)) ? static_cast<int>(b(kBioFlags)) : 0;
-    std::snprintf(buf, sizeof buf,
-                  "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                  "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d,%lld,"
-                  "%lld,%lld,%lld\n",
-                  r.drug.c_str(), (long long)r.sample, r.dose, r.concentration,
-                  r.qnet, b(kBioApd50), b(kBioApd90), b(kBioTriangulation),
-                  b(kBioDvdtMax), b(kBioVPeak), b(kBioVRest),
-                  b(kBioCaAmplitude), r.catd50, r.catd90, (flags & 4) ? 1 : 0,
-                  flags, r.apd90Change, r.stateChange, r.maxDv,
-                  r.maxDv > 0 ? 1 : 0, (long long)r.beats,
-                  (long long)r.convergedBeat, (long long)r.beat,
-                  (long long)r.eadBeats);
+    std::snprintf(
+        buf, sizeof buf,
+        "%s,%lld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
+        "%.10g,%.10g,%.10g,%.10g,%d,%d,%.10g,%.10g,%.10g,%d,%lld,"
+        "%lld,%lld,%lld,%.10g\n",
+        r.drug.c_str(), (long long)r.sample, r.dose, r.concentration, r.qnet,
+        b(kBioApd50), b(kBioApd90), b(kBioTriangulation), b(kBioDvdtMax),
+        b(kBioVPeak), b(kBioVRest), b(kBioCaAmplitude), r.catd50, r.catd90,
+        (flags & 4) ? 1 : 0, flags, r.apd90Change, r.stateChange, r.maxDv,
+        r.maxDv > 0 ? 1 : 0, (long long)r.beats, (long long)r.convergedBeat,
+        (long long)r.beat, (long long)r.eadBeats, r.steps);
     out += buf;
   }
   return out;

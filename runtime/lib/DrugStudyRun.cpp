@@ -17,6 +17,7 @@
 
 #include "easyml/Runtime/DrugStudy.h"
 #include "easyml/Runtime/PopulationState.h"
+#include "easyml/Runtime/RunSummary.h"
 #include "easyml/Runtime/Timeline.h"
 
 #include <algorithm>
@@ -178,6 +179,25 @@ struct Tracker {
     }
     sim().clearBiomarkers();
     stateChange();
+    countSteps();
+  }
+
+  /// The steps each cell took so far: its sub-step counters where it
+  /// takes its own steps, else the clock's.
+  void countSteps() {
+    int64_t n = sim().numCells();
+    row.resize(n);
+    std::vector<int64_t> counters = adaptiveRows(sim().desc());
+    std::vector<double> total(n, static_cast<double>(sim().clock().step));
+    if (!counters.empty())
+      std::fill(total.begin(), total.end(), 0.0);
+    for (int64_t r : counters) {
+      sim().getStateRow(r, row.data());
+      for (int64_t c = 0; c < n; ++c)
+        total[c] += row[c];
+    }
+    for (int64_t c = 0; c < n; ++c)
+      rowOf(c).steps = total[c];
   }
 
   /// Each cell's state change below `tolerance` this beat (`beat`): keeps
@@ -289,6 +309,9 @@ std::string checkOptions(const std::vector<DrugCell> &cells,
                   o.stimDuration, o.dt);
     return buf;
   }
+  if (o.gridBeats < 2)
+    return "the beats paced on the grid of dt must be at least 2, got " +
+           std::to_string(o.gridBeats);
   if (o.maxDvWindow < 0)
     return "the max_dv window must be >= 0 beats";
   if (o.maxDvWindow > 1 && o.converge > 0)
@@ -330,6 +353,8 @@ private:
   bool nextStage(std::string &error);
   void choose(int64_t beat);
   bool saveStates(std::string &error);
+  /// The step from which beats are paced on the grid of dt.
+  int64_t gridFrom() const;
 
   const ModelHandle &model_;
   const ChannelMapping &m_;
@@ -465,6 +490,13 @@ bool StudyRun::saveStates(std::string &error) {
   return saveState(o_.saveStates, *whole.sim, error);
 }
 
+int64_t StudyRun::gridFrom() const {
+  if (!o_.adaptive || o_.converge > 0)
+    return start_;
+  int64_t grid = std::max(o_.gridBeats, o_.maxDvWindow);
+  return start_ + std::max<int64_t>(0, o_.beats - grid) * period_;
+}
+
 bool StudyRun::run(std::string &error) {
   std::vector<int64_t> everyone(cells_.size());
   for (size_t c = 0; c < everyone.size(); ++c)
@@ -479,6 +511,8 @@ bool StudyRun::run(std::string &error) {
       return false;
     std::vector<double> zero(cells_.size(), 0.0);
     first.setStateRow(tracker_.qnetIndex, zero.data());
+    for (int64_t r : adaptiveRows(first.desc()))
+      first.setStateRow(r, zero.data());
     // Later stages take the file's rows too.
     for (const std::string &name : first.perCellParams()) {
       std::vector<double> &row = rows0_[name];
@@ -496,7 +530,8 @@ bool StudyRun::run(std::string &error) {
   last_.cells = static_cast<int64_t>(cells_.size());
   last_.every = std::max<int64_t>(1, std::llround(1.0 / o_.dt));
   last_.spacing = last_.every * o_.dt;
-  last_.first = start_;
+  last_.first = gridFrom();
+  stage_.sim->spanIntervalsUntil(last_.first);
   last_.period = period_;
   last_.samples = (period_ + last_.every - 1) / last_.every;
   last_.calcium = !m_.calcium.empty();

@@ -557,8 +557,9 @@ void GpuDevice::fillArgs(easyml_kernel_args &a, const WaveTask &task,
                      ? reinterpret_cast<const double *const *>(paramTable_)
                      : nullptr;
   a.rec_every = 1;
-  a.bio = reinterpret_cast<double *>(bio_);
+  a.bio = task.oneInterval ? nullptr : reinterpret_cast<double *>(bio_);
   a.bio_ca = store_->bioCa();
+  a.one_interval = task.oneInterval;
 }
 
 bool GpuDevice::launch(const WaveTask &task, std::string &error) {

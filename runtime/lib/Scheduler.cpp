@@ -795,6 +795,56 @@ void Scheduler::startWindow() {
   resetBalancer(fast);
 }
 
+/// Where a stretch a whole-cell model crosses as one interval from the
+/// current step ends, or -1: before spanUntil, without stimulus, without
+/// samples to take. It ends only where the protocol stops, so no split of
+/// the devices changes it; and one step short of a stimulus onset, so that
+/// no long sub-step evaluates the model at the onset itself (a pacing
+/// current the model computes from t switches on there: its last step
+/// stays as short as the grid's).
+int64_t Scheduler::spanEnd(int64_t stop) const {
+  if (step_ >= spanUntil || !(desc_.features & EASYML_FEATURE_WHOLE_CELL) ||
+      timeline.stimulusAt(step_) != 0)
+    return -1;
+  int64_t end = std::min(stop, spanUntil);
+  if (timeline.stimulusStartsAt(end) && end - 1 > step_)
+    --end;
+  int64_t sampled = end;
+  if (timeline.samplesIn(step_, sampled, recording.plan.capacity).count > 0)
+    return -1;
+  return end;
+}
+
+/// Where a wave from the current step ends, at the latest at `stop` (the
+/// next event or stimulus edge): cut for the balancer and the measuring
+/// windows.
+int64_t Scheduler::waveEnd(int64_t stop) const {
+  int64_t end = stop;
+  if (options_.maxWaveSteps > 0)
+    end = std::min(end, step_ + options_.maxWaveSteps);
+  if (window_.open) {
+    end = std::min(end, window_.end);
+    // A window is cut in three so the balancer settles before the last
+    // two are measured. A cycle window on one device has nothing to
+    // balance: it runs the waves that device will run once chosen (cut
+    // at stimulus edges), where hundred-step waves cost a GPU a
+    // synchronisation each (5% of its rate on an H100 at 16,384 cells).
+    // On several devices, waves that long would keep for a whole cycle
+    // a split measured at one phase of it.
+    if (!window_.cycle || balanced_.size() > 1)
+      end = std::min(end, step_ + std::max<int64_t>(
+                                      1, options_.dimension.windowSteps / 3));
+    // The window's first wave settles the split and is not measured: it
+    // stays short where a device not measured yet got a guessed share,
+    // and where the rest of the window must be whole cycles.
+    if (window_.waves == 0 && (window_.cycle || !allMeasured()))
+      end = std::min(end, step_ + std::max<int64_t>(1, options_.probeSteps));
+  } else if (balanced_.size() > 1 && settling_ && options_.probeSteps > 0) {
+    end = std::min(end, step_ + settleSteps_);
+  }
+  return end;
+}
+
 bool Scheduler::run(int64_t until, Simulation &sim) {
   if (!usable() || bad_)
     return false;
@@ -825,35 +875,16 @@ bool Scheduler::run(int64_t until, Simulation &sim) {
       startWindow();
     if (!usable())
       return false;
-    int64_t end = timeline.nextStop(step_, until, /*stimulusEdges=*/true);
-    if (options_.maxWaveSteps > 0)
-      end = std::min(end, step_ + options_.maxWaveSteps);
-    if (window_.open) {
-      end = std::min(end, window_.end);
-      // A window is cut in three so the balancer settles before the last
-      // two are measured. A cycle window on one device has nothing to
-      // balance: it runs the waves that device will run once chosen (cut
-      // at stimulus edges), where hundred-step waves cost a GPU a
-      // synchronisation each (5% of its rate on an H100 at 16,384 cells).
-      // On several devices, waves that long would keep for a whole cycle
-      // a split measured at one phase of it.
-      if (!window_.cycle || balanced_.size() > 1)
-        end = std::min(end, step_ + std::max<int64_t>(
-                                        1, options_.dimension.windowSteps / 3));
-      // The window's first wave settles the split and is not measured: it
-      // stays short where a device not measured yet got a guessed share,
-      // and where the rest of the window must be whole cycles.
-      if (window_.waves == 0 && (window_.cycle || !allMeasured()))
-        end = std::min(end,
-                       step_ + std::max<int64_t>(1, options_.probeSteps));
-    } else if (balanced_.size() > 1 && settling_ && options_.probeSteps > 0) {
-      end = std::min(end, step_ + settleSteps_);
-    }
+    int64_t stop = timeline.nextStop(step_, until, /*stimulusEdges=*/true);
+    int64_t spanned = spanEnd(stop);
+    bool span = spanned > step_;
+    int64_t end = span ? spanned : waveEnd(stop);
     WaveTask task;
     task.dt = dt_;
     task.step0 = step_;
     task.stim = timeline.stimulusAt(step_);
     task.integrateVm = true;
+    task.oneInterval = span;
     task.keepExternals = keepExternals;
     Timeline::Samples samples =
         timeline.samplesIn(step_, end, recording.plan.capacity);

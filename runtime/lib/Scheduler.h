@@ -65,6 +65,9 @@ public:
   /// devices `act` last had them, uploaded.
   bool refreshDevices(const std::vector<int> &act);
   bool run(int64_t until, Simulation &sim);
+  /// Before this step, stretches a whole-cell model crosses as one
+  /// interval (Simulation::spanIntervalsUntil).
+  int64_t spanUntil = 0;
   /// The step the current run() goes to.
   int64_t runUntil_ = -1;
 
@@ -200,6 +203,8 @@ private:
   int64_t cycleWindow_ = -1;
   /// Whether every device of the balanced set has a measured speed.
   bool allMeasured() const;
+  int64_t spanEnd(int64_t stop) const;
+  int64_t waveEnd(int64_t stop) const;
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);
   void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);

@@ -225,6 +225,10 @@ void Simulation::addStimulus(const Stimulus &stimulus) {
   scheduler_->timeline.addStimulus(stimulus);
 }
 
+void Simulation::spanIntervalsUntil(int64_t step) {
+  scheduler_->spanUntil = step;
+}
+
 void Simulation::clearStimuli() { scheduler_->timeline.clearStimuli(); }
 
 bool Simulation::record(const std::vector<std::string> &variables,

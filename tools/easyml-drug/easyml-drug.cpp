@@ -91,6 +91,12 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "--adaptive): dt is then only the grid of the stimulus and of the "
        "metrics",
        ""},
+      {"grid-beats", 0, K::Required,
+       "with --adaptive: the last N beats (at least 2) are paced on the "
+       "grid of dt, where the metrics are taken; in the beats before, "
+       "outside the stimulus, each simulation's error control alone sets "
+       "its steps (every beat with --converge)",
+       "2"},
       {"stim", 0, K::Required, "stimulus strength", "80"},
       {"stim-dur", 0, K::Required, "stimulus duration (ms)", "0.5"},
       {"imp-par", 0, K::Required, "parameter changes for every cell", ""},
@@ -131,6 +137,7 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
   o.converge = a.number("converge", errors);
   o.stopConverged = a.has("stop-converged");
   o.maxDvWindow = a.integer("max-dv-window", errors);
+  o.gridBeats = a.integer("grid-beats", errors);
   o.simulation.threads = static_cast<int>(a.integer("threads", errors));
   if (!errors.empty())
     return error = errors.front(), false;
@@ -146,7 +153,7 @@ bool studyOptions(const rt::CommandLine &a, rt::DrugStudyOptions &o,
 }
 
 void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
-           int64_t beats) {
+           int64_t beats, int threads) {
   std::printf("%-16s %6s %8s %12s %10s %9s %9s %9s %4s %12s\n", "drug",
               "sample", "dose", "conc. (nM)", "qNet", "APD50", "APD90",
               "max_dv", "EAD", "state chg.");
@@ -174,7 +181,10 @@ void print(const std::vector<rt::DrugStudyRow> &rows, double seconds,
                 "%lld of %lld beats, %lld beats paced in all\n",
                 (long long)least, (long long)most, (long long)beats,
                 (long long)paced);
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // The cores the study ran on: --threads, else all of them.
+  unsigned cores = threads > 0
+                       ? static_cast<unsigned>(threads)
+                       : std::max(1u, std::thread::hardware_concurrency());
   std::printf("%zu cells x %lld beats in %.2f s: %.3f s of wall time and "
               "%.3f core-seconds per simulation\n",
               rows.size(), (long long)(rows.empty() ? beats : most), seconds,
@@ -337,7 +347,7 @@ int main(int argc, char **argv) {
       !rt::writeWholeFile(args.get("out"), rt::drugStudyCsv(rows), e))
     return error(e);
   if (!args.has("quiet"))
-    print(rows, seconds, options.beats);
+    print(rows, seconds, options.beats, options.simulation.threads);
   if (args.has("classify") && !classify(args, rows, known, e))
     return error(e);
   return 0;

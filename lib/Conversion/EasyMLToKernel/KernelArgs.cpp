@@ -47,6 +47,7 @@ EASYML_CHECK_FIELD(rec_samples, kRecSamples);
 EASYML_CHECK_FIELD(rec_traces, kRecTraces);
 EASYML_CHECK_FIELD(bio, kBio);
 EASYML_CHECK_FIELD(bio_ca, kBioCa);
+EASYML_CHECK_FIELD(one_interval, kOneInterval);
 static_assert(sizeof(easyml_kernel_args) == 8 * kNumArgFields,
               "easyml_kernel_args has fields ArgField does not know");
 #undef EASYML_CHECK_FIELD

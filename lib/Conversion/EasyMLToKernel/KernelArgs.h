@@ -49,6 +49,7 @@ enum ArgField {
   kRecTraces,
   kBio,
   kBioCa,
+  kOneInterval,
   kNumArgFields
 };
 

@@ -206,8 +206,13 @@ private:
   /// A whole-cell model's stimulus current and vm_free for the step being
   /// emitted (null otherwise).
   Value stepStim, stepVmFree;
+  /// How many simulator steps the step spans (null: 1).
+  Value stepSpanned;
   struct StepArgs {
     Value args, begin, end, nsteps, step0, dt, stim;
+    /// The runtime's step, which times the steps (t = (step0 + k) *
+    /// gridDt): dt itself unless the steps are one interval.
+    Value gridDt;
     /// Whether the kernel integrates Vm (ABI `integrate_vm`).
     Value integrate;
     /// The state vector: its pointer and its view.
@@ -245,6 +250,7 @@ private:
   /// Loads the kernel arguments the step entries read (and, for
   /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.
   StepArgs loadStepArgs(Value args, bool advance);
+  void spanOneInterval(Value args, StepArgs &a);
   /// Loads the cell's values and the parameters the compute region reads
   /// per cell; sets `stepSv`, `stepCell`, `cellParams`.
   CellValues loadCellValues(Value cell, const StepArgs &a);

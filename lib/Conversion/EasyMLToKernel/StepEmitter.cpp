@@ -73,6 +73,10 @@ KernelBuilder::StepArgs KernelBuilder::loadStepArgs(Value args, bool advance) {
   a.step0 = field(args, kStep0, i64);
   a.dt = field(args, kDt, f64);
   a.stim = field(args, kStim, f64);
+  a.gridDt = a.dt;
+  stepSpanned = Value();
+  if (advance && layout.wholeCellVm >= 0)
+    spanOneInterval(args, a);
   a.integrate = b.create<arith::CmpIOp>(
       loc, arith::CmpIPredicate::ne, field(args, kIntegrateVm, i64), cI64(0));
   stride = field(args, kStride, i64);
@@ -86,6 +90,21 @@ KernelBuilder::StepArgs KernelBuilder::loadStepArgs(Value args, bool advance) {
     loadRecording(args);
   a.extViews = externalViews(a.ext);
   return a;
+}
+
+/// A model that integrates Vm itself crosses the call's steps as one
+/// interval where the runtime asks (ABI `one_interval`): one step of
+/// nsteps * dt, its sub-steps its own.
+void KernelBuilder::spanOneInterval(Value args, StepArgs &a) {
+  Value one = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                      field(args, kOneInterval, i64), cI64(0));
+  Value steps = b.create<arith::SIToFPOp>(loc, f64, a.nsteps);
+  Value span = b.create<arith::MulFOp>(loc, steps, a.dt);
+  a.dt = b.create<arith::SelectOp>(loc, one, span, a.dt);
+  stepSpanned = b.create<arith::SelectOp>(
+      loc, one, b.create<arith::MaxNumFOp>(loc, steps, cF64(1.0)), cF64(1.0));
+  a.nsteps = b.create<arith::SelectOp>(
+      loc, one, b.create<arith::MinSIOp>(loc, a.nsteps, cI64(1)), a.nsteps);
 }
 
 KernelBuilder::CellValues KernelBuilder::loadCellValues(Value cell,
@@ -162,8 +181,8 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   // stopped here would see it.
   if (failed(emitRecord(s, cell, xs, c.nodal, hs, es, dt)))
     return failure();
-  Value t =
-      b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, s), dt);
+  Value t = b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f64, s),
+                                    a.gridDt);
   Value vmBefore = vm >= 0 ? es[vm] : Value();
   stepStim = whole >= 0 ? b.create<arith::SelectOp>(loc, a.integrate, a.stim,
                                                     cF64(0.0))
@@ -290,6 +309,9 @@ KernelBuilder::emitStep(ArrayRef<Value> stateVals, ArrayRef<Value> nodalVals,
       mapping.map(op.getResult(0), t);
     } else if (isa<TimeStepOp>(op)) {
       mapping.map(op.getResult(0), dt);
+    } else if (isa<StepsSpannedOp>(op)) {
+      mapping.map(op.getResult(0),
+                  advance && stepSpanned ? stepSpanned : cF64(1.0));
     } else if (isa<StimulusOp, VmFreeOp>(op)) {
       // Only a step of a whole-cell model reads them; an evaluation moves
       // nothing.

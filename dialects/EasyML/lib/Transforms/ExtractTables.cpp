@@ -73,7 +73,7 @@ static LogicalResult extract(ModelOp model, TableOp table, Block &block) {
       continue;
     }
     if (op.getNumRegions() || op.getNumResults() != 1 || !isPure(&op) ||
-        isa<TimeOp, LookupOp, StimulusOp, VmFreeOp>(op))
+        isa<TimeOp, LookupOp, StimulusOp, VmFreeOp, StepsSpannedOp>(op))
       continue;
     bool allInv = true, allOk = true;
     for (Value v : op.getOperands()) {

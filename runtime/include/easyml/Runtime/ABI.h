@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 6
+#define EASYML_ABI_VERSION 7
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -79,6 +79,15 @@ typedef struct easyml_kernel_args {
    * calcium state, or -1. */
   double *bio;
   int64_t bio_ca;
+
+  /* --- ABI 7: steps as one interval (EASYML_FEATURE_WHOLE_CELL) -------- */
+  /* compute on a model that integrates Vm itself: non-zero makes the
+   * nsteps steps one interval of nsteps*dt from t = step0*dt, which each
+   * cell crosses in its own sub-steps without stopping at every step (the
+   * stimulus and integrate_vm hold over the whole of it). The runtime
+   * gives such a call no biomarkers and no samples. Other models ignore
+   * it. */
+  int64_t one_interval;
 } easyml_kernel_args;
 
 /* Capabilities of a compiled model's kernels (easyml_model_desc.features). */

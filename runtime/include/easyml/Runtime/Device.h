@@ -193,6 +193,9 @@ struct WaveTask {
   double dt = 0.01;
   double stim = 0;
   bool integrateVm = true;
+  /// A model that integrates Vm itself crosses the steps as one interval
+  /// in its own sub-steps (ABI `one_interval`): no samples, no biomarkers.
+  bool oneInterval = false;
   /// Samples of `record` taken in this wave: steps recFirst +
   /// k*recEvery, k < recSamples, into host samples recOffset + k.
   RecordPlan *record = nullptr;

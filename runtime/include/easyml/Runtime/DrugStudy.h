@@ -68,6 +68,13 @@ struct DrugStudyOptions {
   /// over [0, stimDuration) of each cycle in continuous time, not for the
   /// steps of dt that start there.
   bool adaptive = false;
+  /// With `adaptive`: the last `gridBeats` beats (at least 2: APD90's
+  /// change needs the beat before) are paced on the grid of dt, where the
+  /// metrics are taken; in the beats before them, outside the stimulus,
+  /// each cell's error control alone sets its steps
+  /// (Simulation::spanIntervalsUntil). With `converge`, where any beat may
+  /// be the last, every beat is on the grid.
+  int64_t gridBeats = 2;
   /// Shared parameter changes, openCARP's --imp-par syntax.
   std::string parameters;
   SimulationOptions simulation;
@@ -119,6 +126,10 @@ struct DrugStudyRow {
   /// DrugStudyOptions::maxDvWindow the beats of the window with an EAD
   /// (max_dv > 0), as FDA's AP_simulation.R counts them (-1: no window).
   int64_t beat = 0, eadBeats = -1;
+  /// The steps the simulation took over the beats it was paced: with
+  /// `adaptive` its error-controlled sub-steps (tried, accepted or not),
+  /// else the steps of dt.
+  double steps = 0;
 };
 
 /// CaTD50 and CaTD90 of one beat of calcium samples `ca` taken every

@@ -243,6 +243,15 @@ public:
   /// column a is NaN at V = 0 (row 100)", one line per column.
   std::vector<std::string> tableWarnings() const override;
   void addStimulus(const Stimulus &stimulus) override;
+  /// Before global step `step`, a model that integrates Vm itself
+  /// (EASYML_FEATURE_WHOLE_CELL, easyml-compile --adaptive) crosses every
+  /// stretch without stimulus, event or sample as one interval, each cell
+  /// in the sub-steps its error control chooses, instead of stopping at
+  /// every step of dt. Those stretches are not cut for balancing, so the
+  /// result does not depend on the devices' split; biomarkers are not
+  /// updated there (the beats before `step` have none). Other models
+  /// ignore it.
+  void spanIntervalsUntil(int64_t step);
   /// Records `variables` (state, external and trace names; externals also
   /// by simulator name such as "Vm") of `cells` at steps first +
   /// k*every; `fn` receives every sample, in order, after the wave that

@@ -407,6 +407,19 @@ def EasyML_StimulusOp : EasyML_Op<"stimulus", [Pure, HasParent<"ComputeOp">]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def EasyML_StepsSpannedOp
+    : EasyML_Op<"steps_spanned", [Pure, HasParent<"ComputeOp">]> {
+  let summary = "how many of the simulator's steps the step spans";
+  let description = [{
+    1.0, except where the simulator lets a model that integrates Vm itself
+    (`easyml-whole-cell`) cross several of its steps as one interval (ABI
+    `one_interval`): then their number, and `easyml.dt` is their total
+    length. Adaptive integrators scale their sub-step budget by it.
+  }];
+  let results = (outs F64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def EasyML_VmFreeOp : EasyML_Op<"vm_free", [Pure, HasParent<"ComputeOp">]> {
   let summary = "1 when the model may move Vm during the step, else 0";
   let description = [{
