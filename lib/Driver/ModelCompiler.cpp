@@ -129,7 +129,7 @@ bool ModelCompiler::checkOptions() {
   std::vector<std::string> problems;
   for (const std::string &problem : checkIntegratorOptions(
            options.cvodeRelTol, options.cvodeAbsTol, options.cvodeMaxSubsteps,
-           options.cvodeJacobianAge))
+           options.cvodeJacobianAge, options.cvodeMethod))
     problems.push_back("--" + problem);
   checkGpuChips(options.gpu, Backend::Cuda, "--cuda-chips", problems);
   checkGpuChips(options.gpu, Backend::Rocm, "--rocm-chips", problems);
@@ -321,6 +321,7 @@ void ModelCompiler::fillPipelineOptions(PipelineOptions &pipeline) const {
   pipeline.cvodeMaxSubsteps = options.cvodeMaxSubsteps;
   pipeline.cvodePivoting = options.cvodePivoting;
   pipeline.cvodeJacobianAge = options.cvodeJacobianAge;
+  pipeline.cvodeMethod = options.cvodeMethod;
   pipeline.perCellParams = object.perCellParams;
   pipeline.emulateGpuKernels = options.emulateGpuKernels;
   // The toolkits found; --emit=gpu-asm stops at PTX and GCN assembly.

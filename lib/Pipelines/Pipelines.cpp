@@ -47,6 +47,7 @@ void easyml::buildPreparePipeline(OpPassManager &pm,
   expand.cvodeMaxSubsteps = options.cvodeMaxSubsteps;
   expand.cvodePivoting = options.cvodePivoting;
   expand.cvodeJacobianAge = options.cvodeJacobianAge;
+  expand.cvodeMethod = options.cvodeMethod;
   model.addPass(createExpandIntegrators(expand));
   // After the integrators: their divisions by dt and by parameters too.
   if (!options.exactDivision)
@@ -250,10 +251,11 @@ easyml::checkPipelineOptions(const PipelineOptions &options) {
   if (const std::optional<std::string> &math = unknownValue(options.vectorMath))
     problems.push_back("vector-math: unknown '" + *math +
                        "' (libmvec or scalar)");
-  llvm::append_range(
-      problems, checkIntegratorOptions(options.cvodeRelTol, options.cvodeAbsTol,
-                                       options.cvodeMaxSubsteps,
-                                       options.cvodeJacobianAge));
+  llvm::append_range(problems, checkIntegratorOptions(options.cvodeRelTol,
+                                                      options.cvodeAbsTol,
+                                                      options.cvodeMaxSubsteps,
+                                                      options.cvodeJacobianAge,
+                                                      options.cvodeMethod));
   GpuCompileOptions gpu = options.getGpuCompileOptions();
   checkGpuChips(gpu, Backend::Cuda, "cuda-chips", problems);
   if (const std::optional<std::string> &bad = unknownValue(options.gpuFormat))

@@ -10,7 +10,8 @@
    ten times fewer steps (the report's adaptive sub-steps per cell against
    the fixed run's steps).
 
-Every check runs with the scalar baseline and the vectorised cpu-simd
+Every check runs with both adaptive methods (ROS2 and RODAS3,
+--cvode-method) and with the scalar baseline and the vectorised cpu-simd
 kernels. Usage: check_whole_cell.py <build> <examples> <tmp>
 """
 
@@ -68,21 +69,24 @@ def bench_run(lib, variant, out, args):
 failures = 0
 
 
-def check(ok, variant, text):
+def check(ok, variant, method, text):
     global failures
     failures += not ok
-    print(("ok   " if ok else "FAIL ") + "%-9s " % variant + text)
+    print(("ok   " if ok else "FAIL ") + "%-9s %-7s " % (variant, method) +
+          text)
 
 
-def passive(variant):
+def passive(variant, method):
     path = os.path.join(tmp, "passive.model")
     with open(path, "w") as f:
         f.write(PASSIVE)
-    lib = compile_model(path, "passive", ["--adaptive", "--cvode-rtol=1e-8",
-                                          "--cvode-atol=1e-8"])
+    lib = compile_model(path, "passive-" + method,
+                        ["--adaptive", "--cvode-rtol=1e-8", "--cvode-atol=1e-8",
+                         "--cvode-method=" + method])
     for dt in [0.5, 0.05]:
         for t_end in [2.0, 6.0]:
-            out = os.path.join(tmp, "passive-%s-%g-%g" % (variant, dt, t_end))
+            out = os.path.join(tmp, "passive-%s-%s-%g-%g" %
+                               (variant, method, dt, t_end))
             bench_run(lib, variant, out,
                       ["--dt", repr(dt), "--duration", repr(t_end),
                        "--dt-out", repr(t_end), "--stim-start", "1",
@@ -93,7 +97,7 @@ def passive(variant):
                 v.frombytes(f.read())
             exact = passive_exact(t_end, 1.0, 1.0, 20.0)
             err = abs(v[-1] - exact)
-            check(err < 1e-5, variant,
+            check(err < 1e-5, variant, method,
                   "passive membrane, dt %g, Vm(%g) = %.8f (exact %.8f)" %
                   (dt, t_end, v[-1], exact))
 
@@ -104,35 +108,37 @@ def last_apd90(path):
     return [float(r["apd90"]) for r in rows if int(r["beat"]) == last]
 
 
-def ten_tusscher(variant):
+def ten_tusscher(variant, method):
     model = os.path.join(examples, "ten_tusscher_panfilov_2006.model")
     fixed = compile_model(model, "tt-fixed", [])
-    adaptive = compile_model(model, "tt-adaptive", ["--adaptive"])
+    adaptive = compile_model(model, "tt-adaptive-" + method,
+                             ["--adaptive", "--cvode-method=" + method])
     protocol = ["--num", "4", "--numstim", "3", "--bcl", "1000",
                 "--duration", "3000", "--stim-dur", "1", "--no-trace"]
     runs = {}
     for name, lib, dt in [("fixed", fixed, 0.01), ("adaptive", adaptive, 0.5)]:
-        out = os.path.join(tmp, "tt-%s-%s" % (name, variant))
+        out = os.path.join(tmp, "tt-%s-%s-%s" % (name, variant, method))
         bio = out + "-bio.csv"
         report = bench_run(lib, variant, out,
                            protocol + ["--dt", repr(dt), "--biomarkers", bio])
         runs[name] = (report, last_apd90(bio))
     apd_f, apd_a = runs["fixed"][1], runs["adaptive"][1]
     worst = max(abs(a / f - 1) for a, f in zip(apd_a, apd_f))
-    check(worst < 0.01, variant,
+    check(worst < 0.01, variant, method,
           "ten Tusscher 2006, APD90 of beat 3: %.2f ms adaptive, %.2f ms at "
           "dt 0.01 (largest difference %.3f%%)" %
           (apd_a[0], apd_f[0], 100 * worst))
     steps_fixed = runs["fixed"][0]["steps"]
     steps = runs["adaptive"][0]["adaptive_steps"]["per_cell"]
-    check(steps * 10 <= steps_fixed, variant,
+    check(steps * 10 <= steps_fixed, variant, method,
           "ten Tusscher 2006, 3 beats: %d sub-steps per cell against %d steps"
           " of dt 0.01 (%.1fx fewer)" % (steps, steps_fixed,
                                          steps_fixed / steps))
 
 
-for variant in ["baseline", "cpu-simd"]:
-    passive(variant)
-    ten_tusscher(variant)
+for method in ["ros2", "rodas3"]:
+    for variant in ["baseline", "cpu-simd"]:
+        passive(variant, method)
+        ten_tusscher(variant, method)
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)

@@ -117,9 +117,9 @@ cl::opt<bool> adaptive(
     "adaptive",
     cl::desc("Integrate each cell, Vm included, with its own error-"
              "controlled step: every state and Vm form one cvode group "
-             "(--cvode-rtol/--cvode-atol, default 1e-4 and 1e-7 with "
-             "--adaptive), and dt becomes the grid of stimuli, samples and "
-             "events"),
+             "(--cvode-rtol/--cvode-atol/--cvode-method, default 1e-4, 1e-7 "
+             "and rodas3 with --adaptive), and dt becomes the grid of "
+             "stimuli, samples and events"),
     cl::init(false), cl::cat(category));
 cl::opt<double> cvodeRtol("cvode-rtol",
                           cl::desc("Relative tolerance of cvode groups"),
@@ -138,6 +138,13 @@ cl::opt<bool> cvodePivoting(
              "(default: without; a sub-step with a near-zero pivot is "
              "rejected and retried shorter)"),
     cl::init(false), cl::cat(category));
+cl::opt<std::string> cvodeMethod(
+    "cvode-method",
+    cl::desc("Adaptive integrator of cvode groups: ros2 (order 2, "
+             "first-order error estimate; the default) or rodas3 (order 3, "
+             "L-stable, second-order estimate: longer sub-steps at the same "
+             "tolerance; the default with --adaptive)"),
+    cl::init("ros2"), cl::cat(category));
 cl::opt<int64_t> cvodeJacobianAge(
     "cvode-jacobian-age",
     cl::desc("Time steps a cell may reuse the factorised iteration matrix "
@@ -230,6 +237,9 @@ static ModelCompilerOptions optionsFromFlags() {
   options.cvodeMaxSubsteps = cvodeMaxSubsteps;
   options.cvodePivoting = cvodePivoting;
   options.cvodeJacobianAge = cvodeJacobianAge;
+  options.cvodeMethod = adaptive && !cvodeMethod.getNumOccurrences()
+                            ? std::string("rodas3")
+                            : cvodeMethod.getValue();
   options.perCellParams.assign(perCellParams.begin(), perCellParams.end());
   options.emulateGpuKernels = emulateGpuKernels;
   options.optLevel = optLevel;

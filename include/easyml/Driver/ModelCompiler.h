@@ -87,6 +87,8 @@ struct ModelCompilerOptions {
   int64_t cvodeMaxSubsteps = 5000;
   bool cvodePivoting = false;
   int64_t cvodeJacobianAge = 0;
+  /// The adaptive integrator: "ros2" or "rodas3".
+  std::string cvodeMethod = "ros2";
   /// Parameters and flags the GPU variants read per cell ("all").
   std::vector<std::string> perCellParams;
   /// Also compile every GPU kernel for the host (the emulated drivers).

@@ -95,6 +95,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cvode-pivoting",
       llvm::cl::desc("partial pivoting in cvode iteration matrices"),
       llvm::cl::init(false)};
+  Option<std::string> cvodeMethod{
+      *this, "cvode-method",
+      llvm::cl::desc("adaptive integrator of cvode groups: ros2 or rodas3"),
+      llvm::cl::init("ros2")};
   Option<int64_t> cvodeJacobianAge{
       *this, "cvode-jacobian-age",
       llvm::cl::desc("time steps a cvode group's factorised iteration "

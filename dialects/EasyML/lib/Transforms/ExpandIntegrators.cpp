@@ -78,6 +78,10 @@ private:
   void reuseOrFactorise(AdaptiveGroup &g, SubStep &s, ValueRange args);
   void storeFactors(AdaptiveGroup &g, SubStep &s);
   std::pair<SmallVector<Value>, Value> ros2(AdaptiveGroup &g, SubStep &s);
+  std::pair<SmallVector<Value>, Value> rodas3(AdaptiveGroup &g, SubStep &s);
+  /// The weighted RMS norm of `est` against the tolerances at x and xn.
+  Value errorNorm(SubStep &s, ArrayRef<Value> est, ArrayRef<Value> xn);
+  bool useRodas3() const { return opts.cvodeMethod == "rodas3"; }
   SmallVector<Value> controlStepSize(AdaptiveGroup &g, SubStep &s,
                                      ArrayRef<Value> xn, Value err);
   /// "cvode.<what>[.<group>]", unique in the model.
@@ -392,6 +396,16 @@ LogicalResult Expander::expandRungeKutta(ArrayRef<StateInfo *> group,
 }
 
 static const double kRos2Gamma = 1.0 + 1.0 / std::sqrt(2.0);
+/// RODAS3 (Sandu et al. 1997, Atmos. Environ. 31:3459) in the form
+/// (I - gamma*h*J) K_i = gamma*h*f(X + sum_j a_ij K_j)
+///                       + gamma * sum_j c_ij K_j,
+/// X' = X + sum_i m_i K_i, error estimate sum_i e_i K_i.
+static const double kRodas3Gamma = 0.5;
+static const double kRodas3A[4][3] = {
+    {0, 0, 0}, {0, 0, 0}, {2, 0, 0}, {2, 0, 1}};
+static const double kRodas3C[4][3] = {
+    {0, 0, 0}, {4, 0, 0}, {1, -1, 0}, {1, -1, -8.0 / 3.0}};
+static const double kRodas3M[4] = {2, 0, 1, 1};
 /// Smallest pivot magnitude accepted when cvode factorises without
 /// pivoting.
 static const double kMinPivot = 1e-6;
@@ -597,6 +611,15 @@ Expander::AdaptiveGroup Expander::startAdaptive(ArrayRef<StateInfo *> group,
   declareFactorReuse(g, groupNumber);
   g.maxSub = b.create<arith::ConstantOp>(
       loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
+  // A whole-cell model may cross several of the simulator's steps as one
+  // interval: the budget is per step spanned.
+  if (model.getWholeCellVm()) {
+    Value spanned = b.create<StepsSpannedOp>(loc, f64);
+    g.maxSub = b.create<arith::FPToSIOp>(
+        loc, i64,
+        z.value(
+            z.mul(z.cst(static_cast<double>(opts.cvodeMaxSubsteps)), spanned)));
+  }
   g.maxAge = z.cst(static_cast<double>(opts.cvodeJacobianAge));
   g.minRemaining = z.mul(dt, z.cst(1e-12));
   g.minStep = z.mul(dt, z.cst(1e-9));
@@ -613,11 +636,16 @@ Expander::AdaptiveGroup Expander::startAdaptive(ArrayRef<StateInfo *> group,
 /// where the solves use them, so nothing holds them between sub-steps or
 /// steps.
 void Expander::declareFactorReuse(AdaptiveGroup &g, int groupNumber) {
-  g.reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting;
+  g.reuse = opts.cvodeJacobianAge > 0 && !opts.cvodePivoting && !useRodas3();
   if (opts.cvodeJacobianAge > 0 && opts.cvodePivoting)
     emitWarning(g.states.front()->decl.getLoc(),
                 "easyml-expand-integrators: cvode-jacobian-age is ignored "
                 "with cvode-pivoting (pivoted factors are not kept)");
+  else if (opts.cvodeJacobianAge > 0 && useRodas3())
+    emitWarning(g.states.front()->decl.getLoc(),
+                "easyml-expand-integrators: cvode-jacobian-age is ignored "
+                "with cvode-method=rodas3 (not a W-method: it needs the "
+                "Jacobian of each sub-step)");
   if (g.reuse) {
     g.numFactors = countFactors(g.states);
     g.reuse = g.numFactors > 0;
@@ -667,7 +695,7 @@ void Expander::buildSubStep(AdaptiveGroup &g, Location l, ValueRange args) {
   } else {
     reuseOrFactorise(g, s, args);
   }
-  auto [xn, err] = ros2(g, s);
+  auto [xn, err] = useRodas3() ? rodas3(g, s) : ros2(g, s);
   SmallVector<Value> yielded = controlStepSize(g, s, xn, err);
   b.create<scf::YieldOp>(l, yielded);
 }
@@ -699,7 +727,7 @@ void Expander::chooseSubStepSize(AdaptiveGroup &g, SubStep &s) {
 }
 
 Value Expander::makeGammaH(SubStep &s) {
-  return z.value(z.mul(z.cst(kRos2Gamma), s.hh));
+  return z.value(z.mul(z.cst(useRodas3() ? kRodas3Gamma : kRos2Gamma), s.hh));
 }
 
 /// The Jacobian of `rates`, its factorisation and the pivot test, built at
@@ -803,7 +831,6 @@ void Expander::storeFactors(AdaptiveGroup &g, SubStep &s) {
 /// a pivot was near zero.
 std::pair<SmallVector<Value>, Value> Expander::ros2(AdaptiveGroup &g,
                                                     SubStep &s) {
-  Location l = s.loc;
   unsigned n = g.n;
   Value hh = s.hh;
   SmallVector<Value> k1 = s.lu->solve(s.f);
@@ -815,30 +842,81 @@ std::pair<SmallVector<Value>, Value> Expander::ros2(AdaptiveGroup &g,
   for (unsigned i = 0; i < n; ++i)
     rhs2.push_back(z.value(z.sub(f2[i], z.mul(z.cst(2.0), k1[i]))));
   SmallVector<Value> k2 = s.lu->solve(rhs2);
-  Value errSum = z.cst(0.0);
+  SmallVector<Value> xn, est;
+  for (unsigned i = 0; i < n; ++i) {
+    xn.push_back(
+        z.value(z.add(s.x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
+                                    z.mul(z.mul(z.cst(0.5), hh), k2[i])))));
+    est.push_back(z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i])));
+  }
+  return {xn, errorNorm(s, est, xn)};
+}
+
+/// The RODAS3 stages from the factorisation of I - h/2*J: the new states
+/// (the last stage's point plus its increment: stiffly accurate) and the
+/// error of the embedded second-order solution (the last increment), NaN
+/// where a pivot was near zero. Stage 2 reuses f(X) (a_2j = 0); stages 3
+/// and 4 evaluate the rates at the end of the sub-step.
+std::pair<SmallVector<Value>, Value> Expander::rodas3(AdaptiveGroup &g,
+                                                      SubStep &s) {
+  unsigned n = g.n;
+  Value gh = s.gammaH ? s.gammaH : makeGammaH(s);
+  Value tEnd = z.add(s.t0, s.hh);
+  SmallVector<SmallVector<Value>> k;
+  SmallVector<Value> f = s.f;
+  for (unsigned stage = 0; stage < 4; ++stage) {
+    if (stage >= 2) {
+      SmallVector<Value> at;
+      for (unsigned i = 0; i < n; ++i) {
+        Value xi = s.x[i];
+        for (unsigned j = 0; j < stage; ++j)
+          if (kRodas3A[stage][j] != 0)
+            xi = z.add(xi, z.mul(z.cst(kRodas3A[stage][j]), k[j][i]));
+        at.push_back(z.value(xi));
+      }
+      f = ratesAt(g.states, at, tEnd);
+    }
+    SmallVector<Value> rhs;
+    for (unsigned i = 0; i < n; ++i) {
+      Value coupling = z.cst(0.0);
+      for (unsigned j = 0; j < stage; ++j)
+        coupling = z.add(coupling, z.mul(z.cst(kRodas3C[stage][j]), k[j][i]));
+      rhs.push_back(z.value(
+          z.add(z.mul(gh, f[i]), z.mul(z.cst(kRodas3Gamma), coupling))));
+    }
+    k.push_back(s.lu->solve(rhs));
+  }
   SmallVector<Value> xn;
   for (unsigned i = 0; i < n; ++i) {
-    Value xi =
-        z.value(z.add(s.x[i], z.add(z.mul(z.mul(z.cst(1.5), hh), k1[i]),
-                                    z.mul(z.mul(z.cst(0.5), hh), k2[i]))));
-    xn.push_back(xi);
-    Value est = z.mul(z.mul(z.cst(0.5), hh), z.add(k1[i], k2[i]));
+    Value xi = s.x[i];
+    for (unsigned j = 0; j < 4; ++j)
+      if (kRodas3M[j] != 0)
+        xi = z.add(xi, z.mul(z.cst(kRodas3M[j]), k[j][i]));
+    xn.push_back(z.value(xi));
+  }
+  return {xn, errorNorm(s, k[3], xn)};
+}
+
+Value Expander::errorNorm(SubStep &s, ArrayRef<Value> est, ArrayRef<Value> xn) {
+  Location l = s.loc;
+  Value errSum = z.cst(0.0);
+  for (unsigned i = 0; i < est.size(); ++i) {
     Value mag = b.create<arith::MaxNumFOp>(l, b.create<math::AbsFOp>(l, s.x[i]),
-                                           b.create<math::AbsFOp>(l, xi));
+                                           b.create<math::AbsFOp>(l, xn[i]));
     Value scale =
         z.add(z.cst(opts.cvodeAbsTol), z.mul(z.cst(opts.cvodeRelTol), mag));
-    Value r = z.div(est, scale);
+    Value r = z.div(est[i], scale);
     errSum = z.value(z.add(errSum, z.mul(r, r)));
   }
-  Value err =
-      b.create<math::SqrtOp>(l, z.div(errSum, z.cst(static_cast<double>(n))));
+  Value err = b.create<math::SqrtOp>(
+      l, z.div(errSum, z.cst(static_cast<double>(est.size()))));
   if (s.pivotOk) {
     // A near-zero pivot: the sub-step fails like a NaN error would
     // (rejected, h * 0.2); I - gamma*h*J tends to I as h shrinks.
     err = b.create<arith::SelectOp>(
         l, s.pivotOk, err, z.cst(std::numeric_limits<double>::quiet_NaN()));
   }
-  return {xn, err};
+  return err;
 }
 
 /// Accepts or rejects the sub-step and proposes the next step size; the
@@ -856,10 +934,13 @@ SmallVector<Value> Expander::controlStepSize(AdaptiveGroup &g, SubStep &s,
       b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, hh, g.minStep);
   Value accept =
       b.create<arith::OrIOp>(l, ok, b.create<arith::OrIOp>(l, last, tiny));
-  // Step-size factor 0.9/sqrt(err), limited to [0.2, 5]; NaN -> 0.2.
-  Value fac = z.div(z.cst(0.9),
-                    b.create<math::SqrtOp>(
-                        l, b.create<arith::MaxNumFOp>(l, err, z.cst(1e-12))));
+  // Step-size factor 0.9/err^(1/q), q the order of the error estimate
+  // plus one (2 for ROS2, 3 for RODAS3), limited to [0.2, 5]; NaN -> 0.2.
+  Value floored = b.create<arith::MaxNumFOp>(l, err, z.cst(1e-12));
+  Value fac = useRodas3()
+                  ? z.mul(z.cst(0.9),
+                          b.create<math::PowFOp>(l, floored, z.cst(-1.0 / 3.0)))
+                  : z.div(z.cst(0.9), b.create<math::SqrtOp>(l, floored));
   fac = b.create<arith::MinNumFOp>(
       l, b.create<arith::MaxNumFOp>(l, fac, z.cst(0.2)), z.cst(5.0));
   Value isNan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, err, err);
@@ -956,10 +1037,9 @@ LogicalResult Expander::run() {
 }
 
 /// NaN and infinity are not tolerances.
-std::vector<std::string>
-easyml::checkIntegratorOptions(double cvodeRelTol, double cvodeAbsTol,
-                               int64_t cvodeMaxSubsteps,
-                               int64_t cvodeJacobianAge) {
+std::vector<std::string> easyml::checkIntegratorOptions(
+    double cvodeRelTol, double cvodeAbsTol, int64_t cvodeMaxSubsteps,
+    int64_t cvodeJacobianAge, const std::string &cvodeMethod) {
   std::vector<std::string> problems;
   auto number = [](double v) {
     char text[32];
@@ -977,6 +1057,9 @@ easyml::checkIntegratorOptions(double cvodeRelTol, double cvodeAbsTol,
   if (cvodeJacobianAge < 0)
     problems.push_back("cvode-jacobian-age must not be negative, got " +
                        std::to_string(cvodeJacobianAge));
+  if (cvodeMethod != "ros2" && cvodeMethod != "rodas3")
+    problems.push_back("cvode-method must be ros2 or rodas3, got '" +
+                       cvodeMethod + "'");
   return problems;
 }
 
@@ -995,7 +1078,7 @@ struct ExpandIntegratorsPass
   }
   std::vector<std::string> optionProblems() const {
     return checkIntegratorOptions(cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
-                                  cvodeJacobianAge);
+                                  cvodeJacobianAge, cvodeMethod);
   }
   /// A bad option is reported when the pipeline is parsed, every one.
   LogicalResult initializeOptions(
@@ -1022,8 +1105,9 @@ struct ExpandIntegratorsPass
       model.emitError() << "easyml-expand-integrators: " << problem;
     if (!problems.empty())
       return signalPassFailure();
-    ExpandIntegratorsOptions options{cvodeRelTol, cvodeAbsTol, cvodeMaxSubsteps,
-                                     cvodePivoting, cvodeJacobianAge};
+    ExpandIntegratorsOptions options{cvodeRelTol,      cvodeAbsTol,
+                                     cvodeMaxSubsteps, cvodePivoting,
+                                     cvodeMethod,      cvodeJacobianAge};
     Expander expander(model, compute, options);
     if (failed(expander.run()))
       signalPassFailure();

@@ -30,7 +30,8 @@ namespace easyml {
 std::vector<std::string> checkIntegratorOptions(double cvodeRelTol,
                                                 double cvodeAbsTol,
                                                 int64_t cvodeMaxSubsteps,
-                                                int64_t cvodeJacobianAge);
+                                                int64_t cvodeJacobianAge,
+                                                const std::string &cvodeMethod);
 
 } // namespace easyml
 

@@ -115,6 +115,14 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
       them. ROS2 keeps its order with any matrix (a W-method), and the
       error test still bounds each sub-step.
 
+      `cvode-method=rodas3` integrates cvode groups with RODAS3 (Sandu et
+      al. 1997) instead: four stages, order 3, L-stable and stiffly
+      accurate, with an embedded second-order error estimate, so the step
+      size follows the cube root of the error rather than its square root
+      (three right-hand sides, one Jacobian and one factorisation per
+      sub-step). It is not a W-method: `cvode-jacobian-age` is ignored
+      with it.
+
     Jacobians are derived from the IR by forward-mode differentiation; the
     linear systems are solved by Gaussian elimination unrolled at compile
     time, skipping structurally zero entries.
@@ -137,6 +145,9 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
            "factorise cvode iteration matrices with partial pivoting "
            "(default: without, a sub-step whose pivot is near zero being "
            "rejected and retried shorter)">,
+    Option<"cvodeMethod", "cvode-method", "std::string", "\"ros2\"",
+           "adaptive integrator of cvode groups: ros2 (order 2, first-order "
+           "error estimate) or rodas3 (order 3, second-order estimate)">,
     Option<"cvodeJacobianAge", "cvode-jacobian-age", "int64_t", "0",
            "time steps a cvode group's factorised iteration matrix may be "
            "reused for, kept per cell (0: a new Jacobian at every sub-step; "
