@@ -758,7 +758,7 @@ void Expander::factorise(AdaptiveGroup &g, SubStep &s, ArrayRef<Value> rates) {
        b.getNamedAttr("jacobian_nonzeros", b.getI64IntegerAttr(jnz)),
        b.getNamedAttr("lu_nonzeros", b.getI64IntegerAttr(lunz)),
        b.getNamedAttr("live_across_stage2",
-                      b.getI64IntegerAttr(lunz + 2 * n))});
+                      b.getI64IntegerAttr(lunz + (useRodas3() ? 4 : 2) * n))});
 }
 
 /// With reuse: the kept factors where they still serve, new ones otherwise.

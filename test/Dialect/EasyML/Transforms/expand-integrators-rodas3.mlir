@@ -5,7 +5,8 @@
 // RODAS3 on a cvode group: one Jacobian and factorisation of I - h/2*J per
 // sub-step (gamma = 1/2), four solves, the rates at the start and twice at
 // the end of the sub-step (stage 2 reuses the first), and a step-size
-// factor 0.9 * err^(-1/3) (a second-order error estimate).
+// factor 0.9 * err^(-1/3) (a second-order error estimate). The factors
+// stay live with the states and three stages (4 + 4 * 2 values).
 // CHECK-LABEL: easyml.model @cvode_pair
 // CHECK: easyml.hidden @cvode.h.3
 // CHECK-NOT: easyml.hidden @cvode.lu
@@ -15,6 +16,7 @@
 // CHECK: %[[THIRD:.*]] = arith.constant -0.33333333333333331 : f64
 // CHECK: %[[P:.*]] = math.powf %{{.*}}, %[[THIRD]] : f64
 // CHECK: arith.mulf %[[P]], %{{.*}} : f64
+// CHECK: easyml.stiff_cost = {jacobian_nonzeros = 2 : i64, live_across_stage2 = 12 : i64, lu_nonzeros = 4 : i64, states = 2 : i64}
 // CHECK: easyml.next @cvode.h.3
 
 // The kept factors are for W-methods, which RODAS3 is not.

@@ -132,7 +132,9 @@ def ExpandIntegrators : Pass<"easyml-expand-integrators", "easyml::ModelOp"> {
     .., live_across_stage2 = ..}`: the factors of the iteration matrix stay
     live from the first solve to the second, across the stage-2 right-hand
     side, with the group's states and first stage (LU non-zeros + 2n f64
-    values; on a GPU thread, 255 32-bit registers hold at most 127).
+    values; on a GPU thread, 255 32-bit registers hold at most 127). With
+    RODAS3 they stay live across the last right-hand side with the states
+    and three stages (LU non-zeros + 4n).
   }];
   let options = [
     Option<"cvodeRelTol", "cvode-rtol", "double", "1e-6",
