@@ -251,6 +251,7 @@ private:
   /// `compute`, when to record); sets `stride`, `tablesPtr`, `counters`.
   StepArgs loadStepArgs(Value args, bool advance);
   void spanOneInterval(Value args, StepArgs &a);
+  llvm::SmallVector<Value> vmExtrema(llvm::ArrayRef<Value> hidden);
   /// Loads the cell's values and the parameters the compute region reads
   /// per cell; sets `stepSv`, `stepCell`, `cellParams`.
   CellValues loadCellValues(Value cell, const StepArgs &a);

@@ -50,7 +50,7 @@ public:
   /// early afterdepolarisations, from the step that took Vm from `v0` to
   /// `v1` between times `t` and `t1` (`tMid` halfway) with step `dt`.
   void updateVm(Value t, Value t1, Value tMid, Value dt, Value v0, Value v1,
-                Value nan);
+                Value nan, UpdateBiomarkersOp update);
   /// Calcium minimum, maximum and the time of the maximum: the new state
   /// in sv row `caRow` (none when -1), at time `t1`.
   void updateCalcium(Value caRow, ArrayRef<Value> states, Value t1, Value nan);
@@ -91,22 +91,35 @@ private:
 } // namespace
 
 void Accumulators::updateVm(Value t, Value t1, Value tMid, Value dt, Value v0,
-                            Value v1, Value nan) {
+                            Value v1, Value nan, UpdateBiomarkersOp update) {
   Value restOld = ld(EASYML_BIO_V_REST);
   Value rest = sel(isNaN(restOld), v0, restOld);
   st(EASYML_BIO_V_REST, rest);
   // A new peak (always, while the peak is still NaN) restarts
   // repolarisation.
+  // The step's highest Vm and largest dVm/dt: at its ends, or within it
+  // where the model's sub-steps saw more.
+  Value vTop = v1, tTop = t1;
+  if (update.getVmPeak()) {
+    Value inside = cmp(arith::CmpFPredicate::OGT, update.getVmPeak(), v1);
+    vTop = sel(inside, update.getVmPeak(), v1);
+    tTop = sel(inside, add(t, update.getTVmPeak()), t1);
+  }
   Value peakOld = ld(EASYML_BIO_V_PEAK);
-  Value peak = cmp(arith::CmpFPredicate::UGT, v1, peakOld);
-  Value vPeak = sel(peak, v1, peakOld);
+  Value peak = cmp(arith::CmpFPredicate::UGT, vTop, peakOld);
+  Value vPeak = sel(peak, vTop, peakOld);
   st(EASYML_BIO_V_PEAK, vPeak);
-  st(EASYML_BIO_T_PEAK, sel(peak, t1, ld(EASYML_BIO_T_PEAK)));
-  Value dvdt = b.create<arith::DivFOp>(loc, sub(v1, v0), dt);
+  st(EASYML_BIO_T_PEAK, sel(peak, tTop, ld(EASYML_BIO_T_PEAK)));
+  Value dvdt = b.create<arith::DivFOp>(loc, sub(v1, v0), dt), tRate = tMid;
+  if (update.getDvdtMax()) {
+    Value faster = cmp(arith::CmpFPredicate::OGT, update.getDvdtMax(), dvdt);
+    dvdt = sel(faster, update.getDvdtMax(), dvdt);
+    tRate = sel(faster, add(t, update.getTDvdtMax()), tMid);
+  }
   Value dvdtOld = ld(EASYML_BIO_DVDT_MAX);
   Value up = cmp(arith::CmpFPredicate::UGT, dvdt, dvdtOld);
   st(EASYML_BIO_DVDT_MAX, sel(up, dvdt, dvdtOld));
-  st(EASYML_BIO_T_UPSTROKE, sel(up, tMid, ld(EASYML_BIO_T_UPSTROKE)));
+  st(EASYML_BIO_T_UPSTROKE, sel(up, tRate, ld(EASYML_BIO_T_UPSTROKE)));
 
   Value amplitude = sub(vPeak, rest);
   Value falling = notI(peak);
@@ -197,7 +210,8 @@ static void lowerUpdate(UpdateBiomarkersOp update) {
   Value tMid = b.create<arith::AddFOp>(
       loc, t, b.create<arith::MulFOp>(loc, dt, cF64(0.5)));
   Value nan = cF64(std::numeric_limits<double>::quiet_NaN());
-  acc.updateVm(t, t1, tMid, dt, update.getVmBefore(), update.getVmAfter(), nan);
+  acc.updateVm(t, t1, tMid, dt, update.getVmBefore(), update.getVmAfter(), nan,
+               update);
   Value caRow = field(kBioCa, i64);
   acc.updateCalcium(caRow, llvm::to_vector(update.getStates()), t1, nan);
   update.erase();

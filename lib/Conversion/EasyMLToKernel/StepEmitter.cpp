@@ -212,10 +212,14 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   }
   // The biomarkers of the step that took Vm from before the stimulus to
   // its new value (easyml-lower-biomarkers).
-  if (vm >= 0)
-    b.create<UpdateBiomarkersOp>(loc, a.args, s, cell, dt, vmBefore,
-                                 yielded[ns + vm],
-                                 ArrayRef<Value>(yielded).take_front(ns));
+  if (vm >= 0) {
+    SmallVector<Value> ex = vmExtrema(r->hidden);
+    b.create<UpdateBiomarkersOp>(
+        loc, a.args, s, cell, dt, vmBefore, yielded[ns + vm],
+        ex.empty() ? Value() : ex[0], ex.empty() ? Value() : ex[1],
+        ex.empty() ? Value() : ex[2], ex.empty() ? Value() : ex[3],
+        ArrayRef<Value>(yielded).take_front(ns));
+  }
   for (auto [h, v] : llvm::zip(c.hidden, r->hidden))
     if (h)
       yielded.push_back(v);
@@ -226,6 +230,20 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   // runtime learns of a blow-up without scanning the states.
   countNonFinite(stepLoop.getResults());
   return success();
+}
+
+/// Vm's extremes within the step that a whole-cell model's adaptive
+/// integrator leaves in its hidden values (peak, its time, largest dVm/dt,
+/// its time), or none.
+SmallVector<Value> KernelBuilder::vmExtrema(ArrayRef<Value> hidden) {
+  SmallVector<Value> found;
+  for (StringRef what : {"vm_peak", "t_vm_peak", "dvdt_max", "t_dvdt_max"}) {
+    int k = layout.hiddenIndex(("cvode." + what + ".0").str());
+    if (k < 0 || !hidden[k])
+      return {};
+    found.push_back(hidden[k]);
+  }
+  return found;
 }
 
 void KernelBuilder::storeAfterSteps(const StepArgs &a, Value cell,

@@ -89,3 +89,29 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A model that integrates Vm in its own sub-steps gives Vm's extremes
+// within the step: the peak and the upstroke are those where they exceed
+// what the step's ends show, at their times from the step's start.
+// CHECK-LABEL: func.func @within(
+// CHECK-SAME: %[[ARGS:[^:]*]]: !llvm.ptr, %[[S:[^:]*]]: i64, %[[CELL:[^:]*]]: i64, %[[DT:[^:]*]]: f64, %[[V0:[^:]*]]: f64, %[[V1:[^:]*]]: f64, %[[P:[^:]*]]: f64, %[[TP:[^:]*]]: f64, %[[R:[^:]*]]: f64, %[[TR:[^:]*]]: f64)
+// CHECK: %[[T:.*]] = arith.mulf %{{.*}}, %[[DT]] : f64
+// CHECK: %[[IN:.*]] = arith.cmpf ogt, %[[P]], %[[V1]] : f64
+// CHECK-NEXT: %[[TOP:.*]] = arith.select %[[IN]], %[[P]], %[[V1]] : f64
+// CHECK-NEXT: %[[TPA:.*]] = arith.addf %[[T]], %[[TP]] : f64
+// CHECK-NEXT: arith.select %[[IN]], %[[TPA]], %{{.*}} : f64
+// CHECK: arith.cmpf ugt, %[[TOP]], %{{.*}} : f64
+// CHECK: %[[FD:.*]] = arith.divf %{{.*}}, %[[DT]] : f64
+// CHECK-NEXT: %[[FASTER:.*]] = arith.cmpf ogt, %[[R]], %[[FD]] : f64
+// CHECK-NEXT: %[[RATE:.*]] = arith.select %[[FASTER]], %[[R]], %[[FD]] : f64
+// CHECK-NEXT: %[[TRA:.*]] = arith.addf %[[T]], %[[TR]] : f64
+// CHECK-NEXT: arith.select %[[FASTER]], %[[TRA]], %{{.*}} : f64
+// CHECK: arith.cmpf ugt, %[[RATE]], %{{.*}} : f64
+func.func @within(%args: !llvm.ptr, %s: i64, %cell: i64, %dt: f64, %v0: f64,
+                  %v1: f64, %p: f64, %tp: f64, %r: f64, %tr: f64) {
+  easyml.update_biomarkers %args, step %s, cell %cell, dt %dt,
+      vm %v0 to %v1 peak %p at %tp rate %r at %tr, states() : !llvm.ptr
+  return
+}

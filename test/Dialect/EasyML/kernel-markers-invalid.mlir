@@ -77,6 +77,16 @@ func.func @biomarkers_args(%args: memref<?xf64>, %s: i64, %cell: i64, %dt: f64) 
 
 func.func @biomarkers_states(%args: !llvm.ptr, %s: i64, %cell: i64, %dt: f64, %ca: i64) {
   // expected-error@+1 {{'easyml.update_biomarkers' op operand #6 must be variadic of 64-bit float, but got 'i64'}}
-  "easyml.update_biomarkers"(%args, %s, %cell, %dt, %dt, %dt, %ca) : (!llvm.ptr, i64, i64, f64, f64, f64, i64) -> ()
+  "easyml.update_biomarkers"(%args, %s, %cell, %dt, %dt, %dt, %ca) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>} : (!llvm.ptr, i64, i64, f64, f64, f64, i64) -> ()
+  return
+}
+
+// -----
+
+// Vm's extremes within the step come as four (peak, its time, rate, its
+// time) or not at all.
+func.func @biomarkers_extrema(%args: !llvm.ptr, %s: i64, %cell: i64, %dt: f64) {
+  // expected-error@+1 {{'easyml.update_biomarkers' op needs all four of Vm's extremes within the step (peak, its time, rate, its time) or none, got 2}}
+  "easyml.update_biomarkers"(%args, %s, %cell, %dt, %dt, %dt, %dt, %dt) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0>} : (!llvm.ptr, i64, i64, f64, f64, f64, f64, f64) -> ()
   return
 }

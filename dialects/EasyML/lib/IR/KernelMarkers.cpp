@@ -48,5 +48,10 @@ LogicalResult RecordValueOp::verify() {
 }
 
 LogicalResult UpdateBiomarkersOp::verify() {
+  int given = !!getVmPeak() + !!getTVmPeak() + !!getDvdtMax() + !!getTDvdtMax();
+  if (given != 0 && given != 4)
+    return emitOpError("needs all four of Vm's extremes within the step "
+                       "(peak, its time, rate, its time) or none, got ")
+           << given;
   return verifyKernelArgs(*this, getArgs());
 }

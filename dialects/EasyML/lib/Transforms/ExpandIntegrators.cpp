@@ -69,6 +69,9 @@ private:
   struct SubStep;
   AdaptiveGroup startAdaptive(ArrayRef<StateInfo *> group, int groupNumber);
   void declareFactorReuse(AdaptiveGroup &g, int groupNumber);
+  void trackVmExtrema(AdaptiveGroup &g);
+  void updateVmExtrema(AdaptiveGroup &g, SubStep &s, ArrayRef<Value> xn,
+                       Value accept, SmallVector<Value> &yielded);
   void buildSubStepCondition(AdaptiveGroup &g, OpBuilder &bb, Location l,
                              ValueRange args);
   void buildSubStep(AdaptiveGroup &g, Location l, ValueRange args);
@@ -515,6 +518,11 @@ struct Expander::AdaptiveGroup {
   SmallVector<Value> init;
   SmallVector<Type> types;
   unsigned countIndex = 0, reuseIndex = 0;
+  /// A whole-cell group: Vm's index among its states, and where the loop
+  /// carries Vm's extremes within the step (peak, its time, largest
+  /// dVm/dt, its time; times from the step's start); -1 and 0 otherwise.
+  int vm = -1;
+  unsigned extremaIndex = 0;
   /// Whether the factorised iteration matrix is kept between sub-steps.
   bool reuse = false;
   unsigned numFactors = 0;
@@ -543,6 +551,8 @@ struct Expander::SubStep {
   Value pivotOk;
   /// With reuse: the gamma*h of the factors used, their next age.
   Value ghUsed, ageNext;
+  /// A whole-cell group: Vm's extremes so far in the step (AdaptiveGroup).
+  SmallVector<Value> extrema;
 };
 
 LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
@@ -573,6 +583,15 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
     Value taken = b.create<arith::SIToFPOp>(loc, b.getF64Type(),
                                             whileOp.getResult(g.countIndex));
     hiddenNext.push_back({b.getStringAttr(name), z.value(z.add(before, taken))});
+  }
+  if (g.extremaIndex) {
+    const char *names[] = {"vm_peak", "t_vm_peak", "dvdt_max", "t_dvdt_max"};
+    for (unsigned k = 0; k < 4; ++k) {
+      std::string name = hiddenName(names[k], groupNumber);
+      declareHidden(name, k % 2 ? "ms" : "");
+      hiddenNext.push_back(
+          {b.getStringAttr(name), whileOp.getResult(g.extremaIndex + k)});
+    }
   }
   if (g.reuse) {
     hiddenNext.push_back(
@@ -609,6 +628,7 @@ Expander::AdaptiveGroup Expander::startAdaptive(ArrayRef<StateInfo *> group,
   g.countIndex = 2 + g.n;
   g.reuseIndex = g.types.size();
   declareFactorReuse(g, groupNumber);
+  trackVmExtrema(g);
   g.maxSub = b.create<arith::ConstantOp>(
       loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
   // A whole-cell model may cross several of the simulator's steps as one
@@ -667,6 +687,44 @@ void Expander::declareFactorReuse(AdaptiveGroup &g, int groupNumber) {
   g.types.push_back(f64);
 }
 
+/// A whole-cell group carries Vm's extremes within the step through its
+/// sub-steps: the highest Vm at an accepted sub-step's end and the largest
+/// dVm/dt at a sub-step's start (the rates the sub-step evaluates there),
+/// each with its time from the step's start. The biomarkers read them
+/// (hidden values cvode.vm_peak, cvode.dvdt_max and their times), so a
+/// step of dt longer than the upstroke still sees its peak and its rate.
+void Expander::trackVmExtrema(AdaptiveGroup &g) {
+  FlatSymbolRefAttr vm = model.getWholeCellVm();
+  if (!vm)
+    return;
+  for (unsigned i = 0; i < g.n; ++i)
+    if (g.states[i]->decl.getSymName() == vm.getValue())
+      g.vm = static_cast<int>(i);
+  if (g.vm < 0)
+    return;
+  g.extremaIndex = g.types.size();
+  Value lowest = z.cst(-std::numeric_limits<double>::infinity());
+  g.init.append({g.states[g.vm]->old, z.cst(0.0), lowest, z.cst(0.0)});
+  g.types.append(4, b.getF64Type());
+}
+
+void Expander::updateVmExtrema(AdaptiveGroup &g, SubStep &s, ArrayRef<Value> xn,
+                               Value accept, SmallVector<Value> &yielded) {
+  Location l = s.loc;
+  Value vEnd = xn[g.vm], rate = s.f[g.vm];
+  Value higher = b.create<arith::AndIOp>(
+      l, accept,
+      b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, vEnd,
+                              s.extrema[0]));
+  yielded.push_back(b.create<arith::SelectOp>(l, higher, vEnd, s.extrema[0]));
+  yielded.push_back(
+      b.create<arith::SelectOp>(l, higher, z.add(s.tau, s.hh), s.extrema[1]));
+  Value faster =
+      b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, rate, s.extrema[2]);
+  yielded.push_back(b.create<arith::SelectOp>(l, faster, rate, s.extrema[2]));
+  yielded.push_back(b.create<arith::SelectOp>(l, faster, s.tau, s.extrema[3]));
+}
+
 /// Another sub-step while the step is not covered and the budget lasts.
 void Expander::buildSubStepCondition(AdaptiveGroup &g, OpBuilder &bb,
                                      Location l, ValueRange args) {
@@ -687,6 +745,9 @@ void Expander::buildSubStep(AdaptiveGroup &g, Location l, ValueRange args) {
   s.h = args[1];
   s.count = args[g.countIndex];
   s.x.assign(args.begin() + 2, args.begin() + 2 + g.n);
+  if (g.extremaIndex)
+    s.extrema.assign(args.begin() + g.extremaIndex,
+                     args.begin() + g.extremaIndex + 4);
   chooseSubStepSize(g, s);
   s.t0 = z.add(time, s.tau);
   if (!g.reuse) {
@@ -974,6 +1035,8 @@ SmallVector<Value> Expander::controlStepSize(AdaptiveGroup &g, SubStep &s,
     yielded.push_back(b.create<arith::SelectOp>(l, ok, s.ghUsed, z.cst(0.0)));
     yielded.push_back(s.ageNext);
   }
+  if (g.extremaIndex)
+    updateVmExtrema(g, s, xn, accept, yielded);
   return yielded;
 }
 

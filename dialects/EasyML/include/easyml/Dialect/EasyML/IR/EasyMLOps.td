@@ -621,7 +621,8 @@ def EasyML_RecordValueOp : EasyML_Op<"record_value", [
   let hasVerifier = 1;
 }
 
-def EasyML_UpdateBiomarkersOp : EasyML_Op<"update_biomarkers"> {
+def EasyML_UpdateBiomarkersOp
+    : EasyML_Op<"update_biomarkers", [AttrSizedOperandSegments]> {
   let summary = "update a cell's biomarker accumulators after a step";
   let description = [{
     In the step loop of a compute kernel, after global step `step` (from
@@ -633,16 +634,27 @@ def EasyML_UpdateBiomarkersOp : EasyML_Op<"update_biomarkers"> {
     the state in sv row `bio_ca`; docs/biomarkers.md).
     `easyml-lower-biomarkers` lowers it.
 
+    A model that integrates Vm in its own sub-steps also gives Vm's
+    extremes within the step: its highest value `vm_peak` and largest
+    derivative `dvdt_max`, each with its time from the step's start; the
+    peak and the upstroke are then those, where they exceed what the
+    step's ends show.
+
     ```mlir
     easyml.update_biomarkers %args, step %s, cell %cell, dt %dt,
         vm %v0 to %v1, states(%x0, %x1) : !llvm.ptr
+    easyml.update_biomarkers %args, step %s, cell %cell, dt %dt,
+        vm %v0 to %v1 peak %p at %tp rate %r at %tr, states(%x0) : !llvm.ptr
     ```
   }];
   let arguments = (ins AnyType:$args, I64:$step, I64:$cell, F64:$dt,
-                   F64:$vm_before, F64:$vm_after, Variadic<F64>:$states);
+                   F64:$vm_before, F64:$vm_after, Optional<F64>:$vm_peak,
+                   Optional<F64>:$t_vm_peak, Optional<F64>:$dvdt_max,
+                   Optional<F64>:$t_dvdt_max, Variadic<F64>:$states);
   let assemblyFormat = [{
     $args `,` `step` $step `,` `cell` $cell `,` `dt` $dt `,` `vm` $vm_before
-    `to` $vm_after `,` `states` `(` $states `)` attr-dict `:` type($args)
+    `to` $vm_after (`peak` $vm_peak^ `at` $t_vm_peak `rate` $dvdt_max `at`
+    $t_dvdt_max)? `,` `states` `(` $states `)` attr-dict `:` type($args)
   }];
   let hasVerifier = 1;
 }
