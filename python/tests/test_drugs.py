@@ -64,6 +64,17 @@ def test_adaptive_study_matches_fixed_steps(tmp_path):
         assert np.allclose(adaptive[k], fixed[k], rtol=0.01), k
     q = adaptive["qnet"]
     assert q[0] < q[1] < q[2]
+    # The first of three beats crossed freely outside the stimulus: fewer
+    # sub-steps than with every beat on the grid (grid_beats=3), and the
+    # same APDs within 1%; fewer than two beats on the grid is refused.
+    kw["beats"] = 3
+    free = easyml.drug_study(MODEL, MAPPING, adaptive=True, **kw).table
+    grid = easyml.drug_study(MODEL, MAPPING, adaptive=True, grid_beats=3,
+                             **kw).table
+    assert np.all(free["steps"] < grid["steps"])
+    assert np.allclose(free["apd90"], grid["apd90"], rtol=0.01)
+    with pytest.raises(easyml.Error, match="at least 2, got 1"):
+        easyml.drug_study(MODEL, MAPPING, adaptive=True, grid_beats=1, **kw)
 
 
 def test_classify_risk_and_steady_state(tmp_path):
