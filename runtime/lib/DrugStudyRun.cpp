@@ -309,7 +309,7 @@ std::string checkOptions(const std::vector<DrugCell> &cells,
                   o.stimDuration, o.dt);
     return buf;
   }
-  if (o.gridBeats < 2)
+  if (o.adaptive && o.gridBeats < 2)
     return "the beats paced on the grid of dt must be at least 2, got " +
            std::to_string(o.gridBeats);
   if (o.maxDvWindow < 0)
@@ -493,7 +493,8 @@ bool StudyRun::saveStates(std::string &error) {
 int64_t StudyRun::gridFrom() const {
   if (!o_.adaptive || o_.converge > 0)
     return start_;
-  int64_t grid = std::max(o_.gridBeats, o_.maxDvWindow);
+  // A window's first beat needs the beat before it for APD90's change.
+  int64_t grid = std::max(o_.gridBeats, o_.maxDvWindow + 1);
   return start_ + std::max<int64_t>(0, o_.beats - grid) * period_;
 }
 
@@ -575,6 +576,7 @@ bool StudyRun::run(std::string &error) {
       chosen.beats = rows_[c].beats;
       chosen.convergedBeat = rows_[c].convergedBeat;
       chosen.stateChange = rows_[c].stateChange;
+      chosen.steps = rows_[c].steps;
       rows_[c] = chosen;
     }
   if (progress_) {

@@ -754,10 +754,12 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
       return fail(error, "restoring the externals before the wave");
   deviceStale = true; // the host holds the state after the wave
   std::vector<void *> params = kernelParams();
-  for (int64_t k = 0; k < task.nsteps; ++k) {
+  // Steps crossed as one interval are replayed as one.
+  int64_t replays = task.oneInterval ? 1 : task.nsteps;
+  for (int64_t k = 0; k < replays; ++k) {
     WaveTask one = task;
     one.step0 = task.step0 + k;
-    one.nsteps = 1;
+    one.nsteps = task.oneInterval ? task.nsteps : 1;
     fillArgs(*argsStage_, one, CellRange{c, c + 1});
     if (!ctx_->launch(compute_, 1, 1, params.data(), error))
       return fail(error, "replaying cell " + std::to_string(c));

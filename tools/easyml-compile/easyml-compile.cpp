@@ -150,7 +150,8 @@ cl::opt<int64_t> cvodeJacobianAge(
     cl::desc("Time steps a cell may reuse the factorised iteration matrix "
              "of a cvode group for, while its sub-steps pass the error test "
              "and gamma*h stays within 30% (0: a new Jacobian every "
-             "sub-step; ignored with --cvode-pivoting)"),
+             "sub-step; ignored with --cvode-pivoting and with "
+             "--cvode-method=rodas3, the default with --adaptive)"),
     cl::init(0), cl::cat(category));
 cl::list<std::string> perCellParams(
     "per-cell-params",

@@ -92,8 +92,9 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "metrics",
        ""},
       {"grid-beats", 0, K::Required,
-       "with --adaptive: the last N beats (at least 2) are paced on the "
-       "grid of dt, where the metrics are taken; in the beats before, "
+       "with --adaptive: the last N beats (at least 2, and with "
+       "--max-dv-window the window and the beat before it) are paced on "
+       "the grid of dt, where the metrics are taken; in the beats before, "
        "outside the stimulus, each simulation's error control alone sets "
        "its steps (every beat with --converge)",
        "2"},

@@ -32,10 +32,14 @@ KernelBuilder::KernelBuilder(ModelOp model, ModuleOp module, VariantAttr target,
   if (entry->takesParamsByValue()) {
     ModelLayout::Derived d = ModelLayout::findDerived(model);
     llvm::DenseSet<Operation *> perCell;
+    // A model that integrates Vm itself may be given a wave of steps as
+    // one interval (ABI one_interval), its dt their total: what depends on
+    // dt is computed in the kernel, not by the host for the grid's dt.
+    const bool spannedDt = layout.wholeCellVm >= 0;
     for (Operation *op : d.ops) {
       auto get = dyn_cast<GetOp>(op);
       int p = get ? layout.paramIndex(get.getVar()) : -1;
-      if ((p >= 0 && rowCapable[p]) ||
+      if ((spannedDt && isa<TimeStepOp>(op)) || (p >= 0 && rowCapable[p]) ||
           llvm::any_of(op->getOperands(), [&](Value v) {
             return perCell.contains(v.getDefiningOp());
           }))

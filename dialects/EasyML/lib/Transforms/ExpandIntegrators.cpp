@@ -586,9 +586,12 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
   }
   if (g.extremaIndex) {
     const char *names[] = {"vm_peak", "t_vm_peak", "dvdt_max", "t_dvdt_max"};
+    std::optional<StringRef> vmUnits = group[g.vm]->decl.getUnits();
+    std::string v = vmUnits ? vmUnits->str() : "";
+    std::string units[] = {v, "ms", v.empty() ? "" : v + "/ms", "ms"};
     for (unsigned k = 0; k < 4; ++k) {
       std::string name = hiddenName(names[k], groupNumber);
-      declareHidden(name, k % 2 ? "ms" : "");
+      declareHidden(name, units[k]);
       hiddenNext.push_back(
           {b.getStringAttr(name), whileOp.getResult(g.extremaIndex + k)});
     }

@@ -70,7 +70,8 @@ struct DrugStudyOptions {
   bool adaptive = false;
   /// With `adaptive`: the last `gridBeats` beats (at least 2: APD90's
   /// change needs the beat before) are paced on the grid of dt, where the
-  /// metrics are taken; in the beats before them, outside the stimulus,
+  /// metrics are taken (with `maxDvWindow`, at least the window and the
+  /// beat before it); in the beats before them, outside the stimulus,
   /// each cell's error control alone sets its steps
   /// (Simulation::spanIntervalsUntil). With `converge`, where any beat may
   /// be the last, every beat is on the grid.
@@ -126,7 +127,7 @@ struct DrugStudyRow {
   /// DrugStudyOptions::maxDvWindow the beats of the window with an EAD
   /// (max_dv > 0), as FDA's AP_simulation.R counts them (-1: no window).
   int64_t beat = 0, eadBeats = -1;
-  /// The steps the simulation took over the beats it was paced: with
+  /// The steps the simulation took from its start to where it stopped: with
   /// `adaptive` its error-controlled sub-steps (tried, accepted or not),
   /// else the steps of dt.
   double steps = 0;
