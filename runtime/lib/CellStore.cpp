@@ -85,7 +85,7 @@ std::string NonFinite::message() const {
                 "cell %lld, variable %s = %g at step %lld (t = %.4f ms)",
                 static_cast<long long>(cell), variable.c_str(), value,
                 static_cast<long long>(step), time);
-  return buf;
+  return cause.empty() ? std::string(buf) : std::string(buf) + "; " + cause;
 }
 
 std::string easyml::rt::recordableName(const easyml_model_desc &d, int64_t v) {

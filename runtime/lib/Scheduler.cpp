@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -481,6 +482,12 @@ bool Scheduler::runWave(const WaveTask &task) {
     auto where = std::make_unique<NonFinite>();
     if (!device.diagnose(task, *where, err))
       return fail(device, err);
+    // An adaptive integrator forced past its tolerance is the likely cause
+    // (easyml-compile's warning counter of each cvode group).
+    for (size_t c = 0; c < counters.size(); ++c)
+      if (counters[c] > 0 && c < static_cast<size_t>(desc_.num_counters) &&
+          std::strstr(desc_.counter_names[c], "accepted above the tolerance"))
+        where->cause = "before it, " + std::string(desc_.counter_names[c]);
     bad_ = std::move(where);
     return false;
   }

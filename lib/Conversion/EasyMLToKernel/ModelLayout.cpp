@@ -113,6 +113,19 @@ ModelLayout ModelLayout::get(ModelOp model) {
     l.tableSize += tab.rows * tab.columns;
     l.tables.push_back(tab);
   }
+  for (size_t i = 0; i < l.hidden.size(); ++i) {
+    llvm::StringRef h = l.hidden[i];
+    if (!h.consume_front("cvode.forced"))
+      continue;
+    h.consume_front(".");
+    l.forcedCounters.push_back(
+        {static_cast<int>(i), static_cast<int>(l.counters.size())});
+    l.counters.push_back(
+        (h.empty() ? "cvode group" : "cvode group " + h.str()) +
+        ": a sub-step accepted above the tolerance (its "
+        "step's sub-step budget spent, or the smallest "
+        "step reached; see --cvode-max-substeps)");
+  }
   for (State &s : l.states) {
     if (s.lb) {
       s.lbCounter = l.counters.size();

@@ -198,6 +198,11 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   auto r = emitStep(xs, c.nodal, hs, es, t, dt, /*advance=*/true);
   if (failed(r))
     return failure();
+  for (auto [h, counter] : layout.forcedCounters)
+    if (r->hidden[h])
+      countIf(b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                      r->hidden[h], cF64(0.0)),
+              counter);
   SmallVector<Value> yielded(r->states);
   for (size_t j = 0; j < ne; ++j)
     yielded.push_back(r->outputs[j] ? r->outputs[j] : es[j]);

@@ -523,6 +523,9 @@ struct Expander::AdaptiveGroup {
   /// dVm/dt, its time; times from the step's start); -1 and 0 otherwise.
   int vm = -1;
   unsigned extremaIndex = 0;
+  /// Where the loop carries the sub-steps it accepted above the tolerance
+  /// (f64).
+  unsigned forcedIndex = 0;
   /// Whether the factorised iteration matrix is kept between sub-steps.
   bool reuse = false;
   unsigned numFactors = 0;
@@ -553,6 +556,8 @@ struct Expander::SubStep {
   Value ghUsed, ageNext;
   /// A whole-cell group: Vm's extremes so far in the step (AdaptiveGroup).
   SmallVector<Value> extrema;
+  /// Sub-steps accepted above the tolerance so far in the step.
+  Value forced;
 };
 
 LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
@@ -583,6 +588,14 @@ LogicalResult Expander::expandAdaptive(ArrayRef<StateInfo *> group,
     Value taken = b.create<arith::SIToFPOp>(loc, b.getF64Type(),
                                             whileOp.getResult(g.countIndex));
     hiddenNext.push_back({b.getStringAttr(name), z.value(z.add(before, taken))});
+  }
+  // The sub-steps accepted above the tolerance in the step: the kernels
+  // count the cells where there were any (a warning counter).
+  {
+    std::string name = hiddenName("forced", groupNumber);
+    declareHidden(name, "");
+    hiddenNext.push_back(
+        {b.getStringAttr(name), whileOp.getResult(g.forcedIndex)});
   }
   if (g.extremaIndex) {
     const char *names[] = {"vm_peak", "t_vm_peak", "dvdt_max", "t_dvdt_max"};
@@ -632,6 +645,9 @@ Expander::AdaptiveGroup Expander::startAdaptive(ArrayRef<StateInfo *> group,
   g.reuseIndex = g.types.size();
   declareFactorReuse(g, groupNumber);
   trackVmExtrema(g);
+  g.forcedIndex = g.types.size();
+  g.init.push_back(z.cst(0.0));
+  g.types.push_back(f64);
   g.maxSub = b.create<arith::ConstantOp>(
       loc, b.getI64IntegerAttr(opts.cvodeMaxSubsteps));
   // A whole-cell model may cross several of the simulator's steps as one
@@ -751,6 +767,7 @@ void Expander::buildSubStep(AdaptiveGroup &g, Location l, ValueRange args) {
   if (g.extremaIndex)
     s.extrema.assign(args.begin() + g.extremaIndex,
                      args.begin() + g.extremaIndex + 4);
+  s.forced = args[g.forcedIndex];
   chooseSubStepSize(g, s);
   s.t0 = z.add(time, s.tau);
   if (!g.reuse) {
@@ -1040,6 +1057,14 @@ SmallVector<Value> Expander::controlStepSize(AdaptiveGroup &g, SubStep &s,
   }
   if (g.extremaIndex)
     updateVmExtrema(g, s, xn, accept, yielded);
+  // Accepted at the end of the budget or at the smallest step, above the
+  // tolerance (or with a NaN error).
+  Value forced = b.create<arith::AndIOp>(
+      l, accept,
+      b.create<arith::XOrIOp>(
+          l, ok, b.create<arith::ConstantOp>(l, b.getBoolAttr(true))));
+  yielded.push_back(b.create<arith::SelectOp>(
+      l, forced, z.add(s.forced, z.cst(1.0)), s.forced));
   return yielded;
 }
 

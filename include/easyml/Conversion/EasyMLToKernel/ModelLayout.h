@@ -78,6 +78,10 @@ struct ModelLayout {
   /// Whether each is in place: read and written in the cell's record where
   /// the step uses it (easyml.hidden_load/store), not carried by kernels.
   std::vector<bool> hiddenInPlace;
+  /// Per adaptive group that counts its sub-steps accepted above the
+  /// tolerance (hidden `cvode.forced.<group>`): that hidden value's index
+  /// and the warning counter of the cells where it is not zero.
+  std::vector<std::pair<int, int>> forcedCounters;
   /// Values of `compute` that depend on shared values alone (parameters,
   /// flags, dt, constants) and that the per-cell computation uses: the
   /// host computes them once (the `derived` entry) and GPU kernels take

@@ -85,7 +85,11 @@ struct NonFinite {
   int64_t step = -1;
   double time = 0;
   double value = 0;
-  /// "cell 0, variable x = inf at step 113 (t = 1.1300 ms)"
+  /// What the kernels warned of that may explain it: an adaptive
+  /// integrator's sub-steps accepted above its tolerance ("" if none).
+  std::string cause;
+  /// "cell 0, variable x = inf at step 113 (t = 1.1300 ms)", then "; " and
+  /// the cause where there is one.
   std::string message() const;
 };
 

@@ -18,6 +18,7 @@
 // CHECK-NEXT: easyml.hidden @cvode.lu.3.2 init 0.000000e+00 {in_place}
 // CHECK-NEXT: easyml.hidden @cvode.gh.3 init 0.000000e+00 {units = "ms"}
 // CHECK-NEXT: easyml.hidden @cvode.age.3 init 0.000000e+00{{$}}
+// CHECK-NEXT: easyml.hidden @cvode.forced.3 init 0.000000e+00{{$}}
 // CHECK-NOT: easyml.hidden
 // CHECK: easyml.compute
 // CHECK-NOT: easyml.get @cvode.lu
@@ -27,9 +28,9 @@
 // One more time step since the factors were made.
 // CHECK: %[[AGE1:.*]] = arith.addf %[[AGE]], %[[ONE]]
 // CHECK: %[[MAXAGE:.*]] = arith.constant 5.000000e+00
-// CHECK: %[[R:.*]]:7 = scf.while ({{.*}}, %{{.*}} = %[[GH]], %{{.*}} = %[[AGE1]])
+// CHECK: %[[R:.*]]:8 = scf.while ({{.*}}, %{{.*}} = %[[GH]], %{{.*}} = %[[AGE1]], %{{.*}} = %{{.*}})
 // CHECK: } do {
-// CHECK-NEXT: ^bb0({{.*}}, %[[KGH:.*]]: f64, %[[KAGE:.*]]: f64):
+// CHECK-NEXT: ^bb0({{.*}}, %[[KGH:.*]]: f64, %[[KAGE:.*]]: f64, %{{.*}}: f64):
 // Reused while |gamma*h / kept - 1| <= 0.3 and at most 5 steps old.
 // The rest of the interval in ceil(rest / h) equal sub-steps.
 // CHECK: %[[PIECES:.*]] = math.ceil
@@ -76,6 +77,7 @@
 // CHECK: %[[GHNEXT:.*]] = arith.select %[[PASS]], %[[F]]#2, %{{.*}}
 // CHECK: scf.yield {{.*}}, %[[GHNEXT]], %[[AGENEXT]]
 // CHECK: easyml.next @cvode.h.3, %[[R]]#1
+// CHECK-NEXT: easyml.next @cvode.forced.3, %[[R]]#7
 // CHECK-NEXT: easyml.next @cvode.gh.3, %[[R]]#5
 // CHECK-NEXT: easyml.next @cvode.age.3, %[[R]]#6
 // CHECK-NOT: easyml.next
@@ -85,6 +87,7 @@
 // PIVOT: warning: easyml-expand-integrators: cvode-jacobian-age is ignored with cvode-pivoting (pivoted factors are not kept)
 // PIVOT-LABEL: easyml.model @cvode_pair
 // PIVOT: easyml.hidden @cvode.h.3
+// PIVOT-NEXT: easyml.hidden @cvode.forced.3
 // PIVOT-NOT: easyml.hidden
 // PIVOT: scf.while
 // PIVOT-NOT: scf.if
@@ -92,6 +95,7 @@
 // The default (0): a new Jacobian at every sub-step, as without the option.
 // FRESH-LABEL: easyml.model @cvode_pair
 // FRESH: easyml.hidden @cvode.h.3
+// FRESH-NEXT: easyml.hidden @cvode.forced.3
 // FRESH-NOT: easyml.hidden
 // FRESH: scf.while
 // FRESH-NOT: scf.if

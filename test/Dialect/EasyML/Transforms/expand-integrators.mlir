@@ -131,7 +131,7 @@ easyml.model @markov {
 // CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[HS]]
 // CHECK: %[[CAP:.*]] = arith.minnumf %[[HS]], %[[DT]]
 // CHECK: %[[H0:.*]] = arith.select %[[POS]], %[[CAP]], %[[DT]]
-// CHECK: %[[R:.*]]:4 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[H0]],
+// CHECK: %[[R:.*]]:5 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[H0]],
 // CHECK: scf.condition
 // CHECK: } do {
 // A near-zero pivot rejects the sub-step (as a NaN error would); it is
@@ -152,6 +152,9 @@ easyml.model @markov {
 // CHECK: } attributes {easyml.stiff_cost = {jacobian_nonzeros = 1 : i64, live_across_stage2 = 3 : i64, lu_nonzeros = 1 : i64, states = 1 : i64}}
 // CHECK: easyml.next @y, %[[R]]#2
 // CHECK: easyml.next @cvode.h.0, %[[R]]#1
+// The sub-steps accepted above the tolerance (at the end of the budget or
+// at the smallest step), for the kernels' warning counter.
+// CHECK: easyml.next @cvode.forced.0, %[[R]]#4
 easyml.model @cvode {
   easyml.state @y kind <diff> method <cvode> {group = 0 : i32}
   easyml.init {
