@@ -330,10 +330,12 @@ void CpuDevice::run() {
     // Samples recorded in the kernel read every external: none discarded.
     bool discard = t.fused->discardWritten && !plan && prepareDiscard();
     fused_.run(*t.fused, range_, width_, cpuThreads(threads_),
-               variant_->diffuse, [&](int64_t begin, int64_t end) {
+               variant_->diffuse,
+               [&](int64_t begin, int64_t end, double *vmBefore) {
                  easyml_kernel_args a = waveArgs(begin, end, plan);
                  if (discard)
                    a.ext = discardTable(begin, end);
+                 a.vm_before = vmBefore;
                  fn(&a);
                });
   } else if (n > 0) {

@@ -28,8 +28,11 @@ namespace easyml::rt {
 
 class FusedStepRunner {
 public:
-  /// The ionic step of cells [begin, end) on the calling thread.
-  using IonicFn = std::function<void(int64_t begin, int64_t end)>;
+  /// The ionic step of cells [begin, end) on the calling thread, storing
+  /// each cell's Vm before it at vmBefore[cell] when vmBefore is not null
+  /// (ABI `vm_before`).
+  using IonicFn =
+      std::function<void(int64_t begin, int64_t end, double *vmBefore)>;
 
   /// Runs `step` over `range` on up to `threads` OpenMP threads with the
   /// diffusion operator `diffuse`; blocks start on multiples of `width`

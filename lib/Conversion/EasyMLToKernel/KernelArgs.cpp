@@ -48,6 +48,7 @@ EASYML_CHECK_FIELD(rec_traces, kRecTraces);
 EASYML_CHECK_FIELD(bio, kBio);
 EASYML_CHECK_FIELD(bio_ca, kBioCa);
 EASYML_CHECK_FIELD(one_interval, kOneInterval);
+EASYML_CHECK_FIELD(vm_before, kVmBefore);
 static_assert(sizeof(easyml_kernel_args) == 8 * kNumArgFields,
               "easyml_kernel_args has fields ArgField does not know");
 #undef EASYML_CHECK_FIELD
@@ -67,6 +68,7 @@ Type easyml::kernel::argFieldType(MLIRContext *ctx, int f) {
   case kRec:
   case kRecSlot:
   case kBio:
+  case kVmBefore:
     return LLVM::LLVMPointerType::get(ctx);
   default:
     return IntegerType::get(ctx, 64);

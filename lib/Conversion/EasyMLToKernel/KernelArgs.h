@@ -50,6 +50,7 @@ enum ArgField {
   kBio,
   kBioCa,
   kOneInterval,
+  kVmBefore,
   kNumArgFields
 };
 

@@ -222,6 +222,9 @@ private:
     llvm::SmallVector<Value> extViews;
     /// The eval outputs.
     Value out;
+    /// compute: where to store Vm as read before the steps (ABI 8
+    /// `vm_before`; a null pointer: nowhere).
+    Value vmBefore;
   };
   /// The values of the current cell before the step.
   struct CellValues {
@@ -266,6 +269,9 @@ private:
   /// externals, hidden values not in place) into the cell's storage.
   void storeAfterSteps(const StepArgs &a, Value cell, mlir::ValueRange results,
                        llvm::ArrayRef<Value> hidden);
+  /// Stores the cell's Vm as read (`vm`) where the caller asked for it
+  /// (ABI 8 `vm_before`), before the step loop.
+  void storeVmBefore(const StepArgs &a, Value cell, Value vm);
   /// Emits one model step at the builder's position. `stateVals` are the
   /// old states, `extVals` the externals.
   mlir::FailureOr<StepResult> emitStep(llvm::ArrayRef<Value> stateVals,

@@ -86,8 +86,11 @@ KernelBuilder::StepArgs KernelBuilder::loadStepArgs(Value args, bool advance) {
   tablesPtr = pointerField(args, kTables);
   counters = pointerField(args, kCounters);
   a.out = pointerField(args, kOut);
-  if (advance)
+  if (advance) {
     loadRecording(args);
+    if (layout.vmIndex >= 0)
+      a.vmBefore = field(args, kVmBefore, ptrTy);
+  }
   a.extViews = externalViews(a.ext);
   return a;
 }
@@ -159,6 +162,8 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   for (Value h : c.hidden)
     if (h)
       iter.push_back(h);
+  if (vm >= 0)
+    storeVmBefore(a, cell, c.exts[vm]);
   auto stepLoop = b.create<scf::ForOp>(loc, cI64(0), a.nsteps, cI64(1), iter);
   b.setInsertionPointToStart(stepLoop.getBody());
   Value k = stepLoop.getInductionVar();
@@ -235,6 +240,15 @@ LogicalResult KernelBuilder::emitStepLoop(const StepArgs &a, Value cell,
   // runtime learns of a blow-up without scanning the states.
   countNonFinite(stepLoop.getResults());
   return success();
+}
+
+void KernelBuilder::storeVmBefore(const StepArgs &a, Value cell, Value vm) {
+  Value given = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, a.vmBefore,
+                                       b.create<LLVM::ZeroOp>(loc, ptrTy));
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, given, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  storeOne(vm, cellsView(hostGiven(a.vmBefore)), cell);
 }
 
 /// Vm's extremes within the step that a whole-cell model's adaptive

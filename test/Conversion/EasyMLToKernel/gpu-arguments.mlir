@@ -8,7 +8,7 @@
 // and the model's derived values by value: the launch's parameter space,
 // read as constant-bank operands.
 // CHECK-LABEL: gpu.func @easyml_m_cuda_compute(
-// CHECK-SAME: %[[ARGS:[a-z0-9]+]]: !llvm.struct<(i64, i64, i64, i64, f64, f64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64, i64, ptr, i64, i64)>,
+// CHECK-SAME: %[[ARGS:[a-z0-9]+]]: !llvm.struct<(i64, i64, i64, i64, f64, f64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64, i64, ptr, i64, i64, ptr)>,
 // CHECK-SAME: %[[PARAMS:[a-z0-9]+]]: !llvm.array<5 x f64>) kernel
 // Fields are members of the struct, not loads: dt is field 4.
 // CHECK-DAG: llvm.extractvalue %[[ARGS]][4]

@@ -13,7 +13,16 @@
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr)
 // The recording schedule is read once per call (easyml-lower-recording).
 // CHECK: %[[FIRST:.*]], %[[EVERY:.*]], %[[SAMPLES:.*]] = easyml.record_schedule %[[ARGS]] : !llvm.ptr
+// ABI 8 vm_before (field 28): where to keep Vm as read, or null.
+// CHECK: %[[BEFOREP:.*]] = llvm.getelementptr %[[ARGS]][28]
+// CHECK-NEXT: %[[BEFORE:.*]] = llvm.load %[[BEFOREP]] : !llvm.ptr -> !llvm.ptr
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// Vm is stored there as read, before the steps and their stimulus.
+// CHECK: %[[VM0:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xf64>
+// CHECK: %[[GIVEN:.*]] = llvm.icmp "ne" %[[BEFORE]], %{{.*}} : !llvm.ptr
+// CHECK-NEXT: scf.if %[[GIVEN]] {
+// CHECK: memref.store %[[VM0]], %{{.*}}[%{{.*}}] : memref<?xf64>
+// CHECK-NEXT: }
 // Inner loop over the steps of the wave, the state carried in registers.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:[^ ]*]] = %{{.*}}, %[[V:[^ ]*]] = %{{.*}}, %[[I:[^ ]*]] = %{{.*}})
 // At the start of step s, what a sample records: the state and the

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 7
+#define EASYML_ABI_VERSION 8
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -88,6 +88,14 @@ typedef struct easyml_kernel_args {
    * gives such a call no biomarkers and no samples. Other models ignore
    * it. */
   int64_t one_interval;
+
+  /* --- ABI 8: Vm before the call (a tissue's activation test) ---------- */
+  /* compute on a model with a Vm external: NULL, or an array indexed by
+   * cell (the caller offsets it, as the externals) into which each cell's
+   * Vm is stored as the kernel read it, before the call's first step (and
+   * its stimulus). It saves the caller a copy of Vm where the kernel
+   * integrates Vm in place. */
+  double *vm_before;
 } easyml_kernel_args;
 
 /* Capabilities of a compiled model's kernels (easyml_model_desc.features). */
