@@ -294,9 +294,18 @@ def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
 
     Lanes outside the loop's range are computed and masked out of every
     store and count, so per-cell storage must be readable up to the next
-    multiple of `W` (the runtime pads and aligns it). Other variants'
-    functions are left alone.
+    multiple of `W` (the runtime pads and aligns it). A loop whose body
+    holds at most `max-unmasked-ops` operations gets a second copy of it
+    for the vectors whose lanes are all in range (all but the first and
+    last), with no mask computed and plain loads and stores. Other
+    variants' functions are left alone.
   }];
+  let options = [
+    Option<"maxUnmaskedOps", "max-unmasked-ops", "int64_t",
+           /*default=*/"500",
+           "cell loops whose body holds at most this many operations get an "
+           "unmasked copy for full vectors (0: none)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",

@@ -231,12 +231,13 @@ private:
 /// Writes the vector form of one cell loop (see the file comment).
 class CellVectorizer {
 public:
-  CellVectorizer(scf::ParallelOp loop, const KindAnalysis &kinds, int64_t width)
-      : loop(loop), kinds(kinds), width(width), b(loop), loc(loop.getLoc()) {}
+  CellVectorizer(scf::ParallelOp loop, const KindAnalysis &kinds, int64_t width,
+                 bool unmasked)
+      : loop(loop), kinds(kinds), width(width), unmasked(unmasked), b(loop),
+        loc(loop.getLoc()) {}
 
   LogicalResult run() {
     Value lb = loop.getLowerBound()[0], ub = loop.getUpperBound()[0];
-    Type i64 = b.getI64Type();
     // From the aligned cell at or below lb, `width` cells per iteration.
     Value w = b.create<arith::ConstantIndexOp>(loc, width);
     Value first =
@@ -247,8 +248,40 @@ public:
       vloop->setAttr(attr.getName(), attr.getValue());
     b.setInsertionPointToStart(vloop.getBody());
     Value iv = vloop.getInductionVars()[0];
+    if (!unmasked) {
+      if (failed(emitMasked(iv, lb, ub)))
+        return failure();
+      loop.erase();
+      return success();
+    }
+    // A vector whose lanes are all inside [lb, ub) (every one but the
+    // first and last) runs a copy of the body without lane masks: its
+    // loads and stores are plain ones and no mask is computed.
+    Value full = b.create<arith::AndIOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, iv, lb),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
+                                b.create<arith::AddIOp>(loc, iv, w), ub));
+    auto ifOp = b.create<scf::IfOp>(loc, full, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    map.clear();
     map.map(loop.getInductionVars()[0], iv);
-    // The lanes inside [lb, ub).
+    mask = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(vectorOf(b.getI1Type()), true));
+    if (failed(emitBlock(*loop.getBody())))
+      return failure();
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    map.clear();
+    if (failed(emitMasked(iv, lb, ub)))
+      return failure();
+    loop.erase();
+    return success();
+  }
+
+private:
+  /// The body for the vector at `iv`, its lanes outside [lb, ub) masked.
+  LogicalResult emitMasked(Value iv, Value lb, Value ub) {
+    Type i64 = b.getI64Type();
+    map.map(loop.getInductionVars()[0], iv);
     Value lanes = iota(b.create<arith::IndexCastOp>(loc, i64, iv));
     auto bound = [&](Value v) {
       return splat(b.create<arith::IndexCastOp>(loc, i64, v));
@@ -259,13 +292,9 @@ public:
                                 bound(lb)),
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lanes,
                                 bound(ub)));
-    if (failed(emitBlock(*loop.getBody())))
-      return failure();
-    loop.erase();
-    return success();
+    return emitBlock(*loop.getBody());
   }
 
-private:
   Kind kind(Value v) const { return kinds.kind(v); }
   VectorType vectorOf(Type t) const { return VectorType::get({width}, t); }
   Value splat(Value v) {
@@ -725,6 +754,8 @@ private:
   scf::ParallelOp loop;
   const KindAnalysis &kinds;
   int64_t width;
+  /// Whether full vectors get a copy of the body without masks.
+  bool unmasked;
   OpBuilder b;
   Location loc;
   IRMapping map;
@@ -734,6 +765,8 @@ private:
 
 struct VectorizeCellsPass
     : public easyml::impl::VectorizeCellsBase<VectorizeCellsPass> {
+  using VectorizeCellsBase::VectorizeCellsBase;
+
   void runOnOperation() override {
     SmallVector<std::pair<scf::ParallelOp, int64_t>> loops;
     getOperation()->walk([&](scf::ParallelOp loop) {
@@ -754,8 +787,11 @@ struct VectorizeCellsPass
         return signalPassFailure();
       }
       KindAnalysis kinds(loop);
+      int64_t ops = 0;
+      loop.getBody()->walk([&](Operation *) { ++ops; });
+      bool unmasked = ops <= maxUnmaskedOps;
       if (failed(kinds.run()) ||
-          failed(CellVectorizer(loop, kinds, width).run()))
+          failed(CellVectorizer(loop, kinds, width, unmasked).run()))
         return signalPassFailure();
     }
   }

@@ -1,4 +1,29 @@
-// RUN: easyml-opt %s --split-input-file --verify-diagnostics --easyml-vectorize-cells | FileCheck %s
+// RUN: easyml-opt %s --split-input-file --verify-diagnostics --easyml-vectorize-cells="max-unmasked-ops=0" | FileCheck %s
+// RUN: easyml-opt %s --split-input-file --verify-diagnostics --easyml-vectorize-cells | FileCheck %s --check-prefix=FULL
+// RUN: easyml-opt %s --split-input-file --verify-diagnostics --easyml-vectorize-cells="max-unmasked-ops=10" | FileCheck %s --check-prefix=BIG
+
+// A small loop body (at most max-unmasked-ops operations, default 500)
+// gets a copy for the vectors whose lanes are all in [lb, ub): no lane
+// mask computed, an all-true one in its stores; the first and last
+// vectors take the masked body.
+// FULL-LABEL: func.func @step(
+// FULL: scf.parallel (%[[IV:.*]]) = (%{{.*}}) to (%[[UB:[a-z0-9]+]]) step (%[[W:[a-z0-9_]+]]) {
+// FULL: %[[FROM:.*]] = arith.cmpi sge, %[[IV]], %{{.*}} : index
+// FULL: %[[END:.*]] = arith.addi %[[IV]], %[[W]] : index
+// FULL: %[[TO:.*]] = arith.cmpi sle, %[[END]], %[[UB]] : index
+// FULL: %[[ALLIN:.*]] = arith.andi %[[FROM]], %[[TO]] : i1
+// FULL: scf.if %[[ALLIN]] {
+// FULL: %[[ALL:.*]] = arith.constant dense<true> : vector<4xi1>
+// FULL-NOT: arith.constant dense<[0, 1, 2, 3]>
+// FULL: llvm.intr.masked.store %{{.*}}, %{{.*}}, %[[ALL]]
+// FULL: } else {
+// FULL: arith.constant dense<[0, 1, 2, 3]> : vector<4xi64>
+// FULL: llvm.intr.masked.store
+// FULL: } {easyml.cells}
+// A larger one keeps the masked body alone.
+// BIG-LABEL: func.func @step(
+// BIG-NOT: dense<true>
+// BIG: } {easyml.cells}
 
 // A cpu-simd cell loop, written for one cell, becomes one over vectors of
 // four cells: from the aligned cell below the start, lanes outside the
