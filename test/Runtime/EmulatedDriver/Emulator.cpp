@@ -147,8 +147,16 @@ struct Stream {
   double clock = 0;
   std::thread thread;
 
+  /// EASYML_EMULATED_INLINE=1: every operation runs on the thread that
+  /// queues it, before the call returns, so a GPU's work never competes
+  /// for a core with the CPU pool's (whose time is real while the GPUs'
+  /// is modelled).
+  bool inlined = envNumber("EASYML_EMULATED_INLINE", 0) != 0;
+  std::mutex inlineMutex;
+
   explicit Stream(int device) : device(device), rate(modelledRate(device)) {
-    thread = std::thread([this] { loop(); });
+    if (!inlined)
+      thread = std::thread([this] { loop(); });
   }
   ~Stream() {
     {
@@ -156,10 +164,16 @@ struct Stream {
       quit = true;
     }
     wake.notify_all();
-    thread.join();
+    if (thread.joinable())
+      thread.join();
   }
   double now() const { return rate > 0 ? clock : hostSeconds(); }
   void post(std::function<void(Stream &)> op) {
+    if (inlined) {
+      std::lock_guard<std::mutex> in(inlineMutex);
+      op(*this);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(op));
     wake.notify_all();
