@@ -3,7 +3,7 @@
 of different speeds: the hybrid's throughput against the sum of each
 device's throughput alone.
 
-    benchmarks/tissue-travelling.py [--points 64 512] [--duration 60]
+    benchmarks/tissue-travelling.py [--points 64 256] [--duration 100]
         [--rates 5e7,1e8] [--excited 6] [--start high|low] [--threads 2]
         [--repeat 3] [--build DIR] [--json FILE]
 
@@ -19,15 +19,14 @@ throughput is the grid's point-steps over it. The wave is started at
 the far y edge (--start high): it crosses the slab of GPU 1 (cut last)
 into those before it while the balancer moves the bounds; --start low
 starts it in the CPU pool's slab. The CPU alone and the hybrid run
---repeat times each, taking turns (medians); the GPUs' modelled times do
-not vary. Prints a table and the efficiency: the hybrid's throughput over
+--repeat times each, taking turns (the median runs); the GPUs' modelled
+times do not vary. Prints a table and the efficiency: the hybrid's throughput over
 the sum of the three standalone ones, and over the best split of each of
 its waves (each device's cells costing what they cost it in that wave).
 """
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,7 +80,13 @@ def run(args, model, env, devices, where, work, tag):
     if p.returncode:
         sys.exit(f"easyml-tissue ({devices}) failed: " + p.stderr.strip())
     rt = json.load(open(report))["runtime"]
+    if rt.get("recoveries"):
+        sys.exit(f"easyml-tissue ({devices}) lost a device: "
+                 f"{rt['recoveries']}")
     waves = rt["wave_log"]
+    if rt.get("waves_recorded", len(waves)) < rt.get("waves", len(waves)):
+        print(f"warning: the wave log of {devices} holds only part of the "
+              "run (shorten --duration)", file=sys.stderr)
     seconds = sum(max(w["seconds"]) for w in waves)
     point_steps = sum(w["steps"] * sum(w["cells"]) for w in waves)
     return {"devices": devices, "seconds": seconds,
@@ -97,21 +102,27 @@ def ideal_split(waves):
     costing what its cells cost it in that wave, over the time taken."""
     ideal = taken = 0.0
     for w in waves:
-        used = [(c, t) for c, t in zip(w["cells"], w["seconds"])
-                if c > 0 and t > 0]
+        used = [(c, t) for c, t in zip(w["cells"], w["seconds"]) if c > 0]
+        if any(t <= 0 for _, t in used):
+            sys.exit("a device with cells took no time in a wave")
         ideal += sum(w["cells"]) / sum(c / t for c, t in used)
         taken += max(w["seconds"])
     return ideal / taken
 
 
 def crossings(args, result):
-    """Slab bounds (rows) the front passed: rows activated below a bound
-    the run's slabs had at its end."""
+    """Slab bounds (rows) the front passed, by the bounds the run's slabs
+    had at its end: from the far edge, bounds above the lowest activated
+    row; from the near edge, bounds below the highest."""
     lat = np.load(result["activation"])
     rows = np.where(np.isfinite(lat).all(axis=1))[0]
+    if not rows.size:
+        return 0
     nx = args.points[0]
     bounds = np.cumsum(result["last_cells"])[:-1] // nx
-    return int(sum(1 for b in bounds if rows.size and rows.min() < b))
+    if args.start == "high":
+        return int(sum(1 for b in bounds if rows.min() < b))
+    return int(sum(1 for b in bounds if rows.max() >= b))
 
 
 def main():
@@ -119,8 +130,8 @@ def main():
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=os.path.join(
         ROOT, "examples", "models", "luo_rudy_1991.model"))
-    ap.add_argument("--points", type=int, nargs=2, default=[64, 512])
-    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--points", type=int, nargs=2, default=[64, 256])
+    ap.add_argument("--duration", type=float, default=100.0)
     ap.add_argument("--rates", default="5e7,1e8",
                     help="the two GPUs' modelled cell-steps/s")
     ap.add_argument("--excited", type=float, default=6.0,
@@ -155,24 +166,27 @@ def main():
         same = all(np.array_equal(np.load(cpu[0]["activation"]),
                                   np.load(h["activation"]), equal_nan=True)
                    for h in hybrid)
-        med = lambda rs: statistics.median(r["point_steps_per_second"]
-                                           for r in rs)
-        alone = {"cpu": med(cpu), "gpu:0": gpus[0]["point_steps_per_second"],
+        def median_run(rs):
+            order = sorted(rs, key=lambda r: r["point_steps_per_second"])
+            return order[(len(order) - 1) // 2]
+        mid = median_run(hybrid)
+        alone = {"cpu": median_run(cpu)["point_steps_per_second"],
+                 "gpu:0": gpus[0]["point_steps_per_second"],
                  "gpu:1": gpus[1]["point_steps_per_second"]}
-        both = med(hybrid)
+        both = mid["point_steps_per_second"]
         efficiency = both / sum(alone.values())
-        crossed = crossings(args, hybrid[0])
+        crossed = crossings(args, mid)
         print(f"{'devices':>12}  {'point-steps/s':>13}")
         for name, v in alone.items():
             print(f"{name:>12}  {v:13.3e}")
         print(f"{'cpu+gpu:all':>12}  {both:13.3e}  "
               f"(runs: {', '.join('%.3e' % r['point_steps_per_second'] for r in hybrid)})")
-        ideal = statistics.median(r["of_ideal_split"] for r in hybrid)
+        ideal = mid["of_ideal_split"]
         print(f"efficiency {efficiency:.3f} of the summed standalone "
               f"throughputs, {ideal:.3f} of the best split of every wave; "
               f"repartitions {[r['repartitions'] for r in hybrid]}; "
-              f"cells per device first {hybrid[0]['first_cells']}, last "
-              f"{hybrid[0]['last_cells']}; the front crossed {crossed} slab "
+              f"cells per device first {mid['first_cells']}, last "
+              f"{mid['last_cells']}; the front crossed {crossed} slab "
               f"bound(s); activation times the CPU's bits: {same}")
         if args.json:
             for r in gpus + cpu + hybrid:

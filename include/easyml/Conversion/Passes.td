@@ -297,7 +297,8 @@ def VectorizeCells : Pass<"easyml-vectorize-cells", "mlir::ModuleOp"> {
     multiple of `W` (the runtime pads and aligns it). A loop whose body
     holds at most `max-unmasked-ops` operations gets a second copy of it
     for the vectors whose lanes are all in range (all but the first and
-    last), with no mask computed and plain loads and stores. Other
+    last), with no mask computed: its masks are all true, which LLVM folds
+    into plain loads and stores. Other
     variants' functions are left alone.
   }];
   let options = [

@@ -179,6 +179,11 @@ struct Stream {
     wake.notify_all();
   }
   void synchronize() {
+    if (inlined) {
+      // Waits for an operation another thread is running inline.
+      std::lock_guard<std::mutex> in(inlineMutex);
+      return;
+    }
     std::unique_lock<std::mutex> lock(mutex);
     idle.wait(lock, [this] { return queue.empty() && !busy; });
   }
