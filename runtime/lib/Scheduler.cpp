@@ -149,6 +149,14 @@ std::vector<int> Scheduler::active() const {
   return a;
 }
 
+std::vector<int> Scheduler::working() const {
+  std::vector<int> w;
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (!lost_[i])
+      w.push_back(static_cast<int>(i));
+  return w;
+}
+
 Device *Scheduler::firstActive() const {
   for (size_t i = 0; i < set_.devices.size(); ++i)
     if (!ranges_[i].empty())

@@ -53,6 +53,8 @@ public:
     return set_.devices;
   }
   std::vector<int> active() const;
+  /// The devices not lost, with cells or not.
+  std::vector<int> working() const;
   Device *firstActive() const;
 
   bool initialize(double dt, Simulation &sim);

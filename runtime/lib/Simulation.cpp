@@ -67,6 +67,13 @@ std::vector<std::string> Simulation::activeDevices() const {
   return ids;
 }
 
+std::vector<std::string> Simulation::workingDevices() const {
+  std::vector<std::string> ids;
+  for (int i : scheduler_->working())
+    ids.push_back(scheduler_->devices()[i]->id());
+  return ids;
+}
+
 const ParamSet &Simulation::paramSet() const { return scheduler_->params(); }
 
 void Simulation::setParamSet(const ParamSet &params) {

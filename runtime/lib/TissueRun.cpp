@@ -303,7 +303,7 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
              TissueResult &result, std::string &error,
              const std::function<void(double)> &progress,
              const TissueRanks *ranks, std::string &lost,
-             std::vector<std::string> &active) {
+             std::vector<std::string> &working) {
   SimulationOptions options = deviceOptions(setup);
   options.devices = DeviceSpec(devices);
   if (!options.devices.valid())
@@ -365,7 +365,7 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
     const std::string &id = sim->local()->failedDevice();
     if (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0) {
       lost = id;
-      active = sim->local()->activeDevices();
+      working = sim->local()->workingDevices();
     }
   }
   return false;
@@ -401,10 +401,10 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   std::vector<std::string> written;
   for (;;) {
     std::string lost;
-    std::vector<std::string> active;
+    std::vector<std::string> working;
     result.files.clear();
     bool ok = attempt(setup, *model, devices, from, result, error, progress,
-                      ranks, lost, active);
+                      ranks, lost, working);
     written.insert(written.end(), result.files.begin(), result.files.end());
     if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
       result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
@@ -412,7 +412,7 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
       return true;
     // A GPU lost: the others go on from the last checkpoint (or from the
     // start when none was written yet).
-    std::string others = without(setup, active, lost);
+    std::string others = without(setup, working, lost);
     if (lost.empty() || !setup.recover || others.empty())
       break;
     struct stat st;
