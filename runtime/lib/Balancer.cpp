@@ -84,6 +84,8 @@ void Balancer::reset(const std::vector<CellRange> &ranges) {
   windowSteps_ = 0;
   above_ = false;
   beforeMove_ = pendingBefore_ = NAN;
+  hotCost_ = HotCellCost(ranges.size());
+  startHot_.clear();
 }
 
 void Balancer::adopt(const std::vector<CellRange> &ranges) {
@@ -98,6 +100,8 @@ void Balancer::adopt(const std::vector<CellRange> &ranges) {
   // The move the last judgement decided is measured by the next window.
   beforeMove_ = pendingBefore_;
   pendingBefore_ = NAN;
+  if (ranges != hotRanges_)
+    startHot_.clear();
 }
 
 namespace {
@@ -137,6 +141,35 @@ void Balancer::updateSpeeds(size_t n) {
   }
 }
 
+void Balancer::recordHot(const HotBlocks &hot,
+                         const std::vector<int64_t> &cells) {
+  bool start = startHot_.size() == cells.size() && hotRanges_ == ranges_;
+  for (size_t d = 0; d < cells.size(); ++d) {
+    if (cells[d] <= 0)
+      continue;
+    double now = static_cast<double>(hot.in(ranges_[d]));
+    double mean = start ? 0.5 * (now + startHot_[d]) : now;
+    hotCost_.add(d, static_cast<double>(cells[d]), mean,
+                 windowSeconds_[d] / std::max<int64_t>(1, windowSteps_));
+  }
+}
+
+std::vector<CellRange> Balancer::nextSplit(const HotBlocks *hot, double &now,
+                                           double &after) const {
+  if (hot && hotCost_.ready()) {
+    std::vector<CellRange> next = hotCost_.split(*hot);
+    now = hotCost_.slowest(ranges_, *hot);
+    after = hotCost_.slowest(next, *hot);
+    return next;
+  }
+  // A device that had no cells has no fresh speed: keep its last one (0
+  // if never measured, so it stays without cells).
+  std::vector<CellRange> next = splitCells(cells_, speeds_, align_);
+  now = stepTime(ranges_, speeds_);
+  after = stepTime(next, speeds_);
+  return next;
+}
+
 Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
                                      int64_t steps) {
   Decision decision;
@@ -168,6 +201,22 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   }
   updateSpeeds(n);
   decision.speeds = speeds_;
+  HotBlocks hot;
+  if (countHot_) {
+    countHot_(hot);
+    recordHot(hot, cells);
+  }
+  const HotBlocks *hotNow = countHot_ ? &hot : nullptr;
+  // The next window starts on the ranges kept, unless a move is made.
+  auto startOn = [&](const std::vector<CellRange> &ranges) {
+    if (!hotNow)
+      return;
+    hotRanges_ = ranges;
+    startHot_.clear();
+    for (CellRange r : ranges)
+      startHot_.push_back(hot.in(r));
+  };
+  startOn(ranges_);
   int64_t windowSteps = windowSteps_;
   std::fill(windowSeconds_.begin(), windowSeconds_.end(), 0.0);
   std::fill(windowCellSteps_.begin(), windowCellSteps_.end(), 0.0);
@@ -180,13 +229,11 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   above_ = above && !act;
   if (options_.fixed || !act)
     return decision;
-  // A device that had no cells has no fresh speed: keep its last one (0
-  // if never measured, so it stays without cells).
-  std::vector<CellRange> next = splitCells(cells_, speeds_, align_);
+  double now = 0, after = 0;
+  std::vector<CellRange> next = nextSplit(hotNow, now, after);
   if (next == ranges_)
     return decision;
   // Worth it? The time saved over the horizon against the move's cost.
-  double now = stepTime(ranges_, speeds_), after = stepTime(next, speeds_);
   int64_t horizon = remaining_ > 0 ? remaining_ : 4 * windowSteps;
   decision.predictedGain = now > 0 ? 1 - after / now : 0;
   decision.gainSeconds = (now - after) * horizon;
@@ -201,5 +248,6 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   decision.repartition = true;
   decision.ranges = next;
   pendingBefore_ = perStep;
+  startOn(next);
   return decision;
 }

@@ -83,6 +83,7 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
   for (auto &device : set_.devices)
     align_ = std::max(align_, device->alignment());
   balancer_ = std::make_unique<Balancer>(cells, align_, balance);
+  countHotCells();
   report.alignment = align_;
   std::vector<int> initial = set_.initial;
   if (set_.automatic) {
@@ -624,6 +625,7 @@ void Scheduler::endWave(const WaveTask &task,
 
 void Scheduler::resetBalancer(const BalanceOptions &options) {
   *balancer_ = Balancer(store_->cells(), align_, options);
+  countHotCells();
   settling_ = true;
   windowSeconds_ = 0;
   settleSteps_ = std::max<int64_t>(1, options_.probeSteps);
@@ -631,6 +633,31 @@ void Scheduler::resetBalancer(const BalanceOptions &options) {
   for (int i : balanced_)
     r.push_back(ranges_[i]);
   balancer_->reset(r);
+}
+
+void Scheduler::countHotCells() {
+  double threshold = balancer_->options().hotVm;
+  if (std::isnan(threshold) || desc_.vm_index < 0)
+    return;
+  // Every cell's Vm is on the host after each step (tissue); a block's
+  // count is estimated from at most 16 of its cells.
+  balancer_->setHotCells([this, threshold](HotBlocks &hot) {
+    const double *vm = store_->ext(desc_.vm_index);
+    hot.cells = store_->cells();
+    hot.align = align_;
+    int64_t blocks = (hot.cells + align_ - 1) / align_;
+    int64_t stride = std::max<int64_t>(1, align_ / 16);
+    hot.prefix.assign(blocks + 1, 0);
+    for (int64_t k = 0; k < blocks; ++k) {
+      int64_t begin = k * align_, end = std::min(hot.cells, begin + align_);
+      int64_t seen = 0, above = 0;
+      for (int64_t c = begin; c < end; c += stride, ++seen)
+        above += vm[c] >= threshold;
+      hot.prefix[k + 1] =
+          hot.prefix[k] +
+          (seen ? (above * (end - begin) + seen / 2) / seen : 0);
+    }
+  });
 }
 
 std::map<std::string, double> Scheduler::speeds() const {

@@ -209,6 +209,8 @@ private:
   int64_t waveEnd(int64_t stop) const;
   /// A fresh balancer over the current ranges of the balanced devices.
   void resetBalancer(const BalanceOptions &options);
+  /// Has the balancer count hot cells (options.balance.hotVm) in Vm.
+  void countHotCells();
   void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);
   //===--- Periodic cost (PhaseSplit.cpp) ------------------------------===//
   /// After a compute wave: each device's speed at its phase of the cycle.

@@ -82,6 +82,10 @@ SimulationOptions deviceOptions(const TissueSetup &setup) {
   o.devices = DeviceSpec(setup.devices);
   o.cpuVariant = setup.variant;
   o.threads = setup.threads;
+  // Where the wave is, cells may cost a device more: the balancer weighs
+  // each device's cost of cells in an action potential (Vm at least -60
+  // mV, above every model's rest) and of resting ones.
+  o.balance.hotVm = -60;
   return o;
 }
 

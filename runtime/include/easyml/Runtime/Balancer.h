@@ -25,9 +25,11 @@
 #define EASYML_RUNTIME_BALANCER_H
 
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/HotCellCost.h"
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,6 +54,11 @@ struct BalanceOptions {
   /// of their cells until they meet, and the meeting point is the next
   /// wave's split (Scheduler, SharedWave.cpp). Off: the balancer splits.
   bool share = true;
+  /// Cells whose Vm is at least this (mV) are "hot" (in an action
+  /// potential) and may cost a device more than resting ones: the split
+  /// weighs each device's fitted cost of both kinds where the hot cells
+  /// are (HotCellCost.h). NaN: every cell of a device costs the same.
+  double hotVm = NAN;
 };
 
 /// The relative imbalance of device times: (max - min) / max over the
@@ -107,6 +114,14 @@ public:
   /// unknown), for the decisions of observe().
   void setMoveCost(const std::vector<double> &secondsPerCell,
                    int64_t remainingSteps);
+  /// Counts where the hot cells are now (in blocks of the alignment), when
+  /// a window is judged: the split then follows each device's cost of a
+  /// resting and of a hot cell instead of its mean cost per cell.
+  void setHotCells(std::function<void(HotBlocks &)> count) {
+    countHot_ = std::move(count);
+  }
+  /// The fitted costs behind the hot-cell splits.
+  const HotCellCost &hotCost() const { return hotCost_; }
 
   /// Device speeds measured so far (0 where never measured).
   const std::vector<double> &speeds() const { return speeds_; }
@@ -122,6 +137,12 @@ public:
 private:
   /// The speeds from the windows since the ranges last changed.
   void updateSpeeds(size_t n);
+  /// The window's hot cells per device into hotCost_ (`hot`: now).
+  void recordHot(const HotBlocks &hot, const std::vector<int64_t> &cells);
+  /// The split for `speeds`, or for the hot cells' costs when known, and
+  /// the slowest device's predicted time per step on it and now.
+  std::vector<CellRange> nextSplit(const HotBlocks *hot, double &now,
+                                   double &after) const;
 
   int64_t cells_, align_;
   BalanceOptions options_;
@@ -141,6 +162,12 @@ private:
   /// The last window was above the threshold (and nothing moved).
   bool above_ = false;
   int64_t judgements_ = 0;
+  std::function<void(HotBlocks &)> countHot_;
+  HotCellCost hotCost_;
+  /// Hot cells per device at the start of the window (empty: unknown),
+  /// counted for the ranges hotRanges_.
+  std::vector<int64_t> startHot_;
+  std::vector<CellRange> hotRanges_;
 };
 
 /// Device speeds remembered between runs (easyml-bench --lb-memory), by

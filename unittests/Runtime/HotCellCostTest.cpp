@@ -1,0 +1,182 @@
+//===- HotCellCostTest.cpp - cost of cells in an action potential ---------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/HotCellCost.h"
+#include "easyml/Runtime/Balancer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace easyml::rt;
+
+namespace {
+
+/// Hot cells [from, to) of `cells`, counted in blocks of `align`.
+HotBlocks hotBand(int64_t cells, int64_t align, int64_t from, int64_t to) {
+  HotBlocks h;
+  h.cells = cells;
+  h.align = align;
+  int64_t blocks = (cells + align - 1) / align;
+  h.prefix.assign(blocks + 1, 0);
+  for (int64_t k = 0; k < blocks; ++k) {
+    int64_t b = k * align, e = std::min(cells, b + align);
+    int64_t n = std::max<int64_t>(0, std::min(e, to) - std::max(b, from));
+    h.prefix[k + 1] = h.prefix[k] + n;
+  }
+  return h;
+}
+
+TEST(HotBlocks, CountsWholeBlocks) {
+  HotBlocks h = hotBand(1000, 64, 100, 300);
+  EXPECT_EQ(h.in({0, 1000}), 200);
+  EXPECT_EQ(h.in({0, 128}), 28);
+  EXPECT_EQ(h.in({128, 320}), 172);
+  EXPECT_EQ(h.in({320, 1000}), 0);
+  EXPECT_EQ(h.in({}), 0);
+}
+
+TEST(HotCellCost, FitsBothCostsFromWindowsOfDifferentMixes) {
+  HotCellCost c(1);
+  double rest = 2e-9, hot = 12e-9, r = 0, h = 0;
+  EXPECT_FALSE(c.coefficients(0, r, h));
+  for (double share : {0.0, 0.25, 0.5})
+    c.add(0, 1000, 1000 * share, 1000 * ((1 - share) * rest + share * hot));
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_NEAR(r, rest, 1e-15);
+  EXPECT_NEAR(h, hot, 1e-15);
+  EXPECT_TRUE(c.ready());
+}
+
+TEST(HotCellCost, OneMixMeasuresOnlyTheMeanCost) {
+  // Every window a quarter hot: the two costs cannot be told apart, so a
+  // hot cell is taken to cost what a resting one does.
+  HotCellCost c(1);
+  for (int i = 0; i < 4; ++i)
+    c.add(0, 1000, 250, 1000 * 3e-9);
+  double r = 0, h = 0;
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_NEAR(r, 3e-9, 1e-18);
+  EXPECT_NEAR(h, 3e-9, 1e-18);
+}
+
+TEST(HotCellCost, ANoisyFitBeyondTheRatioBoundIsNotTaken) {
+  // Hot cells that would cost nothing (or less than nothing) are noise:
+  // the mean cost per cell stands in.
+  HotCellCost c(1);
+  c.add(0, 1000, 0, 1000e-9);
+  c.add(0, 1000, 500, 500e-9);
+  double r = 0, h = 0;
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_DOUBLE_EQ(r, h);
+}
+
+TEST(HotCellCost, SplitEvensThePredictedTimes) {
+  // Two devices of the same resting cost; hot cells cost device 0 six
+  // times as much and device 1 as much as resting ones. The hot band is
+  // at the start: device 0 should hold fewer cells.
+  const int64_t cells = 1 << 14, align = 32;
+  HotCellCost c(2);
+  for (double share : {0.0, 0.5}) {
+    c.add(0, 1000, 1000 * share, 1000 * ((1 - share) * 1e-9 + share * 6e-9));
+    c.add(1, 1000, 1000 * share, 1000 * 1e-9);
+  }
+  HotBlocks hot = hotBand(cells, align, 0, cells / 4);
+  std::vector<CellRange> r = c.split(hot);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].begin, 0);
+  EXPECT_EQ(r[0].end, r[1].begin);
+  EXPECT_EQ(r[1].end, cells);
+  EXPECT_EQ(r[0].end % align, 0);
+  double t0 = c.time(0, r[0], hot), t1 = c.time(1, r[1], hot);
+  // Within one block's cost of each other.
+  EXPECT_NEAR(t0, t1, align * 6e-9);
+  // Device 0 takes 6x as long per hot cell: it holds less than the band.
+  EXPECT_LT(r[0].end, cells / 4);
+  // Better than the even split mean costs per cell would give.
+  std::vector<CellRange> even = {{0, cells / 2}, {cells / 2, cells}};
+  EXPECT_LT(c.slowest(r, hot), 0.6 * c.slowest(even, hot));
+}
+
+/// Devices whose time per step is rest * resting cells + hot * hot cells,
+/// with a hot band of `width` cells whose front moves `speed` cells per
+/// step.
+struct TravellingBand {
+  std::vector<double> rest, hot;
+  int64_t cells, align, width;
+  double speed, front = 0;
+  HotBlocks now() const {
+    int64_t f = static_cast<int64_t>(front);
+    return hotBand(cells, align, std::max<int64_t>(0, f - width), f);
+  }
+  std::vector<double> run(const std::vector<CellRange> &r, int64_t steps) {
+    std::vector<double> t(r.size(), 0.0);
+    for (int64_t s = 0; s < steps; ++s) {
+      HotBlocks h = now();
+      for (size_t d = 0; d < r.size(); ++d) {
+        double n = static_cast<double>(h.in(r[d]));
+        t[d] += rest[d] * (r[d].size() - n) + hot[d] * n;
+      }
+      front = std::min<double>(cells + width, front + speed);
+    }
+    return t;
+  }
+  /// The best split's time for the hot cells now.
+  double best() const {
+    HotCellCost exact(rest.size());
+    for (size_t d = 0; d < rest.size(); ++d)
+      for (double share : {0.0, 1.0})
+        exact.add(d, 1, share, (1 - share) * rest[d] + share * hot[d]);
+    HotBlocks h = now();
+    return exact.slowest(exact.split(h), h);
+  }
+};
+
+/// Efficiency (sum of the best split's times over the run's) and moves of
+/// a balancer following a front that crosses the cells (windows of at
+/// least `window` seconds): the CPU pool first, whose hot cells cost it
+/// 1.2 resting ones, then two GPUs whose hot cells cost them six.
+std::pair<double, int> follow(bool hotCells, double window) {
+  TravellingBand band{
+      {1e-9, 2e-9, 1e-9}, {1.2e-9, 12e-9, 6e-9}, 1 << 14, 32, 1 << 14, 4.0};
+  BalanceOptions o;
+  o.minWindowSeconds = window;
+  Balancer b(band.cells, band.align, o);
+  b.reset(splitCells(band.cells, {1, 1, 1}, band.align));
+  if (hotCells)
+    b.setHotCells([&](HotBlocks &h) { h = band.now(); });
+  double best = 0, actual = 0;
+  int moves = 0;
+  for (int wave = 0; wave < 400; ++wave) {
+    for (int s = 0; s < 5; ++s)
+      best += band.best() / 5;
+    std::vector<double> t = band.run(b.ranges(), 5);
+    actual += *std::max_element(t.begin(), t.end()) / 5;
+    auto d = b.observe(t, 5);
+    if (d.repartition) {
+      ++moves;
+      b.adopt(d.ranges);
+    }
+  }
+  return {best / actual, moves};
+}
+
+TEST(Balancer, HotCellsFollowAFront) {
+  // A wave entering device 1's slab from device 0's side: weighing where
+  // the hot cells are keeps the split nearer the best one of every wave
+  // than chasing each device's mean cost per cell, with fewer moves
+  // (mean costs move cells back and forth across the front).
+  for (double window : {0.0, 2e-4}) {
+    auto [plain, plainMoves] = follow(false, window);
+    auto [hot, hotMoves] = follow(true, window);
+    EXPECT_GE(hot, 0.93) << "window " << window;
+    EXPECT_GT(hot, plain + 0.01) << "window " << window;
+    EXPECT_LT(hotMoves, plainMoves) << "window " << window;
+  }
+}
+
+} // namespace
