@@ -311,14 +311,16 @@ bool injectedFailure(int device, long n, const char *kind) {
 
 /// Whether a compute launch over global steps [step0, step0 + nsteps)
 /// loses `device` by EASYML_EMULATED_FAIL's D:step:S (the device is lost
-/// at the first launch that would compute step S: that launch and every
-/// later call fail). Call with memoryMutex held.
+/// at the first launch that would compute step S or a later one, so a
+/// device the balancer left without cells at step S is lost at its next
+/// launch: that launch and every later call fail). Call with memoryMutex
+/// held.
 bool lostAtStep(int device, int64_t step0, int64_t nsteps) {
   for (const std::string &item : faultItems()) {
     int d = -1;
     long long s = -1;
     if (std::sscanf(item.c_str(), "%d:step:%lld", &d, &s) == 2 &&
-        d == device && step0 <= s && s < step0 + nsteps)
+        d == device && s < step0 + nsteps)
       return lost[device] = true;
   }
   return false;

@@ -43,7 +43,7 @@
 //                              "D:copy:N" its copy N, "D:lost:N" loses it
 //                              from launch N on, "D:step:S" loses it at
 //                              the first kernel that would compute global
-//                              step S
+//                              step S or a later one
 //
 //===----------------------------------------------------------------------===//
 
