@@ -84,7 +84,9 @@ void Balancer::reset(const std::vector<CellRange> &ranges) {
   windowSteps_ = 0;
   above_ = false;
   beforeMove_ = pendingBefore_ = NAN;
-  hotCost_ = HotCellCost(ranges.size());
+  // The costs fitted so far stay, as the speeds do, for the same devices.
+  if (hotCost_.devices() != ranges.size())
+    hotCost_ = HotCellCost(ranges.size());
   startHot_.clear();
 }
 
@@ -155,7 +157,8 @@ void Balancer::recordHot(const HotBlocks &hot,
 }
 
 std::vector<CellRange> Balancer::nextSplit(const HotBlocks *hot, double &now,
-                                           double &after) const {
+                                           double &after) {
+  hotCost_.setSpeeds(speeds_);
   if (hot && hotCost_.ready()) {
     std::vector<CellRange> next = hotCost_.split(*hot);
     now = hotCost_.slowest(ranges_, *hot);

@@ -14,11 +14,14 @@ using namespace easyml::rt;
 namespace {
 /// A hot cell costs at most this many times a resting one, and at least
 /// its inverse: beyond, a fit is taken for noise.
-constexpr double kMaxRatio = 32;
-/// Below this squared correlation between the windows' resting and hot
-/// counts the two costs are told apart; above, the windows held about the
-/// same share of hot cells and only their sum is measured.
-constexpr double kMaxCorrelation = 0.99;
+constexpr double kMaxRatio = 16;
+/// The two costs are told apart from at least this many windows whose
+/// (resting, hot) counts are far enough from parallel: the squared cosine
+/// between the two columns below this. Above, the windows held about the
+/// same share of hot cells and only their sum is measured (a fit there
+/// would amplify the timing noise).
+constexpr size_t kMinWindows = 3;
+constexpr double kMaxCosine2 = 0.95;
 } // namespace
 
 int64_t HotBlocks::in(CellRange r) const {
@@ -32,8 +35,9 @@ int64_t HotBlocks::in(CellRange r) const {
 }
 
 HotCellCost::HotCellCost(size_t devices, size_t history)
-    : history_(std::max<size_t>(2, history)), windows_(devices),
-      rest_(devices, 0.0), hot_(devices, 0.0), fitted_(devices, 0) {}
+    : history_(std::max<size_t>(kMinWindows, history)), windows_(devices),
+      rest_(devices, 0.0), hot_(devices, 0.0), speeds_(devices, 0.0),
+      fitted_(devices, 0), sinceApart_(devices, SIZE_MAX) {}
 
 void HotCellCost::add(size_t d, double cells, double hot,
                       double secondsPerStep) {
@@ -56,16 +60,21 @@ void HotCellCost::fit(size_t d) {
     rr += r * r, rh += r * h, hh += h * h, r1 += r, h1 += h;
   }
   double det = rr * hh - rh * rh;
-  if (rr > 0 && hh > 0 && det > (1 - kMaxCorrelation) * rr * hh) {
+  if (windows_[d].size() >= kMinWindows && rr > 0 && hh > 0 &&
+      det > (1 - kMaxCosine2) * rr * hh) {
     double a = (r1 * hh - h1 * rh) / det, b = (h1 * rr - r1 * rh) / det;
     if (a > 0 && b > 0 && b < kMaxRatio * a && a < kMaxRatio * b) {
-      rest_[d] = a, hot_[d] = b, fitted_[d] = 1;
+      rest_[d] = a, hot_[d] = b, fitted_[d] = 1, sinceApart_[d] = 0;
       return;
     }
   }
-  // Only the cells' sum is measured: keep the ratio fitted last (1 before
-  // any), scale to these windows.
-  double ratio = fitted_[d] && rest_[d] > 0 ? hot_[d] / rest_[d] : 1.0;
+  // Only the cells' sum is measured: keep the ratio told apart last for a
+  // history's length of windows (1 before any, or after), scale to these
+  // windows.
+  if (sinceApart_[d] != SIZE_MAX)
+    ++sinceApart_[d];
+  double ratio =
+      sinceApart_[d] < history_ && rest_[d] > 0 ? hot_[d] / rest_[d] : 1.0;
   double xx = 0, x1 = 0;
   for (const Window &w : windows_[d]) {
     double x = (w.rest + ratio * w.hot) / w.seconds;
@@ -84,15 +93,27 @@ bool HotCellCost::coefficients(size_t d, double &rest, double &hot) const {
 }
 
 bool HotCellCost::ready() const {
-  return !fitted_.empty() &&
-         std::all_of(fitted_.begin(), fitted_.end(), [](char f) { return f; });
+  return std::any_of(fitted_.begin(), fitted_.end(), [](char f) { return f; });
+}
+
+bool HotCellCost::costs(size_t d, double &rest, double &hot) const {
+  if (fitted_[d]) {
+    rest = rest_[d], hot = hot_[d];
+    return true;
+  }
+  if (d < speeds_.size() && speeds_[d] > 0) {
+    rest = hot = 1 / speeds_[d];
+    return true;
+  }
+  return false;
 }
 
 double HotCellCost::time(size_t d, CellRange r, const HotBlocks &hot) const {
-  if (r.empty())
-    return 0;
+  double rest = 0, hotCost = 0;
+  if (r.empty() || !costs(d, rest, hotCost))
+    return r.empty() ? 0 : INFINITY;
   double h = static_cast<double>(hot.in(r));
-  return rest_[d] * (r.size() - h) + hot_[d] * h;
+  return rest * (r.size() - h) + hotCost * h;
 }
 
 double HotCellCost::slowest(const std::vector<CellRange> &ranges,
@@ -126,17 +147,24 @@ std::vector<CellRange> HotCellCost::split(const HotBlocks &hot) const {
     return ranges;
   // The least time T at which the devices in order cover every cell:
   // bisect between 0 and the fastest device alone.
+  // The devices that can take cells; the last of them takes the rest.
+  std::vector<size_t> able;
+  double rest = 0, hotCost = 0;
+  for (size_t d = 0; d < n; ++d)
+    if (costs(d, rest, hotCost))
+      able.push_back(d);
   auto cover = [&](double limit, std::vector<CellRange> &out) {
     int64_t begin = 0;
-    for (size_t d = 0; d < n; ++d) {
-      int64_t end = d + 1 == n ? hot.cells : reach(d, begin, limit, hot);
+    std::fill(out.begin(), out.end(), CellRange{});
+    for (size_t d : able) {
+      int64_t end = d == able.back() ? hot.cells : reach(d, begin, limit, hot);
       out[d] = {begin, end};
       begin = end;
     }
-    return time(n - 1, out[n - 1], hot) <= limit;
+    return time(able.back(), out[able.back()], hot) <= limit;
   };
   double lo = 0, hi = INFINITY;
-  for (size_t d = 0; d < n; ++d)
+  for (size_t d : able)
     hi = std::min(hi, time(d, {0, hot.cells}, hot));
   for (int i = 0; i < 60 && hi > lo * (1 + 1e-9); ++i) {
     double mid = 0.5 * (lo + hi);

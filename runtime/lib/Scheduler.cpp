@@ -152,9 +152,9 @@ std::vector<int> Scheduler::active() const {
 
 std::vector<int> Scheduler::working() const {
   std::vector<int> w;
-  for (size_t i = 0; i < set_.devices.size(); ++i)
+  for (int i : balanced_)
     if (!lost_[i])
-      w.push_back(static_cast<int>(i));
+      w.push_back(i);
   return w;
 }
 
@@ -639,17 +639,22 @@ void Scheduler::countHotCells() {
   double threshold = balancer_->options().hotVm;
   if (std::isnan(threshold) || desc_.vm_index < 0)
     return;
-  // Every cell's Vm is on the host after each step (tissue); a block's
-  // count is estimated from at most 16 of its cells.
+  // Every cell's Vm is on the host after each step (tissue). At most
+  // kHotBlocks blocks (of a multiple of the alignment: on a large grid a
+  // split a few thousandths finer would not pay), each counted from at
+  // most 16 of its cells: a judgement reads at most 64 Ki values.
   balancer_->setHotCells([this, threshold](HotBlocks &hot) {
+    constexpr int64_t kHotBlocks = 4096, kSamples = 16;
     const double *vm = store_->ext(desc_.vm_index);
     hot.cells = store_->cells();
-    hot.align = align_;
-    int64_t blocks = (hot.cells + align_ - 1) / align_;
-    int64_t stride = std::max<int64_t>(1, align_ / 16);
+    int64_t units = (hot.cells + align_ - 1) / align_;
+    hot.align = align_ * ((units + kHotBlocks - 1) / kHotBlocks);
+    int64_t blocks = (hot.cells + hot.align - 1) / hot.align;
+    int64_t stride = std::max<int64_t>(1, hot.align / kSamples);
     hot.prefix.assign(blocks + 1, 0);
     for (int64_t k = 0; k < blocks; ++k) {
-      int64_t begin = k * align_, end = std::min(hot.cells, begin + align_);
+      int64_t begin = k * hot.align,
+              end = std::min(hot.cells, begin + hot.align);
       int64_t seen = 0, above = 0;
       for (int64_t c = begin; c < end; c += stride, ++seen)
         above += vm[c] >= threshold;

@@ -53,7 +53,8 @@ public:
     return set_.devices;
   }
   std::vector<int> active() const;
-  /// The devices not lost, with cells or not.
+  /// The devices in play (all given, or those dimensioning chose) not
+  /// lost, with cells or not.
   std::vector<int> working() const;
   Device *firstActive() const;
 

@@ -38,6 +38,11 @@ TEST(HotBlocks, CountsWholeBlocks) {
   EXPECT_EQ(h.in({128, 320}), 172);
   EXPECT_EQ(h.in({320, 1000}), 0);
   EXPECT_EQ(h.in({}), 0);
+  // The last block (960-1000) is shorter than the others.
+  HotBlocks end = hotBand(1000, 64, 950, 1000);
+  EXPECT_EQ(end.in({960, 1000}), 40);
+  EXPECT_EQ(end.in({896, 1000}), 50);
+  EXPECT_EQ(end.in({0, 960}), 10);
 }
 
 TEST(HotCellCost, FitsBothCostsFromWindowsOfDifferentMixes) {
@@ -64,12 +69,73 @@ TEST(HotCellCost, OneMixMeasuresOnlyTheMeanCost) {
   EXPECT_NEAR(h, 3e-9, 1e-18);
 }
 
+TEST(HotCellCost, TwoWindowsMeasureOnlyTheMeanCost) {
+  // Two windows would fit both costs exactly, noise included: three are
+  // needed to tell them apart.
+  HotCellCost c(1);
+  c.add(0, 1000, 0, 1000 * 2e-9);
+  c.add(0, 1000, 500, 1000 * 7e-9);
+  double r = 0, h = 0;
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_DOUBLE_EQ(r, h);
+  c.add(0, 1000, 250, 1000 * 4.5e-9);
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_NEAR(h / r, 6, 1e-9);
+}
+
+TEST(HotCellCost, ARatioIsForgottenWithItsWindows) {
+  // Told apart (6x), then windows of one mix only: the ratio is kept
+  // for a history's length of windows, then a hot cell costs a resting
+  // one's.
+  HotCellCost c(1, 4);
+  for (double share : {0.0, 0.25, 0.5})
+    c.add(0, 1000, 1000 * share, 1000 * ((1 - share) * 1e-9 + share * 6e-9));
+  double r = 0, h = 0;
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_NEAR(h / r, 6, 1e-9);
+  // Then windows half hot only: the last fit that tells the costs apart
+  // is the second of them (the history still holds a quarter-hot one);
+  // its ratio is kept for the 3 windows after it, then forgotten.
+  for (int i = 0; i < 5; ++i) {
+    c.add(0, 1000, 500, 1000 * 3.5e-9);
+    ASSERT_TRUE(c.coefficients(0, r, h));
+    EXPECT_NEAR(h / r, 6, 1e-9) << "window " << i;
+  }
+  c.add(0, 1000, 500, 1000 * 3.5e-9);
+  ASSERT_TRUE(c.coefficients(0, r, h));
+  EXPECT_DOUBLE_EQ(r, h);
+  EXPECT_NEAR(r, 3.5e-9, 1e-18);
+}
+
+TEST(HotCellCost, DevicesWithoutAFitSplitBySpeed) {
+  // Three devices, 1000 cells in blocks of 64 (the last one short):
+  // device 0 fitted, device 1 only measured (its speed), device 2 neither
+  // (no cells for it).
+  const int64_t cells = 1000, align = 64;
+  HotCellCost c(3);
+  for (double share : {0.0, 0.25, 0.5})
+    c.add(0, 1000, 1000 * share, 1000 * ((1 - share) * 1e-9 + share * 3e-9));
+  c.setSpeeds({0, 1e9, 0});
+  HotBlocks hot = hotBand(cells, align, 0, 200);
+  std::vector<CellRange> r = c.split(hot);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].begin, 0);
+  EXPECT_EQ(r[0].end % align, 0);
+  EXPECT_EQ(r[1].begin, r[0].end);
+  EXPECT_EQ(r[1].end, cells) << "the last device able takes the rest";
+  EXPECT_TRUE(r[2].empty());
+  // Within one block's cost of the best.
+  EXPECT_NEAR(c.time(0, r[0], hot), c.time(1, r[1], hot), align * 3e-9);
+  EXPECT_EQ(c.time(2, {0, 1}, hot), INFINITY);
+}
+
 TEST(HotCellCost, ANoisyFitBeyondTheRatioBoundIsNotTaken) {
   // Hot cells that would cost nothing (or less than nothing) are noise:
   // the mean cost per cell stands in.
   HotCellCost c(1);
   c.add(0, 1000, 0, 1000e-9);
   c.add(0, 1000, 500, 500e-9);
+  c.add(0, 1000, 250, 750e-9);
   double r = 0, h = 0;
   ASSERT_TRUE(c.coefficients(0, r, h));
   EXPECT_DOUBLE_EQ(r, h);
@@ -81,7 +147,7 @@ TEST(HotCellCost, SplitEvensThePredictedTimes) {
   // at the start: device 0 should hold fewer cells.
   const int64_t cells = 1 << 14, align = 32;
   HotCellCost c(2);
-  for (double share : {0.0, 0.5}) {
+  for (double share : {0.0, 0.25, 0.5}) {
     c.add(0, 1000, 1000 * share, 1000 * ((1 - share) * 1e-9 + share * 6e-9));
     c.add(1, 1000, 1000 * share, 1000 * 1e-9);
   }
@@ -100,6 +166,43 @@ TEST(HotCellCost, SplitEvensThePredictedTimes) {
   // Better than the even split mean costs per cell would give.
   std::vector<CellRange> even = {{0, cells / 2}, {cells / 2, cells}};
   EXPECT_LT(c.slowest(r, hot), 0.6 * c.slowest(even, hot));
+}
+
+TEST(Balancer, HotCellsOfAWindowAreItsStartAndEndMean) {
+  // Each window is two steps: the first with the hot cells counted at the
+  // last judgement, the second with those counted at this one. The
+  // balancer fits from their mean, which is exact here.
+  const int64_t cells = 1024, align = 32;
+  BalanceOptions o;
+  o.minWindowSeconds = 0;
+  o.fixed = true;
+  Balancer b(cells, align, o);
+  b.reset({{0, 512}, {512, cells}});
+  const double rest[2] = {1e-9, 2e-9}, hot[2] = {5e-9, 3e-9};
+  // A hot band growing both ways from the middle; the first window (no
+  // count at its start) leaves the 8-window history.
+  int64_t half = 0;
+  HotBlocks now = hotBand(cells, align, 512, 512);
+  b.setHotCells([&](HotBlocks &h) { h = now; });
+  for (int window = 0; window < 12; ++window) {
+    HotBlocks before = now;
+    half += 40;
+    now = hotBand(cells, align, 512 - half, 512 + half);
+    std::vector<double> t(2, 0.0);
+    for (const HotBlocks *h : {&before, &now})
+      for (int d = 0; d < 2; ++d) {
+        CellRange r = b.ranges()[d];
+        double n = static_cast<double>(h->in(r));
+        t[d] += rest[d] * (r.size() - n) + hot[d] * n;
+      }
+    b.observe(t, 2);
+  }
+  for (int d = 0; d < 2; ++d) {
+    double r = 0, h = 0;
+    ASSERT_TRUE(b.hotCost().coefficients(d, r, h));
+    EXPECT_NEAR(r, rest[d], 1e-6 * rest[d]) << "device " << d;
+    EXPECT_NEAR(h, hot[d], 1e-6 * hot[d]) << "device " << d;
+  }
 }
 
 /// Devices whose time per step is rest * resting cells + hot * hot cells,

@@ -142,7 +142,7 @@ private:
   /// The split for `speeds`, or for the hot cells' costs when known, and
   /// the slowest device's predicted time per step on it and now.
   std::vector<CellRange> nextSplit(const HotBlocks *hot, double &now,
-                                   double &after) const;
+                                   double &after);
 
   int64_t cells_, align_;
   BalanceOptions options_;

@@ -309,8 +309,9 @@ public:
   //===--- One process only -------------------------------------------===//
   /// Identifiers of the devices that hold cells ("cpu", "cuda:0").
   std::vector<std::string> activeDevices() const;
-  /// Identifiers of the devices not lost, whether they hold cells now or
-  /// not (the balancer may have left a slow one without).
+  /// Identifiers of the devices in play (those given, or those automatic
+  /// dimensioning chose) not lost, whether they hold cells now or not (the
+  /// balancer may have left a slow one without).
   std::vector<std::string> workingDevices() const;
   /// Takes the shared values and settings of `params` (same model).
   void setParamSet(const ParamSet &params);
