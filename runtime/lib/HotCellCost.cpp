@@ -1,4 +1,4 @@
-//===- HotCellCost.cpp - cost of cells in and out of an action potential --===//
+//===- HotCellCost.cpp - cost of hot and resting cells --------------------===//
 //
 // Part of the EasyML toolchain.
 //

@@ -1,5 +1,4 @@
-//===- HotCellCost.h - cost of cells in and out of an action potential -*- C++
-//-*-===//
+//===- HotCellCost.h - cost of hot and resting cells ------------*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //
