@@ -33,6 +33,12 @@ EASYML_CHECK_FIELD(v, kDiffV);
 EASYML_CHECK_FIELD(out, kDiffOut);
 EASYML_CHECK_FIELD(flags, kDiffFlags);
 EASYML_CHECK_FIELD(src, kDiffSrc);
+EASYML_CHECK_FIELD(prev, kDiffPrev);
+EASYML_CHECK_FIELD(lat, kDiffLat);
+EASYML_CHECK_FIELD(counts, kDiffCounts);
+EASYML_CHECK_FIELD(threshold, kDiffThreshold);
+EASYML_CHECK_FIELD(t1, kDiffT1);
+EASYML_CHECK_FIELD(dt, kDiffDt);
 static_assert(sizeof(easyml_diffusion_args) == 8 * kNumDiffusionFields,
               "easyml_diffusion_args has fields DiffusionField does not know");
 #undef EASYML_CHECK_FIELD
@@ -42,11 +48,17 @@ Type easyml::kernel::diffusionFieldType(MLIRContext *ctx, int f) {
   case kDiffCx:
   case kDiffCy:
   case kDiffCz:
+  case kDiffThreshold:
+  case kDiffT1:
+  case kDiffDt:
     return Float64Type::get(ctx);
   case kDiffV:
   case kDiffOut:
   case kDiffFlags:
   case kDiffSrc:
+  case kDiffPrev:
+  case kDiffLat:
+  case kDiffCounts:
     return LLVM::LLVMPointerType::get(ctx);
   default:
     return IntegerType::get(ctx, 64);

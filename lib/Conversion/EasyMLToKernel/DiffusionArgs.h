@@ -34,6 +34,12 @@ enum DiffusionField {
   kDiffOut,
   kDiffFlags,
   kDiffSrc,
+  kDiffPrev,
+  kDiffLat,
+  kDiffCounts,
+  kDiffThreshold,
+  kDiffT1,
+  kDiffDt,
   kNumDiffusionFields
 };
 

@@ -20,6 +20,10 @@
 
 #include "easyml/Runtime/ABI.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
+
 using namespace mlir;
 using namespace easyml;
 using namespace easyml::kernel;
@@ -167,5 +171,74 @@ void KernelBuilder::buildDiffuse() {
   Value result =
       b.create<arith::SelectOp>(loc, tissue, withSrc.getResult(0), center);
   store(result, gep(out, f64, i));
+  // The activation pass, where the caller asks for it (the same for every
+  // point).
+  Value prevGiven = arg(kDiffPrev);
+  Value hasPrev =
+      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, prevGiven,
+                             b.create<LLVM::ZeroOp>(loc, ptrTy));
+  onlyIf(hasPrev, [&] {
+    ActivationArgs a;
+    a.prev = hostGiven(prevGiven);
+    a.lat = hostGiven(arg(kDiffLat));
+    a.counts = hostGiven(arg(kDiffCounts));
+    a.threshold = arg(kDiffThreshold);
+    a.t1 = arg(kDiffT1);
+    a.dt = arg(kDiffDt);
+    activationPass(a, i, result, tissue);
+  });
   finishFunction();
+}
+
+Value KernelBuilder::loadWritten(Type t, Value base, Value index) {
+  Value v = load(t, gep(base, t, index));
+  v.getDefiningOp()->setAttr(kMaskedLoadAttr, b.getUnitAttr());
+  return v;
+}
+
+void KernelBuilder::activationPass(const ActivationArgs &a, Value i, Value x,
+                                   Value tissue) {
+  onlyIf(tissue, [&] { activatePoint(a, i, x); });
+}
+
+void KernelBuilder::activatePoint(const ActivationArgs &a, Value i, Value x) {
+  // prev and lat are written here: plain loads, not the read-only path.
+  Value before = loadWritten(f64, a.prev, i);
+  Value lat = loadWritten(f64, a.lat, i);
+  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return b.create<arith::CmpFOp>(loc, p, l, r).getResult();
+  };
+  auto both = [&](Value l, Value r) {
+    return b.create<arith::AndIOp>(loc, l, r).getResult();
+  };
+  Value up = both(cmp(arith::CmpFPredicate::OLT, before, a.threshold),
+                  both(cmp(arith::CmpFPredicate::OGE, x, a.threshold),
+                       cmp(arith::CmpFPredicate::UNO, lat, lat)));
+  onlyIf(up, [&] {
+    Value rise = b.create<arith::SubFOp>(loc, x, a.threshold);
+    Value span = b.create<arith::SubFOp>(loc, x, before);
+    Value back = b.create<arith::DivFOp>(
+        loc, b.create<arith::MulFOp>(loc, a.dt, rise), span);
+    store(b.create<arith::SubFOp>(loc, a.t1, back), gep(a.lat, f64, i));
+    addOne(a.counts, 0);
+  });
+  // |x| >= inf, or unordered (NaN).
+  Value bad = cmp(arith::CmpFPredicate::UGE, b.create<math::AbsFOp>(loc, x),
+                  cF64(std::numeric_limits<double>::infinity()));
+  onlyIf(bad, [&] { addOne(a.counts, 1); });
+  store(x, gep(a.prev, f64, i));
+}
+
+void KernelBuilder::onlyIf(Value cond, llvm::function_ref<void()> body) {
+  auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+void KernelBuilder::addOne(Value counts, int64_t index) {
+  Type i64 = b.getI64Type();
+  b.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add,
+                              gep(counts, i64, index), cI64(1),
+                              LLVM::AtomicOrdering::monotonic);
 }

@@ -314,6 +314,21 @@ private:
                                  llvm::ArrayRef<Value> exts, Value dt);
 
   //===--- Diffusion (DiffusionEmitter.cpp) ---------------------------===//
+  /// The activation pass's fields of easyml_diffusion_args (ABI 9).
+  struct ActivationArgs {
+    Value prev, lat, counts, threshold, t1, dt;
+  };
+  /// The activation pass of ABI 9 at point `i` of new Vm `x`, for a point
+  /// of `tissue`.
+  void activationPass(const ActivationArgs &a, Value i, Value x, Value tissue);
+  void activatePoint(const ActivationArgs &a, Value i, Value x);
+  /// Adds one to counts[`index`] atomically (one addition per vector once
+  /// vectorised).
+  void addOne(Value counts, int64_t index);
+  /// Emits `body` in an scf.if on `cond` (no results), then goes on after.
+  void onlyIf(Value cond, llvm::function_ref<void()> body);
+  /// base[index] of memory the entry itself writes (not read-only).
+  Value loadWritten(Type t, Value base, Value index);
   /// The entry `diffuse`: the monodomain diffusion operator of ABI 6 over
   /// the points [begin, end) of easyml_diffusion_args, one point per
   /// iteration of a cell loop, in the summation order ABI.h documents.

@@ -11,11 +11,13 @@
 // neighbours), over several ranges (the whole block, one starting and
 // ending off any vector boundary), with and without a source term, and
 // compares every result with a straightforward reference in the order of
-// operations ABI.h documents. Host variants read arrays that end at a page
-// guarded against access, so a read past a point's own data faults. GPU
-// variants run through the runtime's GpuDriver and GpuDiffusion (the
-// emulated drivers in tests). Prints one line per case; exits 1 on any
-// difference.
+// operations ABI.h documents; then the activation pass of ABI 9 (points
+// crossing the threshold, points activated before, values that are not
+// finite) against its reference, over the same ranges. Host variants read
+// arrays that end at a page guarded against access, so a read past a point's
+// own data faults. GPU variants run through the runtime's GpuDriver and
+// GpuDiffusion (the emulated drivers in tests). Prints one line per case; exits
+// 1 on any difference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +26,12 @@
 #include "easyml/Runtime/Simulation.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <sys/mman.h>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -144,6 +148,22 @@ void reference(const easyml_diffusion_args &a) {
   }
 }
 
+/// The activation pass of ABI 9 after reference(): lat, prev and counts.
+void referenceActivation(const easyml_diffusion_args &a) {
+  for (int64_t i = a.begin; i < a.end; ++i) {
+    if (!(a.flags[i] & EASYML_DIFFUSION_TISSUE))
+      continue;
+    double x = a.out[i], before = a.prev[i];
+    if (before < a.threshold && x >= a.threshold && std::isnan(a.lat[i])) {
+      a.lat[i] = a.t1 - (a.dt * (x - a.threshold)) / (x - before);
+      ++a.counts[0];
+    }
+    if (!std::isfinite(x))
+      ++a.counts[1];
+    a.prev[i] = x;
+  }
+}
+
 /// Runs one variant: on the host or on GPU 0 of its driver.
 class Runner {
 public:
@@ -181,22 +201,40 @@ public:
     uint64_t out = ctx_->allocate(doubles, error);
     uint64_t flags = ctx_->allocate(kN, error);
     uint64_t src = ctx_->allocate(doubles, error);
-    bool ok = v && out && flags && src &&
-              ctx_->copyToDevice(v, args.v, doubles, error) &&
-              ctx_->copyToDevice(out, args.out, doubles, error) &&
-              ctx_->copyToDevice(flags, args.flags, kN, error) &&
-              (!args.src || ctx_->copyToDevice(src, args.src, doubles, error));
+    uint64_t prev = ctx_->allocate(doubles, error);
+    uint64_t lat = ctx_->allocate(doubles, error);
+    uint64_t counts = ctx_->allocate(2 * sizeof(int64_t), error);
+    bool act = args.prev != nullptr;
+    bool ok =
+        v && out && flags && src && prev && lat && counts &&
+        ctx_->copyToDevice(v, args.v, doubles, error) &&
+        ctx_->copyToDevice(out, args.out, doubles, error) &&
+        ctx_->copyToDevice(flags, args.flags, kN, error) &&
+        (!args.src || ctx_->copyToDevice(src, args.src, doubles, error)) &&
+        (!act ||
+         (ctx_->copyToDevice(prev, args.prev, doubles, error) &&
+          ctx_->copyToDevice(lat, args.lat, doubles, error) &&
+          ctx_->copyToDevice(counts, args.counts, 2 * sizeof(int64_t), error)));
     if (ok) {
       easyml_diffusion_args d = args;
       d.v = reinterpret_cast<const double *>(v);
       d.out = reinterpret_cast<double *>(out);
       d.flags = reinterpret_cast<const uint8_t *>(flags);
       d.src = args.src ? reinterpret_cast<const double *>(src) : nullptr;
+      if (act) {
+        d.prev = reinterpret_cast<double *>(prev);
+        d.lat = reinterpret_cast<double *>(lat);
+        d.counts = reinterpret_cast<int64_t *>(counts);
+      }
       ok = kernel_->launch(d, error) &&
            ctx_->copyToHost(args.out, out, doubles, error) &&
+           (!act || (ctx_->copyToHost(args.prev, prev, doubles, error) &&
+                     ctx_->copyToHost(args.lat, lat, doubles, error) &&
+                     ctx_->copyToHost(args.counts, counts, 2 * sizeof(int64_t),
+                                      error))) &&
            ctx_->synchronize(error);
     }
-    for (uint64_t p : {v, out, flags, src})
+    for (uint64_t p : {v, out, flags, src, prev, lat, counts})
       if (p)
         ctx_->release(p);
     return ok;
@@ -209,9 +247,45 @@ private:
   std::unique_ptr<GpuDiffusion> kernel_;
 };
 
-/// One case: the variant against the reference over [begin, end).
+/// Points of `got` whose bits differ from `want`'s, reported as `array`.
+int64_t compare(const double *got, const double *want, const char *array,
+                const char *what) {
+  int64_t differ = 0, first = -1;
+  for (int64_t i = 0; i < kN; ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(double)) != 0 && differ++ == 0)
+      first = i;
+  if (differ)
+    std::printf("%s: %" PRId64 " points of %s differ from the reference, "
+                "first %" PRId64 " (%.17g, expected %.17g)\n",
+                what, differ, array, first, got[first], want[first]);
+  return differ;
+}
+
+/// Arrays of the activation pass, filled so that some points cross the
+/// threshold, some activated before and some are not finite.
+struct Activation {
+  GuardedArray<double> prev{kN}, lat{kN};
+  GuardedArray<int64_t> counts{2};
+  std::vector<double> wantPrev, wantLat;
+  int64_t wantCounts[2] = {0, 0};
+
+  explicit Activation(unsigned seed) {
+    std::mt19937_64 rng(seed + 7);
+    std::uniform_real_distribution<double> value(-90.0, 40.0), unit(0, 1);
+    for (int64_t i = 0; i < kN; ++i) {
+      prev[i] = value(rng);
+      lat[i] = unit(rng) < 0.1 ? 3.25 : NAN;
+    }
+    counts[0] = counts[1] = 0;
+    wantPrev.assign(prev.data(), prev.data() + kN);
+    wantLat.assign(lat.data(), lat.data() + kN);
+  }
+};
+
+/// One case: the variant against the reference over [begin, end); with
+/// `act`, the activation pass too.
 bool checkCase(Runner &runner, const Block &b, int64_t begin, int64_t end,
-               bool withSrc, const char *what) {
+               bool withSrc, const char *what, Activation *act = nullptr) {
   GuardedArray<double> v(kN), src(kN), out(kN);
   GuardedArray<uint8_t> flags(kN);
   std::vector<double> expected(kN);
@@ -222,30 +296,56 @@ bool checkCase(Runner &runner, const Block &b, int64_t begin, int64_t end,
     // Points outside [begin, end) must keep what was there.
     out[i] = expected[i] = -1000.0 - i;
   }
+  if (act) {
+    // Values that are not finite, and what they spread to.
+    v[2 * kNx + 4] = NAN;
+    v[kNx * kNy + kNx + 6] = INFINITY;
+  }
   easyml_diffusion_args a{
       begin,      end,          1,
       kNx,        kNx * kNy,    b.c[0],
       b.c[1],     b.c[2],       v.data(),
       out.data(), flags.data(), withSrc ? src.data() : nullptr};
+  if (act) {
+    a.prev = act->prev.data();
+    a.lat = act->lat.data();
+    a.counts = act->counts.data();
+    a.threshold = -40.0;
+    a.t1 = 7.5;
+    a.dt = 0.01;
+  }
   easyml_diffusion_args ref = a;
   ref.out = expected.data();
   reference(ref);
+  if (act) {
+    ref.prev = act->wantPrev.data();
+    ref.lat = act->wantLat.data();
+    ref.counts = act->wantCounts;
+    referenceActivation(ref);
+  }
   std::string error;
   if (!runner.run(a, error)) {
     std::printf("%s: error: %s\n", what, error.c_str());
     return false;
   }
-  int64_t differ = 0, first = -1;
-  for (int64_t i = 0; i < kN; ++i)
-    if (std::memcmp(&out[i], &expected[i], sizeof(double)) != 0 &&
-        differ++ == 0)
-      first = i;
-  if (differ) {
-    std::printf("%s: %" PRId64
-                " points differ from the reference, first %" PRId64
-                " (%.17g, expected %.17g)\n",
-                what, differ, first, out[first], expected[first]);
+  if (compare(out.data(), expected.data(), "out", what))
     return false;
+  if (act) {
+    if (compare(act->lat.data(), act->wantLat.data(), "lat", what) ||
+        compare(act->prev.data(), act->wantPrev.data(), "prev", what))
+      return false;
+    if (act->counts[0] != act->wantCounts[0] ||
+        act->counts[1] != act->wantCounts[1]) {
+      std::printf("%s: counts %" PRId64 " activated, %" PRId64
+                  " not finite; expected %" PRId64 ", %" PRId64 "\n",
+                  what, act->counts[0], act->counts[1], act->wantCounts[0],
+                  act->wantCounts[1]);
+      return false;
+    }
+    std::printf("%s: bit-identical to the reference (%" PRId64
+                " activated, %" PRId64 " not finite)\n",
+                what, act->counts[0], act->counts[1]);
+    return true;
   }
   std::printf("%s: bit-identical to the reference\n", what);
   return true;
@@ -284,5 +384,13 @@ int main(int argc, char **argv) {
                       "inner slab, source") &&
             checkCase(runner, b, 5, 6, false, "one point") &&
             checkCase(runner, b, 7, 7, true, "no point");
+  for (auto [begin, end, name] :
+       {std::tuple<int64_t, int64_t, const char *>{0, kN, "whole block"},
+        {kNx * kNy + 3, kN - kNx * kNy - 5, "inner slab"},
+        {5, 6, "one point"}}) {
+    Activation act(seed);
+    std::string what = std::string("activation, ") + name;
+    ok = ok && checkCase(runner, b, begin, end, true, what.c_str(), &act);
+  }
   return ok ? 0 : 1;
 }

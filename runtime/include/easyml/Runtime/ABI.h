@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define EASYML_ABI_VERSION 8
+#define EASYML_ABI_VERSION 9
 
 /* Arguments of every kernel entry point. One struct, so the ABI can grow
  * without changing function types. Field order is part of the ABI; every
@@ -168,7 +168,20 @@ typedef void (*easyml_derive_fn)(double *params, const int64_t *keep);
  *
  * Neighbours are read only where that neighbour's bit and TISSUE are set;
  * nothing outside [begin, end) is written, and only v, flags and src at
- * the points themselves and at the neighbours so named are read. */
+ * the points themselves and at the neighbours so named are read.
+ *
+ * ABI 9: the activation pass of a tissue step, where `prev` is not NULL
+ * (the last sub-step of a step on a device that keeps Vm). For every point
+ * i of TISSUE in [begin, end), with x = out[i] as computed above:
+ *
+ *   if prev[i] < threshold and x >= threshold and lat[i] is NaN:
+ *     lat[i] = t1 - (dt * (x - threshold)) / (x - prev[i])
+ *     counts[0] += 1                        (atomically)
+ *   if x is NaN or infinite: counts[1] += 1 (atomically)
+ *   prev[i] = x
+ *
+ * each operation rounded on its own, as above: the bits of the host's
+ * activation pass. prev, lat and counts are read and written only there. */
 typedef struct easyml_diffusion_args {
   int64_t begin;        /* first point */
   int64_t end;          /* one past the last point */
@@ -178,6 +191,12 @@ typedef struct easyml_diffusion_args {
   double *out;          /* Vm after (not aliasing v) */
   const uint8_t *flags; /* per point: enum easyml_diffusion_flag bits */
   const double *src;    /* NULL, or per point: added (a stimulus, dt*I/Cm) */
+  /* ABI 9: the activation pass (above); prev NULL: none. */
+  double *prev;     /* per point: Vm after the last step, then out */
+  double *lat;      /* per point: activation time (ms), NaN before */
+  int64_t *counts;  /* [0] points activated, [1] not finite */
+  double threshold; /* mV */
+  double t1, dt;    /* end of the step and its length (ms) */
 } easyml_diffusion_args;
 
 /* Which neighbours a point exchanges current with: none across the grid's
