@@ -165,6 +165,23 @@ private:
   uint64_t flagsVersion_ = ~0ull, srcVersion_ = ~0ull;
   bool prepareDiffusion(const DiffusionTask &task, std::string &error);
   void releaseTissue();
+  // A tissue's activation pass (DeviceActivation): activation times and
+  // Vm after the last step of actRange_, kept between steps, copied from
+  // and to the host's arrays; the pass's two counts.
+  uint64_t actLat_ = 0, actPrev_ = 0, actCounts_ = 0;
+  size_t actCapacity_ = 0;
+  CellRange actRange_;
+  double *hostLat_ = nullptr, *hostPrev_ = nullptr;
+  std::vector<int64_t> actStage_ = std::vector<int64_t>(2, 0),
+                       actZeros_ = std::vector<int64_t>(2, 0);
+  bool prepareActivation(const DeviceActivation &act, std::string &error);
+  void releaseActivationBuffers();
+
+public:
+  bool releaseActivation(bool keep, std::string &error) override;
+  void dropActivation() override { actRange_ = {}; }
+
+private:
   /// The range's row of Vm on the device.
   uint64_t vmRow() const { return at(ext_, desc_->vm_index, range_.begin); }
 
@@ -186,6 +203,7 @@ GpuDevice::~GpuDevice() {
   for (void *p : pinned_)
     ctx_->driver().unpin(p);
   releaseTissue();
+  releaseActivationBuffers();
   delete argsStage_;
 }
 
@@ -292,6 +310,11 @@ bool GpuDevice::allocateWindow(CellRange window, std::string &error) {
 }
 
 bool GpuDevice::own(CellRange range, std::string &error) {
+  // Activation times of cells that may go to another device go to the
+  // host first; the new range's come back at the next diffusion step.
+  if (!actRange_.empty() && !(range == actRange_) &&
+      !releaseActivation(false, error))
+    return false;
   if (range.empty() || window_.contains(range)) {
     range_ = range;
     return true;
@@ -908,9 +931,24 @@ bool GpuDevice::diffuse(const DiffusionTask &task, std::string &error) {
   a.src = task.src ? reinterpret_cast<const double *>(
                          shifted(tissueSrc_, span.begin, kDouble))
                    : nullptr;
+  a.prev = a.lat = nullptr;
+  a.counts = nullptr;
+  if (const DeviceActivation *act = task.activation) {
+    if (!prepareActivation(*act, error))
+      return false;
+    a.prev = reinterpret_cast<double *>(shifted(actPrev_, r.begin, kDouble));
+    a.lat = reinterpret_cast<double *>(shifted(actLat_, r.begin, kDouble));
+    a.counts = reinterpret_cast<int64_t *>(actCounts_);
+    a.threshold = act->threshold;
+    a.t1 = act->t1;
+    a.dt = act->dt;
+  }
   if (!diffusion_->launch(a, error))
     return fail(error, "kernel diffuse on points [" + std::to_string(r.begin) +
                            ", " + std::to_string(r.end) + ")");
+  // The range's Vm is newer here than on the host (which may have taken
+  // it since the wave) until a copy brings it there.
+  externalsOnDevice = true;
   return true;
 }
 
@@ -924,8 +962,74 @@ bool GpuDevice::finishDiffusion(const DiffusionTask &task,
       return fail(error, "downloading Vm");
     bytesToHost += range_.size() * kDouble;
   }
+  if (task.activation &&
+      !ctx_->copyToHost(actStage_.data(), actCounts_,
+                        actStage_.size() * sizeof(int64_t), error))
+    return fail(error, "downloading the activation counts");
   if (!ctx_->synchronize(error))
     return fail(error, "running the diffusion");
+  if (DeviceActivation *act = task.activation) {
+    act->activated += actStage_[0];
+    act->nonFinite += actStage_[1];
+    act->done.push_back(range_);
+  }
+  return true;
+}
+
+void GpuDevice::releaseActivationBuffers() {
+  for (uint64_t p : {actLat_, actPrev_, actCounts_})
+    ctx_->release(p);
+  actLat_ = actPrev_ = actCounts_ = 0;
+  actCapacity_ = 0;
+  actRange_ = {};
+}
+
+/// Buffers for the range's activation times and Vm after the last step,
+/// filled from the host's arrays unless they hold the range already; the
+/// counts cleared.
+bool GpuDevice::prepareActivation(const DeviceActivation &act,
+                                  std::string &error) {
+  CellRange r = range_;
+  bool held = r == actRange_ && hostLat_ == act.lat && hostPrev_ == act.prev;
+  if (!held) {
+    if (!actRange_.empty() && !releaseActivation(false, error))
+      return false;
+    size_t bytes = r.size() * kDouble;
+    if (bytes > actCapacity_ || !actCounts_) {
+      releaseActivationBuffers();
+      actLat_ = ctx_->allocate(bytes, error);
+      actPrev_ = actLat_ ? ctx_->allocate(bytes, error) : 0;
+      actCounts_ = actPrev_ ? ctx_->allocate(2 * sizeof(int64_t), error) : 0;
+      if (!actCounts_)
+        return fail(error, "allocating the activation times");
+      actCapacity_ = bytes;
+    }
+    if (!ctx_->copyToDevice(actLat_, act.lat + r.begin, bytes, error) ||
+        !ctx_->copyToDevice(actPrev_, act.prev + r.begin, bytes, error))
+      return fail(error, "uploading the activation times");
+    bytesToDevice += 2 * bytes;
+    actRange_ = r;
+    hostLat_ = act.lat;
+    hostPrev_ = act.prev;
+  }
+  if (!ctx_->copyToDevice(actCounts_, actZeros_.data(),
+                          actZeros_.size() * sizeof(int64_t), error))
+    return fail(error, "clearing the activation counts");
+  return true;
+}
+
+bool GpuDevice::releaseActivation(bool keep, std::string &error) {
+  CellRange r = actRange_;
+  if (r.empty())
+    return true;
+  size_t bytes = r.size() * kDouble;
+  if (!ctx_->copyToHost(hostLat_ + r.begin, actLat_, bytes, error) ||
+      !ctx_->copyToHost(hostPrev_ + r.begin, actPrev_, bytes, error) ||
+      !ctx_->synchronize(error))
+    return fail(error, "downloading the activation times");
+  bytesToHost += 2 * bytes;
+  if (!keep)
+    actRange_ = {};
   return true;
 }
 

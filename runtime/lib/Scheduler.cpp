@@ -212,6 +212,36 @@ bool Scheduler::syncStates() {
   return true;
 }
 
+bool Scheduler::syncExternals() {
+  if (!usable())
+    return false;
+  std::string err;
+  for (size_t i = 0; i < set_.devices.size(); ++i) {
+    Device &device = *set_.devices[i];
+    if (lost_[i] || !device.externalsOnDevice)
+      continue;
+    if (!device.download(device.range(), kExternalRows, err))
+      return fail(device, err);
+    device.externalsOnDevice = false;
+  }
+  return true;
+}
+
+bool Scheduler::releaseActivation(bool keep) {
+  if (!usable())
+    return false;
+  std::string err;
+  for (size_t i = 0; i < set_.devices.size(); ++i)
+    if (!lost_[i] && !set_.devices[i]->releaseActivation(keep, err))
+      return fail(*set_.devices[i], err);
+  return true;
+}
+
+void Scheduler::dropActivation() {
+  for (auto &device : set_.devices)
+    device->dropActivation();
+}
+
 void Scheduler::statesWritten() {
   for (auto &device : set_.devices)
     if (!device->sharesHostStore())
@@ -639,12 +669,15 @@ void Scheduler::countHotCells() {
   double threshold = balancer_->options().hotVm;
   if (std::isnan(threshold) || desc_.vm_index < 0)
     return;
-  // Every cell's Vm is on the host after each step (tissue). At most
+  // Every cell's Vm is on the host at a judgement (tissue). At most
   // kHotBlocks blocks (of a multiple of the alignment: on a large grid a
   // split a few thousandths finer would not pay), each counted from at
   // most 16 of its cells: a judgement reads at most 64 Ki values.
   balancer_->setHotCells([this, threshold](HotBlocks &hot) {
     constexpr int64_t kHotBlocks = 4096, kSamples = 16;
+    // Steps that leave Vm on the devices (DeviceActivation) bring it here
+    // only when something reads it.
+    syncExternals();
     const double *vm = store_->ext(desc_.vm_index);
     hot.cells = store_->cells();
     int64_t units = (hot.cells + align_ - 1) / align_;

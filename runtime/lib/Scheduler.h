@@ -91,6 +91,15 @@ public:
   bool canFuse() const;
   /// Seconds diffuse() spent bringing halos to the host.
   double haloSeconds = 0;
+  /// A tissue's activation pass on the devices (DeviceActivation): every
+  /// device brings what it keeps of the arrays to the host (`keep`: and
+  /// keeps it), or forgets it.
+  bool releaseActivation(bool keep);
+  void dropActivation();
+  /// The host store holds every device's newest externals afterwards
+  /// (Vm, which steps that do the activation pass on the devices leave
+  /// there).
+  bool syncExternals();
 
   /// The host store holds every device's newest states afterwards.
   bool syncStates();

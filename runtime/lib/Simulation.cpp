@@ -444,6 +444,14 @@ bool Simulation::diffuse(const DiffusionTask &task) {
 
 double Simulation::haloSeconds() const { return scheduler_->haloSeconds; }
 
+bool Simulation::releaseActivation(bool keep) {
+  return scheduler_->releaseActivation(keep);
+}
+
+void Simulation::dropActivation() { scheduler_->dropActivation(); }
+
+bool Simulation::syncVm() { return scheduler_->syncExternals(); }
+
 void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fused = step; }
 
 bool Simulation::canFuse() const { return scheduler_->canFuse(); }

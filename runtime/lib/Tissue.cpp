@@ -134,6 +134,7 @@ bool Tissue::initialize(std::string &error) {
   onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
                !options_.diffusionOnHost && !boxes_;
   fusable_ = onDevices_ && sim_.ranks() == 1;
+  deviceActivation_ = fusable_ && !options_.activationOnHost;
   // The host's operator, where the diffusion step runs on the host.
   if ((sim_.ranks() > 1 && !initializeRanks(error)) ||
       (!onDevices_ && !generatedDiffusion(error)))
@@ -198,7 +199,15 @@ void Tissue::scatterVm() {
     vm[k] = v_[cellPoint_[k]];
 }
 
+bool Tissue::syncHostVm() {
+  if (!hostVmStale_)
+    return true;
+  hostVmStale_ = false;
+  return sim_.local()->syncVm();
+}
+
 std::vector<double> Tissue::vm() {
+  syncHostVm();
   if (ranked_) {
     std::vector<double> own(cells_.size());
     for (int64_t k = 0; k < cells_.size(); ++k)
@@ -215,6 +224,8 @@ std::vector<double> Tissue::vm() {
 std::vector<double> Tissue::activationTimes() {
   if (ranked_)
     return gatherCells(lat_);
+  if (deviceActivation_)
+    sim_.local()->releaseActivation(/*keep=*/true);
   return lat_;
 }
 
@@ -311,11 +322,41 @@ bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
   for (int64_t s = first; s < report_.substeps; ++s) {
     task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
     task.srcVersion = srcVersion_;
-    task.downloadVm = s + 1 == report_.substeps;
+    bool last = s + 1 == report_.substeps;
+    // The GPUs' activation pass in the last sub-step; Vm stays there.
+    if (last && deviceActivation_) {
+      act_ = DeviceActivation();
+      act_.lat = lat_.data();
+      act_.prev = prev_.data();
+      act_.threshold = options_.activationThreshold;
+      act_.t1 = (step_ + 1) * options_.dt;
+      act_.dt = options_.dt;
+      task.activation = &act_;
+    }
+    task.downloadVm = last && !task.activation;
     if (!sim_.local()->sendHalos(task) || !sim_.local()->diffuse(task))
       return error = sim_.failure(), false;
   }
+  activatedOnDevices_ = task.activation != nullptr;
+  hostVmStale_ = hostVmStale_ || (activatedOnDevices_ && !act_.done.empty());
   return true;
+}
+
+bool Tissue::finishDeviceActivation(std::string &error) {
+  activated_ += act_.activated;
+  report_.activatedOnDevices += act_.activated;
+  if (act_.nonFinite > 0) {
+    // The lowest point that is not finite, from Vm brought back.
+    if (!syncHostVm())
+      return error = sim_.failure(), false;
+    const double *v = gridVm();
+    for (int64_t p = 0; p < grid_.points(); ++p)
+      if (!std::isfinite(v[p])) {
+        error = nonFiniteError(p, step_ * options_.dt);
+        return false;
+      }
+  }
+  return updateActivation(step_, act_.done, error);
 }
 
 double Tissue::dot(const double *a, const double *b) const {
@@ -406,6 +447,25 @@ inline bool eventful(const double *v, const double *prev, int64_t n,
   return any != 0;
 }
 
+/// Chunks of at most kChunk cells covering [0, n) but the ranges `done`.
+std::vector<CellRange> chunksOutside(int64_t n,
+                                     const std::vector<CellRange> &done) {
+  std::vector<CellRange> skip = done, out;
+  std::sort(skip.begin(), skip.end(),
+            [](CellRange a, CellRange b) { return a.begin < b.begin; });
+  int64_t c = 0;
+  auto cover = [&](int64_t end) {
+    for (; c < end; c = std::min(end, c + kChunk))
+      out.push_back({c, std::min(end, c + kChunk)});
+  };
+  for (CellRange r : skip) {
+    cover(std::min(n, r.begin));
+    c = std::max(c, r.end);
+  }
+  cover(n);
+  return out;
+}
+
 } // namespace
 
 /// Activation times and the finiteness check, over chunks of the cells on
@@ -413,6 +473,11 @@ inline bool eventful(const double *v, const double *prev, int64_t n,
 /// Across ranks (prev_ and lat_ per cell of the rank) the same pass hands
 /// the block's new Vm (in vr_) to the cells.
 bool Tissue::updateActivation(int64_t step, std::string &error) {
+  return updateActivation(step, {}, error);
+}
+
+bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
+                              std::string &error) {
   const double thr = options_.activationThreshold;
   const double t1 = step * options_.dt, dt = options_.dt;
   const double t0 = now();
@@ -446,10 +511,11 @@ bool Tissue::updateActivation(int64_t step, std::string &error) {
     const int64_t c0 = ranked_ ? cells_.begin : 0;
     const int64_t n = ranked_ ? cells_.size() : cellPoint_.size();
     const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1) reduction(+ : found) reduction(min : bad)
-    for (int64_t k = 0; k < chunks; ++k)
-      for (int64_t c = k * kChunk, e = std::min(n, c + kChunk); c < e; ++c) {
+    const std::vector<CellRange> chunks = chunksOutside(n, done);
+    const int64_t nchunks = static_cast<int64_t>(chunks.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && nchunks > 1) reduction(+ : found) reduction(min : bad)
+    for (int64_t k = 0; k < nchunks; ++k)
+      for (int64_t c = chunks[k].begin, e = chunks[k].end; c < e; ++c) {
         double x = v[slots[c]];
         int64_t p = cellPoint_[c0 + c], at = vm ? c : p;
         if (vm)
@@ -576,6 +642,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
         error = nonFiniteError(fused_.firstBad, step_ * options_.dt);
         ok = false;
       }
+    } else if (ok && activatedOnDevices_) {
+      ok = finishDeviceActivation(error);
     } else {
       ok = ok && updateActivation(step_, error);
     }
@@ -663,7 +731,8 @@ std::string TissueReport::json(int indent) const {
       buf.data(), buf.size(),
       "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
       "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
-      "\"fused_steps\": %lld,\n%s  \"process_grid\": [%d, %d, %d],\n%s  "
+      "\"fused_steps\": %lld,\n%s  \"activated_on_devices\": %lld,\n%s  "
+      "\"process_grid\": [%d, %d, %d],\n%s  "
       "\"rank_repartitions\": %lld,\n%s  \"rank_points\": %s,\n%s  "
       "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
       "\"diffusion\": %.6f, \"halo\": %.6f, \"fused\": %.6f, \"output\": "
@@ -671,9 +740,10 @@ std::string TissueReport::json(int indent) const {
       pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
       pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
       pad.c_str(), (long long)cgIterations, pad.c_str(), (long long)fusedSteps,
-      pad.c_str(), processGrid[0], processGrid[1], processGrid[2], pad.c_str(),
-      (long long)rankRepartitions, pad.c_str(), held.c_str(), pad.c_str(),
-      pointStepsPerSecond(), pad.c_str(), ionicSeconds, diffusionSeconds,
-      haloSeconds, fusedSeconds, outputSeconds, wallSeconds, pad.c_str());
+      pad.c_str(), (long long)activatedOnDevices, pad.c_str(), processGrid[0],
+      processGrid[1], processGrid[2], pad.c_str(), (long long)rankRepartitions,
+      pad.c_str(), held.c_str(), pad.c_str(), pointStepsPerSecond(),
+      pad.c_str(), ionicSeconds, diffusionSeconds, haloSeconds, fusedSeconds,
+      outputSeconds, wallSeconds, pad.c_str());
   return buf.data();
 }

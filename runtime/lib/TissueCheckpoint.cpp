@@ -27,6 +27,7 @@ void Tissue::savePosition(RunPosition &position) {
   // it to the cells: the checkpoint takes the cells'.
   scatterVm();
   syncPrev();
+  syncHostVm();
   position.client["tissue.step"] = static_cast<double>(step_);
   position.client["tissue.beats"] = static_cast<double>(beats_);
   position.client["tissue.first_beat"] = static_cast<double>(firstBeat_);
@@ -97,6 +98,10 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
     prev_ = ownValues(prev_);
   }
   prevStale_ = false;
+  // The devices keep none of the arrays written here.
+  if (deviceActivation_)
+    sim_.local()->dropActivation();
+  hostVmStale_ = false;
   // Vm of the grid from the cells, as initialize() takes it.
   gatherVm();
   if (ranked_)

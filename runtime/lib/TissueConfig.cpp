@@ -156,7 +156,8 @@ bool readConductivity(Reader &r, const Value &c, Conductivity &out) {
 bool readTime(Reader &r, const Value &t, TissueSetup &s) {
   if (!r.known(t, "time",
                {"dt", "duration", "scheme", "substeps", "cg_tolerance",
-                "cg_max_iterations", "until_activated", "diffusion_on"}))
+                "cg_max_iterations", "until_activated", "diffusion_on",
+                "activation_on"}))
     return false;
   const Value *v;
   if ((v = t.find("dt")) && !r.number(*v, "dt", s.options.dt, true))
@@ -188,6 +189,15 @@ bool readTime(Reader &r, const Value &t, TissueSetup &s) {
       return r.fail(*v, "unknown 'diffusion_on' value '" + where +
                             "' (devices, host)");
     s.options.diffusionOnHost = where == "host";
+  }
+  if ((v = t.find("activation_on"))) {
+    std::string where;
+    if (!r.string(*v, "activation_on", where))
+      return false;
+    if (where != "devices" && where != "host")
+      return r.fail(*v, "unknown 'activation_on' value '" + where +
+                            "' (devices, host)");
+    s.options.activationOnHost = where == "host";
   }
   if ((v = t.find("until_activated"))) {
     if (v->kind != Value::Bool)
@@ -426,7 +436,8 @@ std::string settingsOf(const Value &doc) {
     if (key == "time" && v.isObject())
       v.members.erase(std::remove_if(v.members.begin(), v.members.end(),
                                      [](const auto &m) {
-                                       return m.first == "diffusion_on";
+                                       return m.first == "diffusion_on" ||
+                                              m.first == "activation_on";
                                      }),
                       v.members.end());
     out += key + "=" + json::write(v) + "\n";

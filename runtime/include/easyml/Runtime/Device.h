@@ -215,8 +215,21 @@ struct WaveTask {
 
 /// One explicit diffusion sub-step of a tissue (Tissue.h) on every device
 /// over its own range, cell k being grid point k (plus an offset, the
-/// pointers' business) and Vm the model's external `vm`. The host's copy of Vm (the whole grid) carries the halos:
-/// the points within `halo` of a range that other devices own.
+/// pointers' business) and Vm the model's external `vm`. The host's copy of Vm
+/// (the whole grid) carries the halos: the points within `halo` of a range that
+/// other devices own. A tissue's activation pass done where Vm is (ABI 9
+/// easyml_diffusion_args) by the devices that keep Vm between steps (GPUs): the
+/// host's arrays by cell, of which such a device keeps its range's part until
+/// releaseActivation(), and what the devices found in this step.
+struct DeviceActivation {
+  double *lat = nullptr, *prev = nullptr;
+  double threshold = 0, t1 = 0, dt = 0;
+  /// Results of the step, over the devices that did it: points activated,
+  /// values not finite, and the cells done (the host does the others).
+  int64_t activated = 0, nonFinite = 0;
+  std::vector<CellRange> done;
+};
+
 struct DiffusionTask {
   /// Strides and coefficients (the range and pointers are the devices').
   easyml_diffusion_args grid{};
@@ -237,6 +250,9 @@ struct DiffusionTask {
   /// After this sub-step every device brings its whole range of Vm to the
   /// host (the end of a step).
   bool downloadVm = false;
+  /// The last sub-step of a step: the activation pass on the devices that
+  /// keep Vm (null: none; the host does it).
+  DeviceActivation *activation = nullptr;
 };
 
 /// A tissue step in one pass over memory, on a device that fusesDiffusion()
@@ -343,6 +359,17 @@ public:
                                std::string &error) = 0;
   /// The device runs a WaveTask's `fused` step (FusedStep).
   virtual bool fusesDiffusion() const { return false; }
+  /// Brings the part of a DeviceActivation's arrays the device keeps to
+  /// the host and stops keeping it (before cells move, before the host
+  /// reads or writes them). `keep`: the device keeps its copy, which
+  /// stays valid (the host only reads).
+  virtual bool releaseActivation(bool keep, std::string &error) {
+    (void)keep;
+    (void)error;
+    return true;
+  }
+  /// Forgets the part it keeps (the host wrote the arrays).
+  virtual void dropActivation() {}
 
   /// A host device that can share a wave with another (the scheduler's
   /// shared waves, SharedWave.cpp): after launch(), computeCells() computes

@@ -419,6 +419,15 @@ public:
   bool diffuse(const DiffusionTask &task);
   /// Seconds diffuse() has spent bringing halos to the host so far.
   double haloSeconds() const;
+  /// A tissue's activation pass on the devices that keep Vm (a
+  /// DiffusionTask's DeviceActivation): releaseActivation() brings what
+  /// the devices keep of its arrays to the host (`keep`: they keep it
+  /// too, for a host that only reads), dropActivation() makes them
+  /// forget it (the host wrote the arrays), syncVm() brings Vm, which
+  /// such steps leave on the devices, to the host.
+  bool releaseActivation(bool keep);
+  void dropActivation();
+  bool syncVm();
   /// A tissue step in one pass (FusedStep): where canFuse() holds when a
   /// one-step compute wave starts, the wave runs `step` (null: no longer),
   /// and lastWaveFused() says so after it.

@@ -81,6 +81,10 @@ struct TissueOptions {
   /// Explicit diffusion without a mask runs on the simulation's devices
   /// unless this is set: then on the host's threads (as with a mask).
   bool diffusionOnHost = false;
+  /// With diffusion on the devices in one process, the GPUs do the
+  /// activation pass where Vm is (Vm then stays there between steps)
+  /// unless this is set: then the host does it, Vm coming back every step.
+  bool activationOnHost = false;
   /// Threads of the diffusion step on the host (0: OpenMP's default).
   int threads = 0;
   /// Per-cell biomarkers (APDs, dV/dt max, ...; docs/biomarkers.md),
@@ -111,6 +115,9 @@ struct TissueReport {
   /// and their time (not in the three above).
   int64_t fusedSteps = 0;
   double fusedSeconds = 0;
+  /// Points whose activation time a GPU found where Vm is
+  /// (DeviceActivation), not the host.
+  int64_t activatedOnDevices = 0;
   /// Boxes per axis the ranks hold (1 x 1 x 1 in one process).
   std::array<int, 3> processGrid{{1, 1, 1}};
   /// Times the slabs moved between ranks (the ranks' balancer), and the
@@ -216,6 +223,15 @@ private:
   /// Activation times and the check that Vm is finite after a step;
   /// across ranks, also the new Vm from vr_ into the cells.
   bool updateActivation(int64_t step, std::string &error);
+  /// The same over the cells outside `done` (one process).
+  bool updateActivation(int64_t step, const std::vector<CellRange> &done,
+                        std::string &error);
+  /// After diffusion sub-steps whose last did the activation pass on the
+  /// devices (act_): their counts, a point that is not finite, and the
+  /// host's pass over the other cells.
+  bool finishDeviceActivation(std::string &error);
+  /// Vm on the host again where steps left it on the devices.
+  bool syncHostVm();
   /// A stimulus starts at `step`: the running beat ends (biomarkers on).
   bool beatBoundary(int64_t step, std::string &error);
   // Across ranks (TissueRanks.cpp).
@@ -321,6 +337,12 @@ private:
   /// Steps may be fused (FusedStep): one process, no mask, explicit
   /// diffusion on the devices; prev_ is stale after a fused step.
   bool fusable_ = false, prevStale_ = false;
+  /// The GPUs do the activation pass (DeviceActivation, one process,
+  /// diffusion on the devices); the last step's, and whether the host's
+  /// Vm is stale since.
+  bool deviceActivation_ = false, hostVmStale_ = false;
+  DeviceActivation act_;
+  bool activatedOnDevices_ = false;
   FusedStep fused_;
   /// Which stimuli were on at the last step, and the version of src_ that
   /// devices hold (it changes when that set changes).
