@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
 """Throughput of easyml-tissue on one grid across device sets: the CPU
 pool, GPUs, both, with the diffusion step on the devices (Vm resident on
-a GPU) or on the host.
+a GPU) or on the host, and the activation pass where Vm is or on the host.
 
     benchmarks/tissue-devices.py --model tt.so --points 256 256 256
-        --devices cpu gpu:0 gpu:0@host cpu+gpu:0 [--steps 200] [--dt 0.01]
-        [--spacing 0.1] [--threads 0] [--json FILE]
+        --devices cpu gpu:0 gpu:0@hostact gpu:0@host cpu+gpu:0
+        [--steps 200] [--dt 0.01] [--spacing 0.1] [--threads 0]
+        [--wave-axis first|last] [--json FILE]
 
 A run per --devices entry, in order; "SPEC@host" runs the diffusion step
-on the host's threads (time.diffusion_on = host). A planar wave is
-started at the x = 0 face. Prints a table (point-steps/s, speed over the
-first entry, the share of the ionic step, the diffusion step, the halo
-exchange and output) and, for runs whose devices are the same but the
-diffusion step runs elsewhere, whether their final Vm is bit-identical
-(the generated operator computes the same bits on every variant; only
-for one kind of device, as a mix's split follows its timings).
+on the host's threads (time.diffusion_on = host), "SPEC@hostact" only the
+activation pass (time.activation_on = host: Vm comes to the host every
+step). A planar wave is started at the x = 0 face (--wave-axis last: at
+the face where the last axis is 0, so that it travels across the
+devices' slabs, which are cut along that axis). Prints a table
+(point-steps/s, speed over the first entry, the share of the ionic step,
+the diffusion step, the halo exchange and output, which includes the
+host's activation pass) and, for runs whose devices are the same but
+whose diffusion step or activation pass runs elsewhere, whether their
+final Vm and activation times are bit-identical (the generated operator
+computes the same bits on every variant; only for one kind of device, as
+a mix's split follows its timings).
 """
 import argparse
 import json
@@ -29,41 +35,53 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def config(args, devices, where, work):
+def config(args, devices, where, act, work):
     n = args.points
     h = args.spacing
+    far = [(k - 1) * h for k in n] + [0] * (3 - len(n))
+    near = [0.0, 0.0, 0.0]
+    # Two planes of points across the chosen axis.
+    axis = 0 if args.wave_axis == "first" else len(n) - 1
+    face = list(far)
+    face[axis] = 2 * h
     return {
         "model": os.path.abspath(args.model),
         "devices": devices,
         "threads": args.threads,
         "grid": {"points": n, "spacing_mm": h},
         "time": {"dt": args.dt, "duration": args.steps * args.dt,
-                 "diffusion_on": where},
-        "stimuli": [{"box": [[0, 0, 0], [2 * h, (n[1] - 1) * h,
-                                         (n[2] - 1) * h if len(n) > 2 else 0]],
+                 "diffusion_on": where, "activation_on": act},
+        "stimuli": [{"box": [near, face],
                      "current_per_area": 100, "duration": 2}],
-        "outputs": {"directory": work, "activation": "",
+        "outputs": {"directory": work, "activation": "activation",
                     "snapshots_every": args.steps * args.dt},
     }
 
 
 def run(args, entry, work):
     devices, _, where = entry.partition("@")
-    where = where or "devices"
+    if where not in ("", "host", "hostact"):
+        sys.exit(f"tissue-devices.py: error: unknown '@{where}' in '{entry}' "
+                 "(@host, @hostact)")
+    act = "host" if where else "devices"
+    where = "host" if where == "host" else "devices"
     path = os.path.join(work, "tissue.json")
-    json.dump(config(args, devices, where, work), open(path, "w"))
+    json.dump(config(args, devices, where, act, work), open(path, "w"))
     report = os.path.join(work, "report.json")
     t0 = time.time()
     p = subprocess.run([args.tissue, path, "--report-json", report, "-q",
                         "--no-progress"], capture_output=True, text=True)
     if p.returncode:
         return {"devices": devices, "diffusion_on": where,
-                "error": p.stderr.strip()}
+                "activation_on": act, "error": p.stderr.strip()}
     r = json.load(open(report))
-    last = sorted(f for f in r["files"] if f.endswith(".npy"))[-1]
+    last = sorted(f for f in r["files"]
+                  if f.endswith(".npy") and "vm_" in f)[-1]
     s = r["run"]["seconds"]
     total = s["total"] or 1
     return {"devices": devices, "diffusion_on": where,
+            "activation_on": act,
+            "activated_on_devices": r["run"].get("activated_on_devices", 0),
             "device_names": r["devices"],
             "point_steps_per_second": r["run"]["point_steps_per_second"],
             "ionic_share": s["ionic"] / total,
@@ -71,7 +89,8 @@ def run(args, entry, work):
             "halo_share": s.get("halo", 0) / total,
             "output_share": s["output"] / total,
             "seconds": total, "wall_with_setup": time.time() - t0,
-            "substeps": r["run"]["substeps"], "final": last}
+            "substeps": r["run"]["substeps"], "final": last,
+            "activation": os.path.join(work, "activation.npy")}
 
 
 def main():
@@ -85,6 +104,7 @@ def main():
     ap.add_argument("--dt", type=float, default=0.01)
     ap.add_argument("--spacing", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--wave-axis", choices=("first", "last"), default="first")
     ap.add_argument("--tissue", default=os.path.join(ROOT, "build", "bin",
                                                      "easyml-tissue"))
     ap.add_argument("--json")
@@ -99,35 +119,39 @@ def main():
             print(f"[{k + 1}/{len(args.devices)}] {entry} ...",
                   file=sys.stderr, flush=True)
             rows.append(run(args, entry, work))
-            if "final" in rows[-1]:
+            if "final" in rows[-1] and not os.path.isabs(rows[-1]["final"]):
                 rows[-1]["final"] = os.path.join(work, rows[-1]["final"])
         same = compare(rows)
     points = "x".join(map(str, args.points))
     print(f"{os.path.basename(args.model)}, {points} points, "
           f"{args.steps} steps of {args.dt} ms")
     base = rows[0].get("point_steps_per_second")
-    print(f"{'devices':<16} {'diffusion':<9} {'point-steps/s':>14} "
+    print(f"{'devices':<16} {'diffusion':<9} {'activ.':<8} "
+          f"{'point-steps/s':>14} "
           f"{'speed':>7} {'ionic':>6} {'diff.':>6} {'halo':>6} {'output':>6}")
     for r in rows:
         if "error" in r:
-            print(f"{r['devices']:<16} {r['diffusion_on']:<9} failed: "
-                  f"{r['error']}")
+            print(f"{r['devices']:<16} {r['diffusion_on']:<9} "
+                  f"{r['activation_on']:<8} failed: {r['error']}")
             continue
         rate = r["point_steps_per_second"]
-        print(f"{r['devices']:<16} {r['diffusion_on']:<9} {rate:>14.3e} "
+        print(f"{r['devices']:<16} {r['diffusion_on']:<9} "
+              f"{r['activation_on']:<8} {rate:>14.3e} "
               f"{rate / base if base else 0:>6.2f}x "
               f"{100 * r['ionic_share']:>5.1f}% "
               f"{100 * r['diffusion_share']:>5.1f}% "
               f"{100 * r['halo_share']:>5.1f}% "
               f"{100 * r['output_share']:>5.1f}%")
     for a, b, equal in same:
-        print(f"{a} vs {b}: final Vm "
-              f"{'bit-identical' if equal else 'DIFFERS'}")
+        print(f"{a} vs {b}: final Vm and activation times "
+              f"{'bit-identical' if equal else 'DIFFER'}")
     if args.json:
         for r in rows:
             r.pop("final", None)
+            r.pop("activation", None)
         json.dump({"model": os.path.basename(args.model),
                    "points": args.points, "steps": args.steps,
+                   "wave_axis": args.wave_axis,
                    "dt": args.dt, "rows": rows,
                    "identical": [{"a": a, "b": b, "equal": e}
                                  for a, b, e in same]},
@@ -136,19 +160,25 @@ def main():
         not all(e for _, _, e in same) else 0
 
 
+def label(r):
+    where = {("devices", "devices"): "", ("devices", "host"): "@hostact",
+             ("host", "host"): "@host"}
+    return r["devices"] + where[(r["diffusion_on"], r["activation_on"])]
+
+
 def compare(rows):
-    """Pairs of runs on the same devices, diffusion on devices vs host."""
+    """Pairs of runs on the same devices with the diffusion step or the
+    activation pass elsewhere."""
     out = []
     for i, a in enumerate(rows):
         for b in rows[i + 1:]:
             # One kind of device (a mix's split follows timings).
             if "final" in a and "final" in b and "+" not in a["devices"] and \
-                    a["devices"] == b["devices"] and \
-                    a["diffusion_on"] != b["diffusion_on"]:
-                va, vb = np.load(a["final"]), np.load(b["final"])
-                out.append((f"{a['devices']}@{a['diffusion_on']}",
-                            f"{b['devices']}@{b['diffusion_on']}",
-                            bool(np.array_equal(va, vb, equal_nan=True))))
+                    a["devices"] == b["devices"] and label(a) != label(b):
+                same = all(np.array_equal(np.load(a[k]), np.load(b[k]),
+                                          equal_nan=True)
+                           for k in ("final", "activation"))
+                out.append((label(a), label(b), bool(same)))
     return out
 
 
