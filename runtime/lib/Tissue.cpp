@@ -199,11 +199,26 @@ void Tissue::scatterVm() {
     vm[k] = v_[cellPoint_[k]];
 }
 
+Tissue::~Tissue() {
+  if (deviceActivation_ && sim_.local())
+    sim_.local()->dropActivation();
+}
+
 bool Tissue::syncHostVm() {
   if (!hostVmStale_)
     return true;
+  if (!sim_.local()->syncVm())
+    return false;
   hostVmStale_ = false;
-  return sim_.local()->syncVm();
+  return true;
+}
+
+bool Tissue::syncHost(std::string &error) {
+  bool ok = syncHostVm() && (!deviceActivation_ || ranked_ ||
+                             sim_.local()->releaseActivation(/*keep=*/true));
+  if (!ok)
+    error = "bringing the devices' values to the host: " + sim_.failure();
+  return ok;
 }
 
 std::vector<double> Tissue::vm() {

@@ -26,8 +26,8 @@ void Tissue::savePosition(RunPosition &position) {
   // With a mask the diffused Vm is the grid's until the next step hands
   // it to the cells: the checkpoint takes the cells'.
   scatterVm();
-  syncPrev();
   syncHostVm();
+  syncPrev();
   position.client["tissue.step"] = static_cast<double>(step_);
   position.client["tissue.beats"] = static_cast<double>(beats_);
   position.client["tissue.first_beat"] = static_cast<double>(firstBeat_);

@@ -163,7 +163,8 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
   auto snapshot = [&](int64_t step, std::string &e) {
     char name[64];
     std::snprintf(name, sizeof name, "vm_%09.3f", step * setup.options.dt);
-    return writeField(sim, writer, name, "Vm", tissue.vm(), e);
+    return tissue.syncHost(e) &&
+           writeField(sim, writer, name, "Vm", tissue.vm(), e);
   };
   if (every)
     tissue.onStep([&](int64_t step, std::string &e) {
@@ -213,7 +214,8 @@ bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
 /// rank 0).
 bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
             Writer &writer, TissueResult &result, std::string &error) {
-  if (!writeBiomarkers(setup, sim, tissue, writer, result, error))
+  if (!tissue.syncHost(error) ||
+      !writeBiomarkers(setup, sim, tissue, writer, result, error))
     return false;
   std::vector<double> lat = tissue.activationTimes();
   if (!setup.outputs.activation.empty() &&
@@ -251,6 +253,8 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
   position.settings = setup.settings;
   for (const std::string &f : result.files)
     position.files.emplace_back(f, fileSize(f));
+  if (!tissue.syncHost(error))
+    return false;
   tissue.savePosition(position);
   if (!sim.saveCheckpoint(setup.checkpoint, position, error))
     return false;

@@ -140,6 +140,9 @@ public:
   /// `comm` connects them (it must outlive the tissue).
   Tissue(SimulationInterface &sim, TissueGrid grid, Conductivity conductivity,
          TissueOptions options, TissueComm *comm = nullptr);
+  /// The simulation must outlive the tissue: its GPUs stop keeping the
+  /// tissue's arrays here.
+  ~Tissue();
 
   /// Checks the set-up (grid, conductivities, cell count, a stable or
   /// semi-implicit scheme, a diffusion operator) and initialises the
@@ -154,6 +157,12 @@ public:
   int64_t step() const { return step_; }
   double time() const { return step_ * options_.dt; }
 
+  /// Brings to the host what steps left on the devices (Vm, and the
+  /// activation times and last Vm the GPUs keep: DeviceActivation); vm(),
+  /// activationTimes() and savePosition() read the host's copies, so a
+  /// caller checks this first. False with `error` when a device fails to
+  /// give them back.
+  bool syncHost(std::string &error);
   /// Vm at every grid point (NaN outside the tissue). Across ranks:
   /// collective, the grid on rank 0 and empty elsewhere.
   std::vector<double> vm();
@@ -230,7 +239,8 @@ private:
   /// devices (act_): their counts, a point that is not finite, and the
   /// host's pass over the other cells.
   bool finishDeviceActivation(std::string &error);
-  /// Vm on the host again where steps left it on the devices.
+  /// Vm on the host again where steps left it on the devices (false:
+  /// a device failed, sim_.failure() says why).
   bool syncHostVm();
   /// A stimulus starts at `step`: the running beat ends (biomarkers on).
   bool beatBoundary(int64_t step, std::string &error);
