@@ -728,10 +728,14 @@ bool GpuDevice::wait(WaveTiming &timing, std::string &error) {
 bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
                          std::string &error) {
   const easyml_model_desc &d = *desc_;
-  // The state after the wave, on the host.
-  if (!ctx_->synchronize(error) || !download(range_, kStateRows, error))
+  // The state after the wave, on the host, and the externals where the
+  // waves keep them here (a tissue's Vm may be steps newer than the
+  // host's).
+  unsigned rows = kStateRows | (externalsOnDevice ? kExternalRows : 0u);
+  if (!ctx_->synchronize(error) || !download(range_, rows, error))
     return false;
   hostStale = false;
+  externalsOnDevice = false;
   auto badValue = [&](const double *sv, const double *ext, std::string &name,
                       double &value) {
     for (int64_t v = 0; v < d.num_states; ++v)
@@ -749,13 +753,13 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
       }
     return false;
   };
-  int64_t rows = store_->svRows();
-  std::vector<double> sv(rows), ext(std::max<int64_t>(1, d.num_externals));
+  const int64_t svRows = store_->svRows();
+  std::vector<double> sv(svRows), ext(std::max<int64_t>(1, d.num_externals));
   std::string name;
   double value = 0;
   int64_t bad = -1;
   for (int64_t c = range_.begin; c < range_.end && bad < 0; ++c) {
-    for (int64_t v = 0; v < rows; ++v)
+    for (int64_t v = 0; v < svRows; ++v)
       sv[v] = store_->sv(v)[c];
     for (int64_t e = 0; e < d.num_externals; ++e)
       ext[e] = store_->ext(e)[c];
@@ -767,7 +771,7 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
   // Replay that cell on the device from the state saved before the wave,
   // one step per launch, fetching only its own values after each step.
   size_t bytes = range_.size() * kDouble;
-  for (int64_t v = 0; v < rows; ++v)
+  for (int64_t v = 0; v < svRows; ++v)
     if (!ctx_->copyOnDevice(at(sv_, v, range_.begin),
                             at(lastSv_, v, range_.begin), bytes, error))
       return fail(error, "restoring the states before the wave");
@@ -786,7 +790,7 @@ bool GpuDevice::diagnose(const WaveTask &task, NonFinite &where,
     fillArgs(*argsStage_, one, CellRange{c, c + 1});
     if (!ctx_->launch(compute_, 1, 1, params.data(), error))
       return fail(error, "replaying cell " + std::to_string(c));
-    for (int64_t v = 0; v < rows; ++v)
+    for (int64_t v = 0; v < svRows; ++v)
       if (!ctx_->copyToHost(&sv[v], at(sv_, v, c), kDouble, error))
         return fail(error, "downloading cell " + std::to_string(c));
     for (int64_t e = 0; e < d.num_externals; ++e)
