@@ -212,6 +212,15 @@ bool Scheduler::syncStates() {
   return true;
 }
 
+void Scheduler::addStepSeconds(double seconds) {
+  // After the window's first wave (which settles the split) the step is
+  // that wave's; after a later one, measured; before any (a window opened
+  // after the wave), the last window's.
+  if (!window_.open || window_.waves == 0)
+    return;
+  (window_.waves == 1 ? window_.firstSeconds : window_.seconds) += seconds;
+}
+
 bool Scheduler::syncExternals() {
   if (!usable())
     return false;

@@ -91,6 +91,10 @@ public:
   bool canFuse() const;
   /// Seconds diffuse() spent bringing halos to the host.
   double haloSeconds = 0;
+  /// Seconds a step spent outside its ionic wave (a tissue's diffusion
+  /// step, halos and activation pass): dimensioning windows count them
+  /// with the wave they follow, so device sets compare whole steps.
+  void addStepSeconds(double seconds);
   /// A tissue's activation pass on the devices (DeviceActivation): every
   /// device brings what it keeps of the arrays to the host (`keep`: and
   /// keeps it), or forgets it.

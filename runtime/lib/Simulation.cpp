@@ -452,6 +452,10 @@ void Simulation::dropActivation() { scheduler_->dropActivation(); }
 
 bool Simulation::syncVm() { return scheduler_->syncExternals(); }
 
+void Simulation::addStepSeconds(double seconds) {
+  scheduler_->addStepSeconds(seconds);
+}
+
 void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fused = step; }
 
 bool Simulation::canFuse() const { return scheduler_->canFuse(); }

@@ -662,6 +662,10 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     } else {
       ok = ok && updateActivation(step_, error);
     }
+    // What the devices cost beyond the ionic step, for the simulation's
+    // measuring windows (in one process; ranks balance whole steps).
+    if (!ranked_)
+      sim_.local()->addStepSeconds(now() - t1);
     // The ranks balance this rank's whole step, not only its ionic part
     // (the slabs that follow carry diffusion too); waits are not counted.
     if (ranked_)

@@ -428,6 +428,10 @@ public:
   bool releaseActivation(bool keep);
   void dropActivation();
   bool syncVm();
+  /// Seconds the last step spent outside its ionic wave (a tissue's
+  /// diffusion, halos, activation pass): `auto`'s measuring windows count
+  /// them, so that they compare device sets by whole steps.
+  void addStepSeconds(double seconds);
   /// A tissue step in one pass (FusedStep): where canFuse() holds when a
   /// one-step compute wave starts, the wave runs `step` (null: no longer),
   /// and lastWaveFused() says so after it.
