@@ -94,7 +94,21 @@ def run(args, model, env, devices, where, work, tag):
             "of_ideal_split": ideal_split(waves),
             "repartitions": rt.get("repartitions", 0),
             "first_cells": waves[0]["cells"], "last_cells": waves[-1]["cells"],
+            "last_ranges": last_ranges(rt, waves),
+            "reorders": sum("reordered" in r["reason"]
+                            for r in rt.get("repartition_log", [])),
             "activation": os.path.join(out, "activation.npy")}
+
+
+def last_ranges(rt, waves):
+    """Each device's cells [begin, end) at the end of the run: the last
+    repartition's, else the first wave's contiguous split (in device
+    order)."""
+    log = rt.get("repartition_log", [])
+    if log:
+        return log[-1]["to"]
+    bounds = np.concatenate([[0], np.cumsum(waves[0]["cells"])])
+    return [[int(b), int(e)] for b, e in zip(bounds[:-1], bounds[1:])]
 
 
 def ideal_split(waves):
@@ -119,7 +133,10 @@ def crossings(args, result):
     if not rows.size:
         return 0
     nx = args.points[0]
-    bounds = np.cumsum(result["last_cells"])[:-1] // nx
+    # Inner bounds between slabs (the slabs may be in any order).
+    edges = sorted({c for r in result["last_ranges"] if r[1] > r[0]
+                    for c in r})
+    bounds = np.array(edges[1:-1]) // nx
     if args.start == "high":
         return int(sum(1 for b in bounds if rows.min() < b))
     return int(sum(1 for b in bounds if rows.max() >= b))
@@ -184,7 +201,8 @@ def main():
         ideal = mid["of_ideal_split"]
         print(f"efficiency {efficiency:.3f} of the summed standalone "
               f"throughputs, {ideal:.3f} of the best split of every wave; "
-              f"repartitions {[r['repartitions'] for r in hybrid]}; "
+              f"repartitions {[r['repartitions'] for r in hybrid]} "
+              f"(slabs reordered {[r['reorders'] for r in hybrid]}); "
               f"cells per device first {mid['first_cells']}, last "
               f"{mid['last_cells']}; the front crossed {crossed} slab "
               f"bound(s); activation times the CPU's bits: {same}")

@@ -25,6 +25,18 @@ double easyml::rt::imbalance(const std::vector<double> &seconds,
   return n < 2 || hi <= 0 ? 0.0 : (hi - lo) / hi;
 }
 
+std::vector<size_t>
+easyml::rt::rangeOrder(const std::vector<CellRange> &ranges) {
+  std::vector<size_t> order;
+  for (size_t d = 0; d < ranges.size(); ++d)
+    if (!ranges[d].empty())
+      order.push_back(d);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ranges[a].begin < ranges[b].begin;
+  });
+  return order;
+}
+
 std::vector<CellRange> easyml::rt::splitCells(int64_t cells,
                                               const std::vector<double> &speeds,
                                               int64_t align) {
@@ -124,6 +136,19 @@ double stepTime(const std::vector<CellRange> &ranges,
   return t;
 }
 
+/// Whether the devices with cells before and after are in another order.
+bool reordered(const std::vector<CellRange> &before,
+               const std::vector<CellRange> &after) {
+  auto both = [&](const std::vector<CellRange> &ranges) {
+    std::vector<size_t> order;
+    for (size_t d : rangeOrder(ranges))
+      if (!before[d].empty() && !after[d].empty())
+        order.push_back(d);
+    return order;
+  };
+  return both(before) != both(after);
+}
+
 } // namespace
 
 void Balancer::setMoveCost(const std::vector<double> &secondsPerCell,
@@ -160,9 +185,12 @@ std::vector<CellRange> Balancer::nextSplit(const HotBlocks *hot, double &now,
                                            double &after) {
   hotCost_.setSpeeds(speeds_);
   if (hot && hotCost_.ready()) {
-    std::vector<CellRange> next = hotCost_.split(*hot);
-    now = hotCost_.slowest(ranges_, *hot);
-    after = hotCost_.slowest(next, *hot);
+    std::vector<CellRange> next = hotCost_.split(*hot, ranges_);
+    // A new order is predicted by the costs that chose it.
+    const HotCellCost &judge =
+        reordered(ranges_, next) ? hotCost_.estimates() : hotCost_;
+    now = judge.slowest(ranges_, *hot);
+    after = judge.slowest(next, *hot);
     return next;
   }
   // A device that had no cells has no fresh speed: keep its last one (0
@@ -171,6 +199,22 @@ std::vector<CellRange> Balancer::nextSplit(const HotBlocks *hot, double &now,
   now = stepTime(ranges_, speeds_);
   after = stepTime(next, speeds_);
   return next;
+}
+
+bool Balancer::reorderPays(const HotBlocks &hot, std::vector<CellRange> &next,
+                           double &now, double &after) {
+  hotCost_.setSpeeds(speeds_);
+  if (!hotCost_.ready())
+    return false;
+  // split() changes the order only for a large gain, robust to the fits'
+  // errors.
+  next = hotCost_.split(hot, ranges_);
+  if (!reordered(ranges_, next))
+    return false;
+  HotCellCost judge = hotCost_.estimates();
+  now = judge.slowest(ranges_, hot);
+  after = judge.slowest(next, hot);
+  return true;
 }
 
 Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
@@ -230,20 +274,31 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
   bool act =
       above && (above_ || decision.windowImbalance > 2 * options_.threshold);
   above_ = above && !act;
-  if (options_.fixed || !act)
+  if (options_.fixed)
     return decision;
   double now = 0, after = 0;
-  std::vector<CellRange> next = nextSplit(hotNow, now, after);
+  std::vector<CellRange> next;
+  // Balanced devices may still be on the wrong slabs: the wave has
+  // reached cells that cost another device less.
+  if (act)
+    next = nextSplit(hotNow, now, after);
+  else if (!hotNow || !reorderPays(*hotNow, next, now, after))
+    return decision;
   if (next == ranges_)
     return decision;
   // Worth it? The time saved over the horizon against the move's cost.
   int64_t horizon = remaining_ > 0 ? remaining_ : 4 * windowSteps;
   decision.predictedGain = now > 0 ? 1 - after / now : 0;
+  decision.reordered = reordered(ranges_, next);
   decision.gainSeconds = (now - after) * horizon;
-  for (size_t d = 0; d < n && d < moveCost_.size(); ++d)
+  // Every cell that changes owner leaves one device and reaches another
+  // (a new order of the slabs moves most of them).
+  for (size_t d = 0; d < n && d < moveCost_.size(); ++d) {
+    int64_t kept = ranges_[d].intersect(next[d]).size();
     decision.moveSeconds +=
-        std::abs(static_cast<double>(next[d].size() - cells[d])) *
+        static_cast<double>(ranges_[d].size() + next[d].size() - 2 * kept) *
         moveCost_[d];
+  }
   if (decision.gainSeconds <= decision.moveSeconds) {
     decision.tooCostly = true;
     return decision;

@@ -649,9 +649,15 @@ void Scheduler::endWave(const WaveTask &task,
   for (size_t k = 0; k < balanced_.size(); ++k)
     next[balanced_[k]] = decision.ranges[k];
   char why[96];
-  std::snprintf(why, sizeof why, "imbalance %.1f%% > %.1f%%",
-                100 * decision.windowImbalance,
-                100 * balancer_->options().threshold);
+  double threshold = balancer_->options().threshold;
+  if (decision.windowImbalance > threshold)
+    std::snprintf(why, sizeof why, "imbalance %.1f%% > %.1f%%%s",
+                  100 * decision.windowImbalance, 100 * threshold,
+                  decision.reordered ? ", devices reordered" : "");
+  else
+    std::snprintf(why, sizeof why,
+                  "devices reordered for the hot cells: %.1f%% faster",
+                  100 * decision.predictedGain);
   if (migrate(next, why, decision.windowImbalance)) {
     RepartitionRecord &r = report.repartitions.back();
     r.balancer = true;

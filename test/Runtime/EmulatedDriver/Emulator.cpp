@@ -115,19 +115,32 @@ double modelledSteps(int device, int64_t step0, int64_t nsteps) {
   return static_cast<double>(nsteps) + (factor - 1) * expensive;
 }
 
-/// Modelled cell-steps of a compute launch over cells [begin, end): by
-/// EASYML_EMULATED_EXCITED=EXT:THRESHOLD:FACTOR, a cell whose external EXT
-/// is at least THRESHOLD after the launch costs FACTOR times (a tissue's
+/// Modelled cell-steps of a compute launch over cells [begin, end) on
+/// `device`: by EASYML_EMULATED_EXCITED=EXT:THRESHOLD:FACTOR[,FACTOR...],
+/// a cell whose external EXT is at least THRESHOLD after the launch costs
+/// FACTOR times (one factor per device, the last repeating: a tissue's
 /// excited cells, whose region travels with the wave); unset, every cell
 /// once.
-double modelledCells(const easyml_kernel_args &a) {
+double modelledCells(int device, const easyml_kernel_args &a) {
   double cells = static_cast<double>(a.end - a.begin);
   const char *spec = std::getenv("EASYML_EMULATED_EXCITED");
   long long ext = 0;
-  double threshold = 0, factor = 1;
-  if (!spec || std::sscanf(spec, "%lld:%lf:%lf", &ext, &threshold, &factor) != 3 ||
-      ext < 0 || !a.ext)
+  double threshold = 0;
+  int used = 0;
+  if (!spec || std::sscanf(spec, "%lld:%lf:%n", &ext, &threshold, &used) < 2 ||
+      used == 0 || ext < 0 || !a.ext)
     return cells;
+  std::vector<double> factors;
+  for (const char *p = spec + used; *p;) {
+    char *end = nullptr;
+    factors.push_back(std::strtod(p, &end));
+    if (end == p)
+      break;
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (factors.empty())
+    return cells;
+  double factor = factors[std::min<size_t>(device, factors.size() - 1)];
   const double *v = a.ext[ext];
   int64_t excited = 0;
   for (int64_t c = a.begin; c < a.end; ++c)
@@ -521,7 +534,7 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
       f->fn(args.get());
     if (st.rate > 0) {
       double cellSteps =
-          f->compute ? modelledCells(*args) *
+          f->compute ? modelledCells(st.device, *args) *
                            modelledSteps(st.device, args->step0, args->nsteps)
                      : static_cast<double>(args->end - args->begin);
       st.clock += latency + cellSteps / st.rate;

@@ -66,6 +66,9 @@ struct BalanceOptions {
 double imbalance(const std::vector<double> &seconds,
                  const std::vector<int64_t> &cells);
 
+/// The devices with cells, in the order of their ranges' first cells.
+std::vector<size_t> rangeOrder(const std::vector<CellRange> &ranges);
+
 /// Splits `cells` cells into contiguous ranges in device order, sizes in
 /// proportion to `speeds` (devices with speed 0 get none), every boundary
 /// a multiple of `align`. At least one device gets cells.
@@ -99,6 +102,9 @@ public:
     double predictedGain = 0, gainSeconds = 0, moveSeconds = 0;
     /// The split would have been made but costs more than it saves.
     bool tooCostly = false;
+    /// The split puts the devices' ranges in another order (in tissue: a
+    /// device whose hot cells cost it less takes the slab of the wave).
+    bool reordered = false;
     /// The last move's gain as this window measured it: 1 - (slowest
     /// device's time per step now) / (before the move); NaN when there is
     /// no move to judge.
@@ -141,6 +147,10 @@ private:
   void recordHot(const HotBlocks &hot, const std::vector<int64_t> &cells);
   /// The split for `speeds`, or for the hot cells' costs when known, and
   /// the slowest device's predicted time per step on it and now.
+  /// For devices balanced on their slabs: whether another order of the
+  /// slabs (`next`) is predicted to save enough (HotCellCost::split).
+  bool reorderPays(const HotBlocks &hot, std::vector<CellRange> &next,
+                   double &now, double &after);
   std::vector<CellRange> nextSplit(const HotBlocks *hot, double &now,
                                    double &after);
 
