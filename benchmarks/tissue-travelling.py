@@ -95,8 +95,11 @@ def run(args, model, env, devices, where, work, tag):
             "repartitions": rt.get("repartitions", 0),
             "first_cells": waves[0]["cells"], "last_cells": waves[-1]["cells"],
             "last_ranges": last_ranges(rt, waves),
-            "reorders": sum("reordered" in r["reason"]
-                            for r in rt.get("repartition_log", [])),
+            "reorders": [{"step": r["step"], "to": r["to"],
+                          "predicted_gain": r.get("predicted_gain"),
+                          "measured_gain": r.get("measured_gain")}
+                         for r in rt.get("repartition_log", [])
+                         if "reordered" in r["reason"]],
             "activation": os.path.join(out, "activation.npy")}
 
 
@@ -202,7 +205,7 @@ def main():
         print(f"efficiency {efficiency:.3f} of the summed standalone "
               f"throughputs, {ideal:.3f} of the best split of every wave; "
               f"repartitions {[r['repartitions'] for r in hybrid]} "
-              f"(slabs reordered {[r['reorders'] for r in hybrid]}); "
+              f"(slabs reordered {[len(r['reorders']) for r in hybrid]}); "
               f"cells per device first {mid['first_cells']}, last "
               f"{mid['last_cells']}; the front crossed {crossed} slab "
               f"bound(s); activation times the CPU's bits: {same}")
