@@ -186,11 +186,14 @@ std::vector<CellRange> Balancer::nextSplit(const HotBlocks *hot, double &now,
   hotCost_.setSpeeds(speeds_);
   if (hot && hotCost_.ready()) {
     std::vector<CellRange> next = hotCost_.split(*hot, ranges_);
-    // A new order is predicted by the costs that chose it.
-    const HotCellCost &judge =
-        reordered(ranges_, next) ? hotCost_.estimates() : hotCost_;
-    now = judge.slowest(ranges_, *hot);
-    after = judge.slowest(next, *hot);
+    now = hotCost_.slowest(ranges_, *hot);
+    after = hotCost_.slowest(next, *hot);
+    if (reordered(ranges_, next)) {
+      // A new order is predicted by the costs that chose it.
+      HotCellCost judge = hotCost_.estimates();
+      now = judge.slowest(ranges_, *hot);
+      after = judge.slowest(next, *hot);
+    }
     return next;
   }
   // A device that had no cells has no fresh speed: keep its last one (0
@@ -284,6 +287,7 @@ Balancer::Decision Balancer::observe(const std::vector<double> &seconds,
     next = nextSplit(hotNow, now, after);
   else if (!hotNow || !reorderPays(*hotNow, next, now, after))
     return decision;
+  decision.forOrder = !act;
   if (next == ranges_)
     return decision;
   // Worth it? The time saved over the horizon against the move's cost.

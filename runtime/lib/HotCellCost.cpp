@@ -145,7 +145,15 @@ bool HotCellCost::coefficients(size_t d, double &rest, double &hot) const {
 }
 
 double HotCellCost::bound(size_t d, double margin) const {
-  return measuredRatio_[d] * (1 + margin * ratioError_[d]);
+  return std::clamp(measuredRatio_[d] * (1 + margin * ratioError_[d]),
+                    1 / kMaxRatio, kMaxRatio);
+}
+
+double HotCellCost::lastShare(size_t d) const {
+  if (windows_[d].empty())
+    return 0;
+  const Window &w = windows_[d].back();
+  return w.hot / (w.rest + w.hot);
 }
 
 HotCellCost HotCellCost::cautious(const std::vector<double> &margins) const {
@@ -161,11 +169,7 @@ HotCellCost HotCellCost::cautious(const std::vector<double> &margins) const {
     if (!costs(d, rest, hot))
       continue;
     // The mean cost of a cell at the last window's mix stays.
-    double share = 0;
-    if (!windows_[d].empty()) {
-      const Window &w = windows_[d].back();
-      share = w.hot / (w.rest + w.hot);
-    }
+    double share = lastShare(d);
     double mean = rest * (1 - share) + hot * share;
     double ratio = !std::isnan(measuredRatio_[d]) ? bound(d, margins[d])
                    : margins[d] < 0               ? 1.0
@@ -177,20 +181,20 @@ HotCellCost HotCellCost::cautious(const std::vector<double> &margins) const {
   return judge;
 }
 
-double HotCellCost::robustTime(const std::vector<CellRange> &from,
-                               const std::vector<CellRange> &to,
+double HotCellCost::robustTime(const std::vector<CellRange> &to,
                                const HotBlocks &hot) const {
   // Each device's ratio at the end of its interval that makes the move
-  // look worst: higher where it gains a share of hot cells, lower where
-  // it sheds them.
-  auto share = [&](CellRange r) {
-    return r.empty() ? 0.0 : static_cast<double>(hot.in(r)) / r.size();
-  };
+  // look worst: cautious() keeps the mean cost at the last window's mix,
+  // so a higher ratio costs more where the device's share of hot cells
+  // grows beyond that mix, less where it falls below.
   std::vector<double> margins(rest_.size(), 0.0);
-  for (size_t d = 0; d < margins.size(); ++d)
-    margins[d] = share(to[d]) > share(from[d])   ? kErrorMargin
-                 : share(to[d]) < share(from[d]) ? -kErrorMargin
-                                                 : 0.0;
+  for (size_t d = 0; d < margins.size(); ++d) {
+    if (to[d].empty())
+      continue;
+    double share = static_cast<double>(hot.in(to[d])) / to[d].size();
+    double last = lastShare(d);
+    margins[d] = share > last ? kErrorMargin : share < last ? -kErrorMargin : 0;
+  }
   return cautious(margins).slowest(to, hot);
 }
 
@@ -288,14 +292,20 @@ HotCellCost::split(const HotBlocks &hot,
     if (costs(d, rest, hotCost))
       able.push_back(d);
   if (current.size() == n)
-    std::stable_sort(able.begin(), able.end(), [&](size_t a, size_t b) {
+    std::sort(able.begin(), able.end(), [&](size_t a, size_t b) {
       bool ea = current[a].empty(), eb = current[b].empty();
       if (ea != eb)
         return eb;
-      return !ea && current[a].begin < current[b].begin;
+      if (!ea && current[a].begin != current[b].begin)
+        return current[a].begin < current[b].begin;
+      return a < b;
     });
-  double now = splitInOrder(able, hot, ranges);
-  if (able.size() < 2 || able.size() > kMaxReorderDevices)
+  splitInOrder(able, hot, ranges);
+  // Orders differ only where hot cells cost some device a measured ratio.
+  bool measured = std::any_of(measuredRatio_.begin(), measuredRatio_.end(),
+                              [](double r) { return !std::isnan(r); });
+  if (able.size() < 2 || able.size() > kMaxReorderDevices || !measured ||
+      hot.prefix.back() == 0)
     return ranges;
   // Another order of the slabs, where one is predicted faster by more
   // than the margin even with each device's measured ratio at the end of
@@ -303,15 +313,16 @@ HotCellCost::split(const HotBlocks &hot,
   // bets on no cost nobody measured): the devices whose hot cells cost
   // least move to where the hot cells are.
   HotCellCost estimate = estimates();
-  std::vector<CellRange> inOrder, trial;
-  double best = (1 - kReorderGain) * estimate.splitInOrder(able, hot, inOrder);
+  std::vector<CellRange> trial;
+  double bar = (1 - kReorderGain) * estimate.splitInOrder(able, hot, trial);
+  double best = INFINITY;
   std::vector<size_t> order = able;
   std::sort(order.begin(), order.end());
   do {
     if (order == able)
       continue;
     double t = estimate.splitInOrder(order, hot, trial);
-    if (t < best && robustTime(inOrder, trial, hot) < best)
+    if (t < bar && t < best && robustTime(trial, hot) < bar)
       best = t, ranges = trial;
   } while (std::next_permutation(order.begin(), order.end()));
   return ranges;

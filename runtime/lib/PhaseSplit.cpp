@@ -66,8 +66,10 @@ bool Scheduler::splitForPhase(int64_t step0, int64_t end) {
     int i = balanced_[k];
     now = std::max(now, ranges_[i].size() / speeds[k]);
     after = std::max(after, split[k].size() / speeds[k]);
+    // Every cell that changes owner leaves one device and reaches another.
     if (!set_.devices[i]->sharesHostStore())
-      moved += std::abs(static_cast<double>(split[k].size() - ranges_[i].size()));
+      moved += static_cast<double>(split[k].size() + ranges_[i].size() -
+                                   2 * split[k].intersect(ranges_[i]).size());
   }
   int64_t steps = end - step0;
   double gain = (now - after) * steps;

@@ -650,7 +650,7 @@ void Scheduler::endWave(const WaveTask &task,
     next[balanced_[k]] = decision.ranges[k];
   char why[96];
   double threshold = balancer_->options().threshold;
-  if (decision.windowImbalance > threshold)
+  if (!decision.forOrder)
     std::snprintf(why, sizeof why, "imbalance %.1f%% > %.1f%%%s",
                   100 * decision.windowImbalance, 100 * threshold,
                   decision.reordered ? ", devices reordered" : "");
@@ -812,10 +812,33 @@ std::vector<CellRange> Scheduler::splitFor(const std::vector<int> &act) const {
       known += speeds_[i];
       ++n;
     }
+  // In the order the slabs have now (a tissue's balancer may have put
+  // them in another than the devices'), devices without cells after.
+  std::vector<size_t> order(act.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  auto range = [&](size_t k) {
+    return static_cast<size_t>(act[k]) < ranges_.size() ? ranges_[act[k]]
+                                                        : CellRange{};
+  };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    CellRange ra = range(a), rb = range(b);
+    if (ra.empty() != rb.empty())
+      return rb.empty();
+    if (!ra.empty() && ra.begin != rb.begin)
+      return ra.begin < rb.begin;
+    return a < b;
+  });
   std::vector<double> speeds;
-  for (int i : act)
+  for (size_t k : order) {
+    int i = act[k];
     speeds.push_back(speeds_[i] > 0 ? speeds_[i] : (n ? known / n : 1.0));
-  return splitCells(store_->cells(), speeds, align_);
+  }
+  std::vector<CellRange> split = splitCells(store_->cells(), speeds, align_);
+  std::vector<CellRange> out(act.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    out[order[k]] = split[k];
+  return out;
 }
 
 bool Scheduler::useConfig(const DeviceConfig &config, const std::string &why) {

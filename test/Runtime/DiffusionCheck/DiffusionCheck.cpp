@@ -305,7 +305,9 @@ bool checkCase(Runner &runner, const Block &b, int64_t begin, int64_t end,
       begin,      end,          1,
       kNx,        kNx * kNy,    b.c[0],
       b.c[1],     b.c[2],       v.data(),
-      out.data(), flags.data(), withSrc ? src.data() : nullptr};
+      out.data(), flags.data(), withSrc ? src.data() : nullptr,
+      nullptr,    nullptr,      nullptr,
+      0.0,        0.0,          0.0};
   if (act) {
     a.prev = act->prev.data();
     a.lat = act->lat.data();

@@ -133,9 +133,10 @@ double modelledCells(int device, const easyml_kernel_args &a) {
   std::vector<double> factors;
   for (const char *p = spec + used; *p;) {
     char *end = nullptr;
-    factors.push_back(std::strtod(p, &end));
+    double f = std::strtod(p, &end);
     if (end == p)
       break;
+    factors.push_back(f);
     p = *end == ',' ? end + 1 : end;
   }
   if (factors.empty())

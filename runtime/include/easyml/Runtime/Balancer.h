@@ -13,7 +13,10 @@
 // window moves nothing), the cells are split again from the speeds
 // measured since the last split: the median of the windows' speeds once
 // there are three (a window slowed by another process weighs no more than
-// any other), else their mean. A move is made only when the wave time it
+// any other), else their mean. In tissue, where each device's cost of a
+// resting and of a hot cell is fitted (HotCellCost), every judged window
+// may also put the slabs in another order, balanced or not, when that is
+// predicted clearly faster. A move is made only when the wave time it
 // is predicted to save over the next waves (the rest of the run when
 // known, else four windows) exceeds its predicted cost; every move's
 // predicted gain is then checked against the next window's. Only policy
@@ -103,8 +106,9 @@ public:
     /// The split would have been made but costs more than it saves.
     bool tooCostly = false;
     /// The split puts the devices' ranges in another order (in tissue: a
-    /// device whose hot cells cost it less takes the slab of the wave).
-    bool reordered = false;
+    /// device whose hot cells cost it less takes the slab of the wave);
+    /// forOrder: for that alone, the window's imbalance not acted on.
+    bool reordered = false, forOrder = false;
     /// The last move's gain as this window measured it: 1 - (slowest
     /// device's time per step now) / (before the move); NaN when there is
     /// no move to judge.

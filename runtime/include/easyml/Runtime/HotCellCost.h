@@ -85,11 +85,9 @@ public:
   HotCellCost estimates() const {
     return cautious(std::vector<double>(devices(), 0.0));
   }
-  /// The slowest device's time per step on `to` after `from`, each
-  /// device's ratio at the end of its confidence interval that makes the
-  /// move look worst.
-  double robustTime(const std::vector<CellRange> &from,
-                    const std::vector<CellRange> &to,
+  /// The slowest device's time per step on `to`, each device's ratio at
+  /// the end of its confidence interval that makes the move look worst.
+  double robustTime(const std::vector<CellRange> &to,
                     const HotBlocks &hot) const;
 
 private:
@@ -110,8 +108,11 @@ private:
     double error = INFINITY, mostHot = 0;
   };
   static Fit fitCosts(const std::deque<Window> &windows, double maxCosine2);
-  /// `d`'s measured ratio, `margin` standard errors above the estimate.
+  /// `d`'s measured ratio, `margin` standard errors above the estimate,
+  /// within kMaxRatio either way.
   double bound(size_t d, double margin) const;
+  /// The share of hot cells in `d`'s last window.
+  double lastShare(size_t d) const;
   /// The best split with the devices' ranges in `order` (devices not in
   /// it get none) into `ranges`; its slowest device's predicted time.
   double splitInOrder(const std::vector<size_t> &order, const HotBlocks &hot,
