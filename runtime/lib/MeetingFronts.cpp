@@ -28,26 +28,46 @@ double MeetingFronts::partOf(bool lower) const {
   return lower ? lowerPart_ : 1 - lowerPart_;
 }
 
-CellRange MeetingFronts::take(bool lower) {
+bool MeetingFronts::worthTaking(int k, int64_t chunk, double now) const {
+  if (declined_[1 - k])
+    return true;
+  if (cells_[0] == 0 || cells_[1] == 0 || seconds_[0] <= 0 || seconds_[1] <= 0)
+    return true;
+  double mine = cells_[k] / seconds_[k];
+  double theirs = cells_[1 - k] / seconds_[1 - k];
+  // What the other device still has to compute of its chunk in hand.
+  double busy = std::max(0.0, static_cast<double>(inHand_[1 - k]) -
+                                  (now - since_[1 - k]) * theirs);
+  double left = static_cast<double>(hi_ - lo_);
+  return chunk / mine < (left + busy) / theirs;
+}
+
+CellRange MeetingFronts::take(bool lower, double now) {
   std::lock_guard<std::mutex> lock(mutex_);
+  int k = lower ? 0 : 1;
   int64_t left = hi_ - lo_;
-  if (left <= 0)
+  if (left <= 0 || declined_[k])
     return {};
   // Until a device has a chunk measured its first is from the guess or
   // the last wave: half as large when that was a guess.
-  int k = lower ? 0 : 1;
   double divisor = known_ || cells_[k] > 0 ? kDivisor : 2 * kDivisor;
   int64_t n = static_cast<int64_t>(static_cast<double>(left) * partOf(lower) /
                                    divisor) /
               align_ * align_;
   n = std::max(n, minChunk_);
-  if (lower) {
-    CellRange c{lo_, std::min(hi_, lo_ + n)};
-    lo_ = c.end;
-    return c;
+  CellRange c =
+      lower ? CellRange{lo_, std::min(hi_, lo_ + n)}
+            : CellRange{std::max(lo_, (hi_ - n) / align_ * align_), hi_};
+  if (!worthTaking(k, c.size(), now)) {
+    declined_[k] = true;
+    return {};
   }
-  CellRange c{std::max(lo_, (hi_ - n) / align_ * align_), hi_};
-  hi_ = c.begin;
+  if (lower)
+    lo_ = c.end;
+  else
+    hi_ = c.begin;
+  inHand_[k] = c.size();
+  since_[k] = now;
   return c;
 }
 

@@ -95,7 +95,8 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   sides[1].lower = false;
   // The first chunk of each is taken before either starts, so that both
   // compute in every wave.
-  CellRange first[2] = {fronts.take(true), fronts.take(false)};
+  double start = now();
+  CellRange first[2] = {fronts.take(true, start), fronts.take(false, start)};
   auto work = [&](int k) {
     Side &me = sides[k];
     Device &device = *set_.devices[me.device];
@@ -104,7 +105,7 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     // The device's clock starts with the wave, not with its first chunk.
     device.computeCells(CellRange{}, me.error);
     for (CellRange c = first[k]; !c.empty() && me.error.empty();
-         c = fronts.take(me.lower)) {
+         c = fronts.take(me.lower, now())) {
       double t0 = now();
       // Cells from the other side: their states where this device reads
       // them.
@@ -120,7 +121,6 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     }
     me.finished = now();
   };
-  double start = now();
   std::thread other(work, 1);
   work(0);
   other.join();

@@ -39,7 +39,7 @@ Outcome share(int64_t cells, int64_t align, double lowerPart, bool known,
   std::vector<int> owner(cells, -1);
   // Each device's chunk in progress and when it ends; the next event is
   // the earliest end: that device records its chunk and takes the next.
-  CellRange cur[2] = {fronts.take(true), fronts.take(false)};
+  CellRange cur[2] = {fronts.take(true, 0), fronts.take(false, 0)};
   double t[2] = {0, 0}, seconds[2] = {0, 0};
   auto start = [&](int d) {
     CellRange c = cur[d];
@@ -62,7 +62,7 @@ Outcome share(int64_t cells, int64_t align, double lowerPart, bool known,
     o.lastChunk[d] = seconds[d];
     ++o.chunks[d];
     fronts.done(d == 0, cur[d].size(), seconds[d]);
-    cur[d] = fronts.take(d == 0);
+    cur[d] = fronts.take(d == 0, t[d]);
     if (!cur[d].empty())
       start(d);
   }
@@ -129,22 +129,48 @@ TEST(MeetingFrontsTest, CostChangingInTheWave) {
 
 TEST(MeetingFrontsTest, NoisyDevices) {
   // Each chunk's cost varies by up to 30% (another process on the core):
-  // in every wave the two still finish within one last chunk of each
-  // other, and on average the one that finishes first waits for under 2%
-  // of the wave.
+  // on average the device that finishes first waits for under 2% of the
+  // wave, and the waves take within 1% of the work over the summed mean
+  // speeds.
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> noise(0.7, 1.3);
-  double idle = 0;
+  double idle = 0, over = 0;
   const int waves = 50;
   for (int wave = 0; wave < waves; ++wave) {
     Outcome o = share(4096, 8, 1.0 / 8, true, [&](int d, double) {
       return (d == 0 ? 7e-6 : 1e-6) * noise(rng);
     });
-    double gap = std::abs(o.finish[0] - o.finish[1]);
-    EXPECT_LE(gap, std::max(o.lastChunk[0], o.lastChunk[1]) + 1e-12);
-    idle += gap / makespan(o) / waves;
+    idle += std::abs(o.finish[0] - o.finish[1]) / makespan(o) / waves;
+    over += makespan(o) / ideal(4096, 7e-6, 1e-6) / waves;
   }
   EXPECT_LT(idle, 0.02);
+  EXPECT_LT(over, 1.01);
+}
+
+TEST(MeetingFrontsTest, TheSlowDeviceDeclinesALateChunk) {
+  // 1,024 cells, devices 5x apart, chunks of 8: a last chunk of the slow
+  // device takes as long as 40 cells on the fast one. The slow device
+  // leaves the last cells to the fast one when that finishes sooner: the
+  // wave ends within 1% of the ideal (3.1% if it took every chunk it
+  // could).
+  Outcome o = share(
+      1024, 8, 1.0 / 6, true,
+      [](int d, double) { return d == 0 ? 5e-6 : 1e-6; }, 2);
+  EXPECT_LT(makespan(o), 1.01 * ideal(1024, 5e-6, 1e-6));
+  EXPECT_LT(o.finish[0], o.finish[1]);
+}
+
+TEST(MeetingFrontsTest, TheDeviceThatDidNotDeclineComputesTheRest) {
+  // The slow device declines; then the fast one slows down a thousandfold
+  // (another process takes its core). It still computes every cell left:
+  // a device never declines once the other has.
+  const double late = 0.95 * ideal(1024, 5e-6, 1e-6);
+  Outcome o = share(
+      1024, 8, 1.0 / 6, true,
+      [&](int d, double t) { return d == 0 ? 5e-6 : (t < late ? 1e-6 : 1e-3); },
+      2);
+  EXPECT_EQ(o.computed[0] + o.computed[1], 1024);
+  EXPECT_EQ(o.meeting, o.computed[0]);
 }
 
 TEST(MeetingFrontsTest, FewCellsAndUnalignedEnd) {
@@ -164,7 +190,7 @@ TEST(MeetingFrontsTest, SmallestChunk) {
   MeetingFronts fronts({0, 40000}, 8, 0.5, true, 1001);
   int64_t taken = 0;
   for (bool lower = true;; lower = !lower) {
-    CellRange c = fronts.take(lower);
+    CellRange c = fronts.take(lower, 0);
     if (c.empty())
       break;
     taken += c.size();
@@ -184,7 +210,7 @@ TEST(MeetingFrontsTest, SmallestChunkNeverStarvesADevice) {
     EXPECT_GT(o.computed[0], 0) << cells << " cells";
     EXPECT_GT(o.computed[1], 0) << cells << " cells";
     MeetingFronts fronts({0, cells}, 8, 0.5, false, 1024);
-    CellRange lower = fronts.take(true), upper = fronts.take(false);
+    CellRange lower = fronts.take(true, 0), upper = fronts.take(false, 0);
     EXPECT_FALSE(lower.empty());
     EXPECT_FALSE(upper.empty());
     EXPECT_LE(lower.size(), std::max<int64_t>(8, cells / 4)) << cells;

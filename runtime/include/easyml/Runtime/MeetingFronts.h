@@ -13,8 +13,11 @@
 // last chunks are short and the two finish within one of each other; a
 // device's part follows the two devices' speeds measured in the wave once
 // both have computed a chunk (the cost of a cell may have changed since
-// the last wave). Only policy lives here: no devices, no data. Thread-safe:
-// each device calls from its own thread.
+// the last wave). Near the end a device declines a chunk the other would
+// finish, with what it has in hand, before this one could: the slow device
+// does not start a last chunk that keeps the fast one waiting. Only policy
+// lives here: no devices, no data. Thread-safe: each device calls from its
+// own thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +46,14 @@ public:
   MeetingFronts(CellRange cells, int64_t align, double lowerPart,
                 bool partKnown, int64_t minChunk = 1);
 
-  /// The next chunk of the lower (`lower`) or upper device; empty once
-  /// every cell is taken.
-  CellRange take(bool lower);
+  /// The next chunk of the lower (`lower`) or upper device, taken at time
+  /// `now` (seconds, on one clock for both devices); empty once every cell
+  /// is taken, or once the device has declined a chunk (with both devices'
+  /// speeds measured in the wave, the other device would compute every
+  /// cell left, after the rest of its chunk in hand, before this one
+  /// computed the chunk). The device that declined takes no more: the
+  /// other, which never declines then, computes the rest.
+  CellRange take(bool lower, double now);
   /// The device computed `cells` cells in `seconds`.
   void done(bool lower, int64_t cells, double seconds);
   /// Where the devices met: the split, once every cell is taken.
@@ -58,6 +66,7 @@ public:
 
 private:
   double partOf(bool lower) const;
+  bool worthTaking(int k, int64_t chunk, double now) const;
   mutable std::mutex mutex_;
   int64_t lo_, hi_, align_, minChunk_;
   double lowerPart_;
@@ -65,6 +74,11 @@ private:
   /// Per device (lower, upper): cells computed and their seconds.
   int64_t cells_[2] = {0, 0};
   double seconds_[2] = {0, 0};
+  /// Per device: the size and start time of its last chunk, and whether it
+  /// has declined one (it is done with the wave).
+  int64_t inHand_[2] = {0, 0};
+  double since_[2] = {0, 0};
+  bool declined_[2] = {false, false};
 };
 
 } // namespace easyml::rt
