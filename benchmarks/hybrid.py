@@ -33,12 +33,13 @@ action potential differently on the two devices (the scalar code branches,
 the vector code does not), so the balancer keeps following it. A
 benchmark, not a test: compare ratios from one run, and on a shared
 machine give --repeat 3 (each device set run three times in turn, the
-median of each taken).
+median of each taken) or --runs 3 (three independent measurements of the
+efficiency from one compilation, the median reported with all three).
+--min-states 15 takes every corpus model with at least 15 states.
 """
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -106,11 +107,126 @@ def convergence(rt, threshold):
     return first + 1, above / total if total else 0.0
 
 
-def main():
+def measure(args, name, lib, tmp):
+    """One run of the three device sets (each --repeat times in turn, the
+    median of each taken): the results entry of one run."""
+    tries = {tag: [] for tag, _ in DEVICE_SETS}
+    for _ in range(args.repeat):
+        for tag, devices in DEVICE_SETS:
+            tries[tag].append(run(args, lib, devices, tmp, tag))
+    runs, traces = {}, {}
+    for tag in tries:
+        ordered = sorted(tries[tag],
+                         key=lambda x: x[0]["cell_steps_per_second"])
+        runs[tag], traces[tag] = ordered[len(ordered) // 2]
+    rate = {t: runs[t]["cell_steps_per_second"] for t in runs}
+    eff = rate["hybrid"] / (rate["baseline"] + rate["cpu-simd"])
+    rt = runs["hybrid"]["runtime"]
+    inside = sum(d["cell_steps_per_second"] for d in rt["devices"])
+    conv, above = convergence(rt, args.threshold)
+    return {"rates": rate, "efficiency": eff,
+            "balance": rate["hybrid"] / inside if inside else 0.0,
+            "shared_waves": rt["shared_waves"],
+            "converged_wave": conv,
+            "time_above_threshold": above,
+            "max_dvm_vs_cpu_simd": max(
+                abs(a[1] - b[1]) for a, b in
+                zip(traces["hybrid"], traces["cpu-simd"])),
+            "num_states": runs["hybrid"].get("num_states", "?"),
+            "shares": {d["id"]: d["cells"] / args.cells
+                       for d in rt["devices"]},
+            "repartitions": rt["repartitions"]}
+
+
+def prepare(args, name, tmp):
+    """Compile the model and settle it at rest; None and a message when
+    either fails."""
+    lib = os.path.join(tmp, name + ".so")
+    cmd = [os.path.join(args.build, "bin", "easyml-compile"),
+           source(args, name), "--emit=shared", "-o", lib, "-w",
+           "--variant=baseline,cpu-simd"]
+    if args.corpus:
+        cmd += ["--model-name", name]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip()
+    # Start every run from the state after --settle ms at rest, as a
+    # simulation after its initialisation (the first steps from the
+    # model's initial values cost differently on each device).
+    pre = [os.path.join(args.build, "bin", "easyml-bench"),
+           "--load-module", lib, "--devices", "cpu:cpu-simd",
+           "--num", "1", "--duration", str(args.settle + 0.1),
+           "--dt", "0.01", "--numstim", "0", "--no-trace", "-q",
+           "--fout=" + os.path.join(tmp, "settle"),
+           "--save-ini-time", str(args.settle),
+           "--save-ini-file", os.path.join(tmp, "settled.sv")]
+    p = subprocess.run(pre, capture_output=True, text=True, cwd=tmp)
+    if p.returncode:
+        return None, "settling: " + p.stderr.strip()
+    return lib, None
+
+
+def corpus_models(args):
+    """Every corpus model with at least --min-states states (Vm included),
+    by the corpus's metadata."""
+    root = os.path.join(args.corpus, "models")
+    names = []
+    for name in sorted(os.listdir(root)):
+        try:
+            meta = json.load(open(os.path.join(root, name, "meta.json")))
+        except (OSError, ValueError):
+            continue
+        if meta.get("n_states_easyml_including_Vm", 0) >= args.min_states:
+            names.append(name)
+    return names
+
+
+def summarise(name, runs):
+    """The results entry of a model over its runs: the run of median
+    efficiency, with every run's efficiency and balance."""
+    ordered = sorted(runs, key=lambda r: r["efficiency"])
+    entry = dict(ordered[(len(ordered) - 1) // 2])
+    entry["runs"] = [{"efficiency": r["efficiency"], "balance": r["balance"],
+                      "rates": r["rates"]} for r in runs]
+    entry["lowest_efficiency"] = ordered[0]["efficiency"]
+    entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"] for r in runs)
+    return entry
+
+
+def print_row(name, r):
+    conv = r["converged_wave"]
+    line = (f"{name:<22} {r['num_states']!s:>6} "
+            f"{r['rates']['baseline']:10.3g} {r['rates']['cpu-simd']:10.3g} "
+            f"{r['rates']['hybrid']:10.3g} {100 * r['efficiency']:6.1f}% "
+            f"{100 * r['balance']:5.1f}% {conv if conv else '-':>6} "
+            f"{100 * r['time_above_threshold']:5.1f}% "
+            f"{r['max_dvm_vs_cpu_simd']:8.1e}")
+    if len(r["runs"]) > 1:
+        line += "  runs " + ", ".join(f"{100 * x['efficiency']:.1f}%"
+                                      for x in r["runs"])
+    print(line, flush=True)
+
+
+def write_json(args, results, failed):
+    if args.json:
+        json.dump({"cells": args.cells, "paced": args.paced,
+                   "sharing": not args.no_sharing,
+                   "repeat": args.repeat, "runs": args.runs,
+                   "duration_ms": args.duration,
+                   "wave_steps": args.wave_steps,
+                   "threshold": args.threshold, "results": results,
+                   "failed": failed},
+                  open(args.json, "w"), indent=1)
+
+
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--corpus")
     ap.add_argument("--models", nargs="+")
+    ap.add_argument("--min-states", type=int,
+                    help="with --corpus and no --models: every corpus model "
+                         "with at least this many states, Vm included")
     ap.add_argument("--cells", type=int, default=4096)
     ap.add_argument("--duration", type=float, default=100)
     ap.add_argument("--periodic", action="store_true",
@@ -119,6 +235,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=1,
                     help="run each device set this many times, in turn, "
                          "and take each one's median run")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="measure the efficiency this many times per model "
+                         "(compiled once) and report the median run, with "
+                         "every run's efficiency")
     ap.add_argument("--no-sharing", action="store_true",
                     help="the balancer splits every wave in advance "
                          "(--no-lb-sharing) instead of the two pools "
@@ -136,14 +256,23 @@ def main():
                     help="largest |Vm(hybrid) - Vm(cpu-simd)| in mV")
     ap.add_argument("--json")
     args = ap.parse_args()
+    if args.runs < 1 or args.repeat < 1:
+        ap.error("--runs and --repeat take a positive count")
+    if args.min_states is not None and (args.models or not args.corpus):
+        ap.error("--min-states takes --corpus and no --models")
     if not args.models:
         if not args.corpus:
-            sys.exit("hybrid.py: error: give --corpus (default models come "
-                     "from the reference corpus) or --models")
-        args.models = DEFAULT_MODELS
+            ap.error("give --corpus (default models come from the "
+                     "reference corpus) or --models")
+        args.models = (corpus_models(args) if args.min_states is not None
+                       else DEFAULT_MODELS)
     args.build = os.path.abspath(args.build)
+    return args
 
-    results = {}
+
+def main():
+    args = parse_args()
+    results, failed = {}, {}
     print(f"{'model':<22} {'states':>6} {'baseline':>10} {'cpu-simd':>10} "
           f"{'hybrid':>10} {'effic.':>7} {'bal.':>6} {'conv.':>6} "
           f"{'above':>6} {'|dVm|':>8}")
@@ -153,84 +282,33 @@ def main():
         for i, name in enumerate(args.models):
             print(f"[{i + 1}/{len(args.models)}] {name} ...", end="\r",
                   file=sys.stderr, flush=True)
-            lib = os.path.join(tmp, name + ".so")
-            cmd = [os.path.join(args.build, "bin", "easyml-compile"),
-                   source(args, name), "--emit=shared", "-o", lib, "-w",
-                   "--variant=baseline,cpu-simd"]
-            if args.corpus:
-                cmd += ["--model-name", name]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode:
-                sys.exit(f"hybrid.py: {name}: {p.stderr}")
-            # Start every run from the state after --settle ms at rest, as
-            # a simulation after its initialisation (the first steps from
-            # the model's initial values cost differently on each device).
-            pre = [os.path.join(args.build, "bin", "easyml-bench"),
-                   "--load-module", lib, "--devices", "cpu:cpu-simd",
-                   "--num", "1", "--duration", str(args.settle + 0.1),
-                   "--dt", "0.01", "--numstim", "0", "--no-trace", "-q",
-                   "--fout=" + os.path.join(tmp, "settle"),
-                   "--save-ini-time", str(args.settle),
-                   "--save-ini-file", os.path.join(tmp, "settled.sv")]
-            p = subprocess.run(pre, capture_output=True, text=True, cwd=tmp)
-            if p.returncode:
-                sys.exit(f"hybrid.py: {name}: settling: {p.stderr}")
-            # Each device set --repeat times, in turn, and its median run
-            # (by throughput): a VM's speed drifts over minutes.
-            tries = {tag: [] for tag, _ in DEVICE_SETS}
-            for _ in range(args.repeat):
-                for tag, devices in DEVICE_SETS:
-                    tries[tag].append(run(args, lib, devices, tmp, tag))
-            runs, traces = {}, {}
-            for tag in tries:
-                ordered = sorted(tries[tag],
-                                 key=lambda x: x[0]["cell_steps_per_second"])
-                runs[tag], traces[tag] = ordered[len(ordered) // 2]
-            rate = {t: runs[t]["cell_steps_per_second"] for t in runs}
-            eff = rate["hybrid"] / (rate["baseline"] + rate["cpu-simd"])
-            inside = sum(d["cell_steps_per_second"]
-                         for d in runs["hybrid"]["runtime"]["devices"])
-            balance = rate["hybrid"] / inside if inside else 0.0
-            conv, above = convergence(runs["hybrid"]["runtime"],
-                                      args.threshold)
-            dvm = max(abs(a[1] - b[1]) for a, b in
-                      zip(traces["hybrid"], traces["cpu-simd"]))
-            states = runs["hybrid"].get("num_states", "?")
-            results[name] = {"rates": rate, "efficiency": eff,
-                             "balance": balance,
-                             "shared_waves":
-                                 runs["hybrid"]["runtime"]["shared_waves"],
-                             "converged_wave": conv,
-                             "time_above_threshold": above,
-                             "max_dvm_vs_cpu_simd": dvm,
-                             "num_states": states,
-                             "shares": {d["id"]: d["cells"] / args.cells
-                                        for d in runs["hybrid"]["runtime"]
-                                        ["devices"]},
-                             "repartitions":
-                                 runs["hybrid"]["runtime"]["repartitions"]}
-            print(f"{name:<22} {states!s:>6} {rate['baseline']:10.3g} "
-                  f"{rate['cpu-simd']:10.3g} {rate['hybrid']:10.3g} "
-                  f"{100 * eff:6.1f}% {100 * balance:5.1f}% "
-                  f"{conv if conv else '-':>6} "
-                  f"{100 * above:5.1f}% {dvm:8.1e}", flush=True)
+            lib, why = prepare(args, name, tmp)
+            if lib is None:
+                print(f"{name:<22} failed: {why.splitlines()[0]}",
+                      flush=True)
+                failed[name] = why
+                continue
+            runs = [measure(args, name, lib, tmp) for _ in range(args.runs)]
+            results[name] = summarise(name, runs)
+            print_row(name, results[name])
+            write_json(args, results, failed)
+    if not results:
+        sys.exit("hybrid.py: no model ran")
+    write_json(args, results, failed)
     worst = min(results, key=lambda n: results[n]["efficiency"])
     bad = [n for n in results if results[n]["converged_wave"] is None or
            results[n]["converged_wave"] > 5 or
            results[n]["max_dvm_vs_cpu_simd"] > args.trace_bar]
-    if args.json:
-        json.dump({"cells": args.cells, "paced": args.paced,
-                   "sharing": not args.no_sharing,
-                   "repeat": args.repeat,
-                   "duration_ms": args.duration,
-                   "wave_steps": args.wave_steps,
-                   "threshold": args.threshold, "results": results},
-                  open(args.json, "w"), indent=1)
     if bad:
         print("not converged within 5 waves or trace off: " + ", ".join(bad))
+    if failed:
+        print("failed: " + ", ".join(failed))
+    low = min(results, key=lambda n: results[n]["lowest_efficiency"])
     print(f"lowest efficiency: {100 * results[worst]['efficiency']:.1f}% "
-          f"({worst})")
-    return 1 if bad else 0
+          f"({worst})" + (f"; lowest single run "
+                          f"{100 * results[low]['lowest_efficiency']:.1f}% "
+                          f"({low})" if args.runs > 1 else ""))
+    return 1 if bad or failed else 0
 
 
 if __name__ == "__main__":
