@@ -17,8 +17,9 @@ and the balance: the hybrid throughput as a share of the sum of the two
 devices' own rates inside the hybrid run (what the split loses, apart from
 the machine running the devices faster or slower than when each ran
 alone).
-It also checks that the hybrid trace equals the cpu-simd one within the
-corpus equivalence bar. The last line states the lowest efficiency.
+It also checks that the hybrid trace (cell 0, on the baseline pool) is the
+baseline one digit for digit and equals the cpu-simd one within the corpus
+equivalence bar. The last line states the lowest efficiency.
 
   benchmarks/hybrid.py --build build --corpus ../shared/corpus \\
       [--models tentusscher-2006 ohara-2011] [--json hybrid.json]
@@ -123,15 +124,24 @@ def measure(args, name, lib, tmp):
     eff = rate["hybrid"] / (rate["baseline"] + rate["cpu-simd"])
     rt = runs["hybrid"]["runtime"]
     inside = sum(d["cell_steps_per_second"] for d in rt["devices"])
+    # Each pool's rate inside the hybrid over its rate alone: what the
+    # machine gave the pools when both ran at once.
+    alone = {d: rate[tag] for tag, d in DEVICE_SETS[:2]}
+    inside_vs_alone = {d["id"]: d["cell_steps_per_second"] / alone[d["id"]]
+                       for d in rt["devices"] if alone.get(d["id"])}
     conv, above = convergence(rt, args.threshold)
     return {"rates": rate, "efficiency": eff,
             "balance": rate["hybrid"] / inside if inside else 0.0,
+            "inside_vs_alone": inside_vs_alone,
             "shared_waves": rt["shared_waves"],
             "converged_wave": conv,
             "time_above_threshold": above,
             "max_dvm_vs_cpu_simd": max(
                 abs(a[1] - b[1]) for a, b in
                 zip(traces["hybrid"], traces["cpu-simd"])),
+            # Cell 0 is the baseline pool's in the hybrid: its trace is
+            # baseline's alone, digit for digit.
+            "same_trace_as_baseline": traces["hybrid"] == traces["baseline"],
             "num_states": runs["hybrid"].get("num_states", "?"),
             "shares": {d["id"]: d["cells"] / args.cells
                        for d in rt["devices"]},
@@ -187,9 +197,12 @@ def summarise(name, runs):
     ordered = sorted(runs, key=lambda r: r["efficiency"])
     entry = dict(ordered[(len(ordered) - 1) // 2])
     entry["runs"] = [{"efficiency": r["efficiency"], "balance": r["balance"],
-                      "rates": r["rates"]} for r in runs]
+                      "rates": r["rates"],
+                      "inside_vs_alone": r["inside_vs_alone"]} for r in runs]
     entry["lowest_efficiency"] = ordered[0]["efficiency"]
     entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"] for r in runs)
+    entry["same_trace_as_baseline"] = all(r["same_trace_as_baseline"]
+                                          for r in runs)
     return entry
 
 
@@ -201,6 +214,11 @@ def print_row(name, r):
             f"{100 * r['balance']:5.1f}% {conv if conv else '-':>6} "
             f"{100 * r['time_above_threshold']:5.1f}% "
             f"{r['max_dvm_vs_cpu_simd']:8.1e}")
+    ratios = r.get("inside_vs_alone", {})
+    if ratios:
+        line += "  inside/alone " + "/".join(
+            f"{100 * ratios[d]:.0f}%" for _, d in DEVICE_SETS[:2]
+            if d in ratios)
     if len(r["runs"]) > 1:
         line += "  runs " + ", ".join(f"{100 * x['efficiency']:.1f}%"
                                       for x in r["runs"])
@@ -298,7 +316,8 @@ def main():
     worst = min(results, key=lambda n: results[n]["efficiency"])
     bad = [n for n in results if results[n]["converged_wave"] is None or
            results[n]["converged_wave"] > 5 or
-           results[n]["max_dvm_vs_cpu_simd"] > args.trace_bar]
+           results[n]["max_dvm_vs_cpu_simd"] > args.trace_bar or
+           not results[n]["same_trace_as_baseline"]]
     if bad:
         print("not converged within 5 waves or trace off: " + ", ".join(bad))
     if failed:

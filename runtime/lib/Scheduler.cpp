@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Scheduler.h"
+#include "HostWorker.h"
 
 #include "easyml/Runtime/PhaseSpeeds.h"
 

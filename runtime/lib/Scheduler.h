@@ -27,6 +27,7 @@
 
 namespace easyml::rt {
 
+class HostWorker;
 class PhaseSpeeds;
 
 class Scheduler {
@@ -259,6 +260,9 @@ private:
   std::vector<CellRange> ranges_; // per device
   std::vector<double> speeds_;    // per device, measured (0: unknown)
   std::unique_ptr<Balancer> balancer_;
+  /// The thread of the upper pool's side of shared waves, kept between
+  /// waves.
+  std::unique_ptr<HostWorker> pairWorker_;
   /// The split is not yet known good: waves are capped at settleSteps_.
   /// Device ranges start on multiples of this (the devices' largest
   /// alignment()).

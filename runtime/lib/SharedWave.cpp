@@ -24,13 +24,13 @@
 
 #include "Scheduler.h"
 
+#include "HostWorker.h"
 #include "easyml/Runtime/Balancer.h"
 #include "easyml/Runtime/MeetingFronts.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <thread>
 
 using namespace easyml::rt;
 
@@ -121,9 +121,11 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     }
     me.finished = now();
   };
-  std::thread other(work, 1);
+  if (!pairWorker_)
+    pairWorker_ = std::make_unique<HostWorker>();
+  pairWorker_->start([&] { work(1); });
   work(0);
-  other.join();
+  pairWorker_->wait();
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();
   std::vector<CellRange> next = before;
