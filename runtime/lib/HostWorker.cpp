@@ -4,48 +4,74 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostWorker.h"
+#include "easyml/Runtime/HostWorker.h"
+
+#include <cassert>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <unistd.h>
 
 using namespace easyml::rt;
 
-HostWorker::HostWorker() : thread_([this] { loop(); }) {}
+struct HostWorker::State {
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  std::function<void()> job;
+  bool busy = false, stop = false;
+  std::thread thread;
+};
+
+HostWorker::HostWorker() : pid_(getpid()), state_(std::make_unique<State>()) {
+  State &s = *state_;
+  s.thread = std::thread([&s] { loop(s); });
+}
+
+bool HostWorker::inThisProcess() const { return getpid() == pid_; }
 
 HostWorker::~HostWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+  if (!inThisProcess()) {
+    (void)state_.release();
+    return;
   }
-  wake_.notify_one();
-  thread_.join();
+  State &s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.stop = true;
+  }
+  s.wake.notify_one();
+  s.thread.join();
 }
 
 void HostWorker::start(std::function<void()> job) {
+  State &s = *state_;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_ = std::move(job);
-    busy_ = true;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    assert(!s.busy && "a job started before the last one was waited for");
+    s.job = std::move(job);
+    s.busy = true;
   }
-  wake_.notify_one();
+  s.wake.notify_one();
 }
 
 void HostWorker::wait() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return !busy_; });
+  State &s = *state_;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  s.done.wait(lock, [&s] { return !s.busy; });
 }
 
-void HostWorker::loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
+void HostWorker::loop(State &s) {
+  std::unique_lock<std::mutex> lock(s.mutex);
   for (;;) {
-    wake_.wait(lock, [this] { return busy_ || stop_; });
-    if (busy_) {
-      std::function<void()> job = std::move(job_);
-      lock.unlock();
-      job();
-      lock.lock();
-      busy_ = false;
-      done_.notify_all();
-      continue;
-    }
-    return;
+    s.wake.wait(lock, [&s] { return s.busy || s.stop; });
+    if (!s.busy)
+      return;
+    std::function<void()> job = std::move(s.job);
+    lock.unlock();
+    job();
+    lock.lock();
+    s.busy = false;
+    s.done.notify_all();
   }
 }

@@ -55,6 +55,9 @@ CellRange MeetingFronts::take(bool lower, double now) {
                                    divisor) /
               align_ * align_;
   n = std::max(n, minChunk_);
+  // The other device has declined: no one to share the rest with.
+  if (declined_[1 - k])
+    n = left;
   CellRange c =
       lower ? CellRange{lo_, std::min(hi_, lo_ + n)}
             : CellRange{std::max(lo_, (hi_ - n) / align_ * align_), hi_};

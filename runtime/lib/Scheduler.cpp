@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Scheduler.h"
-#include "HostWorker.h"
+#include "easyml/Runtime/HostWorker.h"
 
 #include "easyml/Runtime/PhaseSpeeds.h"
 

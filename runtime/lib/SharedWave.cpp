@@ -24,8 +24,8 @@
 
 #include "Scheduler.h"
 
-#include "HostWorker.h"
 #include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/HostWorker.h"
 #include "easyml/Runtime/MeetingFronts.h"
 
 #include <algorithm>
@@ -121,11 +121,18 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     }
     me.finished = now();
   };
-  if (!pairWorker_)
+  // A worker copied into a forked child has no thread there: a new one.
+  if (!pairWorker_ || !pairWorker_->inThisProcess())
     pairWorker_ = std::make_unique<HostWorker>();
   pairWorker_->start([&] { work(1); });
-  work(0);
-  pairWorker_->wait();
+  {
+    // The worker uses this frame: it is waited for however work(0) ends.
+    struct Join {
+      HostWorker &worker;
+      ~Join() { worker.wait(); }
+    } join{*pairWorker_};
+    work(0);
+  }
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();
   std::vector<CellRange> next = before;

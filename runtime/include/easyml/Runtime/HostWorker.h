@@ -16,10 +16,10 @@
 #ifndef EASYML_RUNTIME_HOSTWORKER_H
 #define EASYML_RUNTIME_HOSTWORKER_H
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <thread>
+#include <memory>
+
+#include <sys/types.h>
 
 namespace easyml::rt {
 
@@ -30,18 +30,22 @@ public:
   HostWorker(const HostWorker &) = delete;
   HostWorker &operator=(const HostWorker &) = delete;
 
-  /// Starts `job` on the worker thread; one job at a time.
+  /// Starts `job` on the worker thread; one job at a time (the last one
+  /// waited for).
   void start(std::function<void()> job);
   /// Waits until the job started last has returned.
   void wait();
+  /// The worker's thread runs in this process: false in a child forked
+  /// since, where it does not exist. Destroying the worker there leaves
+  /// its state alone (its thread handle, and a condition variable the
+  /// parent's thread waits on, cannot be destroyed in the child).
+  bool inThisProcess() const;
 
 private:
-  void loop();
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  std::function<void()> job_;
-  bool busy_ = false, stop_ = false;
-  std::thread thread_;
+  struct State;
+  static void loop(State &s);
+  pid_t pid_;
+  std::unique_ptr<State> state_;
 };
 
 } // namespace easyml::rt
