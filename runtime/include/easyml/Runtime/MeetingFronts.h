@@ -51,8 +51,9 @@ public:
   /// is taken, or once the device has declined a chunk (with both devices'
   /// speeds measured in the wave, the other device would compute every
   /// cell left, after the rest of its chunk in hand, before this one
-  /// computed the chunk). The device that declined takes no more: the
-  /// other, which never declines then, computes the rest.
+  /// computed the chunk). The device that declined takes no more, even
+  /// if the other then slows down: the other, which never declines then,
+  /// takes the rest in one chunk.
   CellRange take(bool lower, double now);
   /// The device computed `cells` cells in `seconds`.
   void done(bool lower, int64_t cells, double seconds);
