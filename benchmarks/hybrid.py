@@ -134,6 +134,7 @@ def measure(args, name, lib, tmp):
             "balance": rate["hybrid"] / inside if inside else 0.0,
             "inside_vs_alone": inside_vs_alone,
             "shared_waves": rt["shared_waves"],
+            "pair_cpus": rt.get("pair_cpus", []),
             "converged_wave": conv,
             "time_above_threshold": above,
             "max_dvm_vs_cpu_simd": max(

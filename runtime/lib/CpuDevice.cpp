@@ -139,6 +139,7 @@ public:
     return true;
   }
   bool computesChunks() const override { return true; }
+  int hostThreads() const override { return cpuThreads(threads_); }
   bool computeCells(CellRange cells, std::string &error) override;
   bool runsOnHost() const override { return true; }
 

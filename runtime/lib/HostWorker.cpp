@@ -8,6 +8,7 @@
 
 #include <cassert>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -23,7 +24,21 @@ struct HostWorker::State {
   std::thread thread;
 };
 
-HostWorker::HostWorker() : pid_(getpid()), state_(std::make_unique<State>()) {
+HostWorker::HostWorker(CpuList cpus)
+    : pid_(getpid()), state_(std::make_unique<State>()) {
+  // Bound before its first job: the OpenMP threads it starts inherit its
+  // CPUs.
+  if (!cpus.empty()) {
+    std::promise<bool> bound;
+    std::future<bool> done = bound.get_future();
+    state_->thread = std::thread([&s = *state_, cpus, &bound] {
+      bound.set_value(bindThisThread(cpus));
+      loop(s);
+    });
+    if (done.get())
+      cpus_ = std::move(cpus);
+    return;
+  }
   State &s = *state_;
   s.thread = std::thread([&s] { loop(s); });
 }

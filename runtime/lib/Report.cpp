@@ -101,6 +101,7 @@ std::string RunReport::json(int indent) const {
   field("moves_refused", std::to_string(movesRefused));
   field("shared_waves", std::to_string(sharedWaves));
   field("cells_handed_over", std::to_string(cellsHandedOver));
+  field("pair_cpus", list(pairCpus, quote));
   field("host_copy_seconds", num(hostCopySeconds));
   field("host_copy_bytes", num(hostCopyBytes));
   field("mean_imbalance", num(meanImbalance()));
@@ -209,6 +210,9 @@ void RunReport::print(FILE *out) const {
     std::fprintf(out, "%-22s %lld, %lld cells handed over where they met\n",
                  "shared waves", static_cast<long long>(sharedWaves),
                  static_cast<long long>(cellsHandedOver));
+  if (sharedWaves > 0 && pairCpus.size() == 2)
+    std::fprintf(out, "%-22s CPUs %s and %s\n", "shared waves bound to",
+                 pairCpus[0].c_str(), pairCpus[1].c_str());
   for (const RecoveryRecord &r : recoveries) {
     if (r.cells > 0)
       std::fprintf(out,

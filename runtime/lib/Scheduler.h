@@ -242,6 +242,9 @@ private:
   /// Runs the launched `task` on devices `a` and `b` in chunks until they
   /// meet; their ranges become what each computed. False (failure()) when
   /// a device failed.
+  /// The threads for shared waves of devices `a` (lower) and `b`: kept
+  /// while the pair is the same, bound to CPUs where HostCpus allows.
+  void preparePairWorkers(int a, int b);
   bool shareWave(const WaveTask &task, int a, int b,
                  std::vector<WaveTiming> &timing,
                  std::vector<std::string> &errs, std::vector<char> &failed);
@@ -260,9 +263,11 @@ private:
   std::vector<CellRange> ranges_; // per device
   std::vector<double> speeds_;    // per device, measured (0: unknown)
   std::unique_ptr<Balancer> balancer_;
-  /// The thread of the upper pool's side of shared waves, kept between
-  /// waves.
-  std::unique_ptr<HostWorker> pairWorker_;
+  /// The threads of the two sides of shared waves (lower, upper), kept
+  /// between waves, and the devices they were made for. Without a lower
+  /// one, the lower side runs on the caller's thread.
+  std::unique_ptr<HostWorker> pairWorkers_[2];
+  int pairDevices_[2] = {-1, -1};
   /// The split is not yet known good: waves are capped at settleSteps_.
   /// Device ranges start on multiples of this (the devices' largest
   /// alignment()).

@@ -11,7 +11,8 @@
 // code more than the vector code, another process taking a core for a
 // while), both finish within one chunk of each other, and the meeting
 // point is the next wave's split. Which chunk each takes next is
-// MeetingFronts' policy.
+// MeetingFronts' policy. Each side runs on a thread kept for the whole
+// simulation, bound to CPUs of its own where the pools fit (HostCpus.h).
 //
 // A chunk taken from the other device's side starts from that device's
 // copy of the cells' states: brought to the host store first where that
@@ -25,12 +26,14 @@
 #include "Scheduler.h"
 
 #include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/HostCpus.h"
 #include "easyml/Runtime/HostWorker.h"
 #include "easyml/Runtime/MeetingFronts.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 using namespace easyml::rt;
 
@@ -71,6 +74,34 @@ bool Scheduler::sharePair(int &a, int &b) const {
     std::swap(a, b);
   return ranges_[a].end == ranges_[b].begin &&
          ranges_[a].size() + ranges_[b].size() >= 2 * align_;
+}
+
+void Scheduler::preparePairWorkers(int a, int b) {
+  // Workers copied into a forked child have no threads there: new ones.
+  if (pairWorkers_[1] && pairWorkers_[1]->inThisProcess() &&
+      pairDevices_[0] == a && pairDevices_[1] == b)
+    return;
+  pairDevices_[0] = a;
+  pairDevices_[1] = b;
+  for (std::unique_ptr<HostWorker> &w : pairWorkers_)
+    w.reset();
+  std::optional<std::pair<CpuList, CpuList>> cpus;
+  int ta = set_.devices[a]->hostThreads(), tb = set_.devices[b]->hostThreads();
+  if (mayBindPools())
+    cpus = splitCpus(allowedCpus(), ta, tb);
+  if (cpus) {
+    // Each side on a worker bound to its CPUs, the caller waiting.
+    pairWorkers_[0] = std::make_unique<HostWorker>(cpus->first);
+    pairWorkers_[1] = std::make_unique<HostWorker>(cpus->second);
+    if (!pairWorkers_[0]->cpus().empty() && !pairWorkers_[1]->cpus().empty()) {
+      report.pairCpus = {formatCpus(cpus->first), formatCpus(cpus->second)};
+      return;
+    }
+    pairWorkers_[0].reset();
+  }
+  // Unbound: the lower side on the caller's thread, the upper on a worker.
+  pairWorkers_[1] = std::make_unique<HostWorker>();
+  report.pairCpus.clear();
 }
 
 bool Scheduler::shareWave(const WaveTask &task, int a, int b,
@@ -121,17 +152,23 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     }
     me.finished = now();
   };
-  // A worker copied into a forked child has no thread there: a new one.
-  if (!pairWorker_ || !pairWorker_->inThisProcess())
-    pairWorker_ = std::make_unique<HostWorker>();
-  pairWorker_->start([&] { work(1); });
+  preparePairWorkers(a, b);
+  pairWorkers_[1]->start([&] { work(1); });
   {
-    // The worker uses this frame: it is waited for however work(0) ends.
+    // The workers use this frame: they are waited for however the rest
+    // ends.
     struct Join {
-      HostWorker &worker;
-      ~Join() { worker.wait(); }
-    } join{*pairWorker_};
-    work(0);
+      std::unique_ptr<HostWorker> *workers;
+      ~Join() {
+        for (int k = 0; k < 2; ++k)
+          if (workers[k])
+            workers[k]->wait();
+      }
+    } join{pairWorkers_};
+    if (pairWorkers_[0])
+      pairWorkers_[0]->start([&] { work(0); });
+    else
+      work(0);
   }
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();

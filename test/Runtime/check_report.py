@@ -5,7 +5,7 @@ and, optionally, what a test expects of it.
     check_report.py report.json [--ratio A B R TOL] [--cells ID N]
         [--max-repartitions N] [--min-repartitions N] [--last-imbalance X]
         [--chosen CONFIG] [--fewer A B F] [--converged-within N]
-        [--min-shared N]
+        [--min-shared N] [--pair-cpus bound|unbound]
 
 Invariants: every wave's cells add up to the simulation's; every
 repartition maps contiguous ranges aligned as the report says, covering
@@ -14,6 +14,7 @@ the devices' cell-steps add up to cells x steps.
 """
 import argparse
 import json
+import os
 import sys
 
 
@@ -35,6 +36,30 @@ def check_ranges(ranges, cells, align, what):
         fail(f"{what}: ranges {ranges} do not cover {cells} cells")
 
 
+def cpu_set(text):
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def check_pair_cpus(pair, expect):
+    if pair is None:
+        fail("the report has no pair_cpus")
+    if expect == "unbound" or len(os.sched_getaffinity(0)) < 2:
+        if pair:
+            fail(f"shared waves bound to CPUs {pair}, expected unbound")
+        return
+    if len(pair) != 2 or not all(pair):
+        fail(f"shared waves bound to {pair}, expected two CPU sets")
+    lower, upper = cpu_set(pair[0]), cpu_set(pair[1])
+    if lower & upper:
+        fail(f"the two sides share CPUs {sorted(lower & upper)}")
+    if not (lower | upper) <= os.sched_getaffinity(0):
+        fail(f"CPUs {pair} outside this process's {os.sched_getaffinity(0)}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("report")
@@ -53,6 +78,10 @@ def main():
                    help="at least N waves shared by two host devices, with "
                         "cells handed over between them and both holding "
                         "cells at the end")
+    p.add_argument("--pair-cpus", choices=["bound", "unbound"],
+                   help="the shared waves' two sides bound to disjoint CPUs "
+                        "this process may use (expected where it may use "
+                        "two or more), or left to the system")
     a = p.parse_args()
     with open(a.report) as f:
         r = json.load(f)
@@ -111,6 +140,8 @@ def main():
             fail("the shared waves handed no cells over")
         if any(d["cells"] <= 0 for d in r["devices"]):
             fail(f"a device sharing the waves ended with no cells: {final}")
+    if a.pair_cpus is not None:
+        check_pair_cpus(r.get("pair_cpus"), a.pair_cpus)
     if a.chosen is not None:
         got = r["dimensioning"]["chosen"]
         if got != a.chosen:

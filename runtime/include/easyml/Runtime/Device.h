@@ -380,6 +380,8 @@ public:
   /// the cells computed before the wave is over. Chunks of one wave never
   /// overlap, so two devices may compute theirs at once.
   virtual bool computesChunks() const { return false; }
+  /// The threads a host device computes with (0: it computes elsewhere).
+  virtual int hostThreads() const { return 0; }
   virtual bool computeCells(CellRange cells, std::string &error);
 
   /// After a compute wave that left cells non-finite: finds the first bad

@@ -9,12 +9,16 @@
 // by the operating system next to the thread that started it, and two
 // pools then share one core until the load balancer moves one (measured:
 // the hybrid of two pools on a 2-core machine at 75-95% of the summed
-// pools, against a steady 95% with one kept thread).
+// pools, against a steady 95% with one kept thread). Where the pools may
+// have CPUs of their own (HostCpus.h), each pool has a worker bound to
+// them.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_RUNTIME_HOSTWORKER_H
 #define EASYML_RUNTIME_HOSTWORKER_H
+
+#include "easyml/Runtime/HostCpus.h"
 
 #include <functional>
 #include <memory>
@@ -25,7 +29,9 @@ namespace easyml::rt {
 
 class HostWorker {
 public:
-  HostWorker();
+  /// A worker whose thread runs on `cpus` (where the system allows it),
+  /// or wherever the system puts it when `cpus` is empty.
+  explicit HostWorker(CpuList cpus = {});
   ~HostWorker();
   HostWorker(const HostWorker &) = delete;
   HostWorker &operator=(const HostWorker &) = delete;
@@ -40,11 +46,14 @@ public:
   /// its state alone (its thread handle, and a condition variable the
   /// parent's thread waits on, cannot be destroyed in the child).
   bool inThisProcess() const;
+  /// The CPUs the worker's thread is bound to (empty: not bound).
+  const CpuList &cpus() const { return cpus_; }
 
 private:
   struct State;
   static void loop(State &s);
   pid_t pid_;
+  CpuList cpus_;
   std::unique_ptr<State> state_;
 };
 

@@ -107,6 +107,9 @@ struct RunReport {
   /// from its end of their cells until they met), and the cells that
   /// changed device at those meetings.
   int64_t sharedWaves = 0, cellsHandedOver = 0;
+  /// The CPUs each side of the shared waves was bound to (lower, upper;
+  /// empty when the system placed their threads, HostCpus.h).
+  std::vector<std::string> pairCpus;
   /// Seconds spent keeping host copies of the GPUs' cells after every wave
   /// (so a lost device's cells can be recomputed), and their bytes.
   double hostCopySeconds = 0, hostCopyBytes = 0;
