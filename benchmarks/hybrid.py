@@ -37,6 +37,10 @@ machine give --repeat 3 (each device set run three times in turn, the
 median of each taken) or --runs 3 (three independent measurements of the
 efficiency from one compilation, the median reported with all three).
 --min-states 15 takes every corpus model with at least 15 states.
+--together also runs the two pools alone at the same time, as two
+processes on a CPU each: where that sums to less than the two alone, the
+machine itself does not give two busy cores their full speed at once, and
+the hybrid is judged against that too (efficiency_vs_together).
 """
 
 import argparse
@@ -70,24 +74,53 @@ def read_trace(path):
     return rows
 
 
+def bench_command(args, lib, devices, tmp, tag):
+    report = os.path.join(tmp, tag + ".json")
+    return [os.path.join(args.build, "bin", "easyml-bench"), "--load-module",
+            lib, "--devices", devices, "--num", str(args.cells), "--duration",
+            str(args.duration), "--dt", "0.01", "--dt-out", "1",
+            "--stim-start", "1", "--bcl", str(args.bcl), "--numstim",
+            "1000" if args.paced else "0",
+            "--max-wave-steps", str(args.wave_steps),
+            "--lb-threshold", str(args.threshold), "--no-trace", "-q",
+            *(["--lb-periodic"] if args.periodic else []),
+            *(["--no-lb-sharing"] if args.no_sharing else []),
+            "--read-ini-file", os.path.join(tmp, "settled.sv"),
+            "--fout=" + os.path.join(tmp, tag), "--report-json", report]
+
+
 def run(args, lib, devices, tmp, tag):
     report = os.path.join(tmp, tag + ".json")
-    cmd = [os.path.join(args.build, "bin", "easyml-bench"), "--load-module",
-           lib, "--devices", devices, "--num", str(args.cells), "--duration",
-           str(args.duration), "--dt", "0.01", "--dt-out", "1",
-           "--stim-start", "1", "--bcl", str(args.bcl), "--numstim",
-           "1000" if args.paced else "0",
-           "--max-wave-steps", str(args.wave_steps),
-           "--lb-threshold", str(args.threshold), "--no-trace", "-q",
-           *(["--lb-periodic"] if args.periodic else []),
-           *(["--no-lb-sharing"] if args.no_sharing else []),
-           "--read-ini-file", os.path.join(tmp, "settled.sv"),
-           "--fout=" + os.path.join(tmp, tag), "--report-json", report]
+    cmd = bench_command(args, lib, devices, tmp, tag)
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
     if p.returncode:
         sys.exit(f"hybrid.py: {tag}: {' '.join(cmd)}\n{p.stderr}")
     r = json.load(open(report))
     return r, read_trace(os.path.join(tmp, tag + ".txt"))
+
+
+def run_together(args, lib, tmp):
+    """The two pools alone, at once, as two processes (each on a CPU of its
+    own where there are two): what the machine gives two busy cores at
+    the same time. Their rates, by device set."""
+    cpus = sorted(os.sched_getaffinity(0))
+    procs = []
+    for k, (tag, devices) in enumerate(DEVICE_SETS[:2]):
+        cmd = bench_command(args, lib, devices, tmp, tag + "-together")
+        pin = {cpus[k]} if len(cpus) >= 2 else None
+        procs.append((tag, cmd, subprocess.Popen(
+            cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=(lambda c=pin: os.sched_setaffinity(0, c))
+            if pin else None)))
+    rates = {}
+    for tag, cmd, p in procs:
+        _, err = p.communicate()
+        if p.returncode:
+            sys.exit(f"hybrid.py: {tag} together: {' '.join(cmd)}\n{err}")
+        r = json.load(open(os.path.join(tmp, tag + "-together.json")))
+        rates[tag] = r["cell_steps_per_second"]
+    return rates
 
 
 def convergence(rt, threshold):
@@ -112,9 +145,12 @@ def measure(args, name, lib, tmp):
     """One run of the three device sets (each --repeat times in turn, the
     median of each taken): the results entry of one run."""
     tries = {tag: [] for tag, _ in DEVICE_SETS}
+    together = []
     for _ in range(args.repeat):
         for tag, devices in DEVICE_SETS:
             tries[tag].append(run(args, lib, devices, tmp, tag))
+        if args.together:
+            together.append(run_together(args, lib, tmp))
     runs, traces = {}, {}
     for tag in tries:
         ordered = sorted(tries[tag],
@@ -130,7 +166,17 @@ def measure(args, name, lib, tmp):
     inside_vs_alone = {d["id"]: d["cell_steps_per_second"] / alone[d["id"]]
                        for d in rt["devices"] if alone.get(d["id"])}
     conv, above = convergence(rt, args.threshold)
-    return {"rates": rate, "efficiency": eff,
+    extra = {}
+    if together:
+        # The try of median summed rate.
+        sums = sorted(together, key=lambda t: sum(t.values()))
+        both = sums[(len(sums) - 1) // 2]
+        alone_sum = rate["baseline"] + rate["cpu-simd"]
+        extra = {"together_rates": both,
+                 "together_vs_alone": sum(both.values()) / alone_sum,
+                 "efficiency_vs_together": rate["hybrid"] /
+                 sum(both.values())}
+    return {**extra, "rates": rate, "efficiency": eff,
             "balance": rate["hybrid"] / inside if inside else 0.0,
             "inside_vs_alone": inside_vs_alone,
             "shared_waves": rt["shared_waves"],
@@ -199,7 +245,11 @@ def summarise(name, runs):
     entry = dict(ordered[(len(ordered) - 1) // 2])
     entry["runs"] = [{"efficiency": r["efficiency"], "balance": r["balance"],
                       "rates": r["rates"],
-                      "inside_vs_alone": r["inside_vs_alone"]} for r in runs]
+                      "inside_vs_alone": r["inside_vs_alone"],
+                      **{k: r[k] for k in ("together_rates",
+                                           "together_vs_alone",
+                                           "efficiency_vs_together")
+                         if k in r}} for r in runs]
     entry["lowest_efficiency"] = ordered[0]["efficiency"]
     entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"] for r in runs)
     entry["same_trace_as_baseline"] = all(r["same_trace_as_baseline"]
@@ -220,6 +270,9 @@ def print_row(name, r):
         line += "  inside/alone " + "/".join(
             f"{100 * ratios[d]:.0f}%" for _, d in DEVICE_SETS[:2]
             if d in ratios)
+    if "together_vs_alone" in r:
+        line += "  together/alone " + ", ".join(
+            f"{100 * x['together_vs_alone']:.0f}%" for x in r["runs"])
     if len(r["runs"]) > 1:
         line += "  runs " + ", ".join(f"{100 * x['efficiency']:.1f}%"
                                       for x in r["runs"])
@@ -231,6 +284,7 @@ def write_json(args, results, failed):
         json.dump({"cells": args.cells, "paced": args.paced,
                    "sharing": not args.no_sharing,
                    "repeat": args.repeat, "runs": args.runs,
+                   "together": args.together,
                    "duration_ms": args.duration,
                    "wave_steps": args.wave_steps,
                    "threshold": args.threshold, "results": results,
@@ -258,6 +312,12 @@ def parse_args():
                     help="measure the efficiency this many times per model "
                          "(compiled once) and report the median run, with "
                          "every run's efficiency")
+    ap.add_argument("--together", action="store_true",
+                    help="also run the two pools alone at the same time, "
+                         "as two processes on a CPU each: what the machine "
+                         "gives two busy cores at once (together_vs_alone), "
+                         "and the hybrid against that (efficiency_vs_"
+                         "together)")
     ap.add_argument("--no-sharing", action="store_true",
                     help="the balancer splits every wave in advance "
                          "(--no-lb-sharing) instead of the two pools "
