@@ -31,10 +31,13 @@ HostWorker::HostWorker(CpuList cpus)
   if (!cpus.empty()) {
     std::promise<bool> bound;
     std::future<bool> done = bound.get_future();
-    state_->thread = std::thread([&s = *state_, cpus, &bound] {
-      bound.set_value(bindThisThread(cpus));
-      loop(s);
-    });
+    // The promise moves to the thread: it is still in use there when the
+    // future is ready.
+    state_->thread =
+        std::thread([&s = *state_, cpus, bound = std::move(bound)]() mutable {
+          bound.set_value(bindThisThread(cpus));
+          loop(s);
+        });
     if (done.get())
       cpus_ = std::move(cpus);
     return;
