@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/HostCpus.h"
 
 #include "FusedStep.h"
 
@@ -364,8 +365,10 @@ void CpuDevice::computeSpan(int64_t first, int64_t last) {
                              !t.record->cells.intersect(span).empty()
                          ? t.record
                          : nullptr;
+  const PoolBinding bind = PoolBinding::current();
 #pragma omp parallel num_threads(nthreads)
   {
+    bind.hold();
     int tid = omp_get_thread_num(), nt = omp_get_num_threads();
     int64_t begin = first + n * tid / nt / w * w;
     int64_t end = tid == nt - 1 ? last : first + n * (tid + 1) / nt / w * w;
@@ -538,12 +541,17 @@ bool CpuDevice::diffuse(const DiffusionTask &task, std::string &error) {
   base.src = task.src;
   easyml_diffuse_fn fn = variant_->diffuse;
   int threads = threads_ > 0 ? threads_ : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
-    easyml_diffusion_args a = base;
-    a.begin = begin + k * kChunk;
-    a.end = std::min(begin + n, a.begin + kChunk);
-    fn(&a);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (chunks > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      easyml_diffusion_args a = base;
+      a.begin = begin + k * kChunk;
+      a.end = std::min(begin + n, a.begin + kChunk);
+      fn(&a);
+    }
   }
   return true;
 }

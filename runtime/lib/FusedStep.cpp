@@ -6,6 +6,8 @@
 
 #include "FusedStep.h"
 
+#include "easyml/Runtime/HostCpus.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -178,8 +180,10 @@ void FusedStepRunner::run(FusedStep &step, CellRange range, int64_t width,
     if (static_cast<int64_t>(scratch_[t].size()) < kSlots * block)
       scratch_[t].assign(kSlots * block, 0.0);
   int64_t found = 0, bad = INT64_MAX;
+  const PoolBinding bind = PoolBinding::current();
 #pragma omp parallel num_threads(nt) reduction(+ : found) reduction(min : bad)
   {
+    bind.hold();
     const int t = omp_get_thread_num(), n = omp_get_num_threads();
     ThreadPass pass(step, diffuse, ionic, range, block, scratch_[t].data());
     pass.run(blocks * t / n, blocks * (t + 1) / n);

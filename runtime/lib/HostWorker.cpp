@@ -8,9 +8,11 @@
 
 #include <cassert>
 #include <condition_variable>
+#include <exception>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include <unistd.h>
 
@@ -20,14 +22,15 @@ struct HostWorker::State {
   std::mutex mutex;
   std::condition_variable wake, done;
   std::function<void()> job;
+  /// What the last job threw, for wait() to throw on the caller's thread.
+  std::exception_ptr thrown;
   bool busy = false, stop = false;
   std::thread thread;
 };
 
 HostWorker::HostWorker(CpuList cpus)
     : pid_(getpid()), state_(std::make_unique<State>()) {
-  // Bound before its first job: the OpenMP threads it starts inherit its
-  // CPUs.
+  // Bound before its first job, OpenMP started on it first (HostCpus.h).
   if (!cpus.empty()) {
     std::promise<bool> bound;
     std::future<bool> done = bound.get_future();
@@ -35,7 +38,7 @@ HostWorker::HostWorker(CpuList cpus)
     // future is ready.
     state_->thread =
         std::thread([&s = *state_, cpus, bound = std::move(bound)]() mutable {
-          bound.set_value(bindThisThread(cpus));
+          bound.set_value(becomePoolThread(cpus));
           loop(s);
         });
     if (done.get())
@@ -77,6 +80,8 @@ void HostWorker::wait() {
   State &s = *state_;
   std::unique_lock<std::mutex> lock(s.mutex);
   s.done.wait(lock, [&s] { return !s.busy; });
+  if (std::exception_ptr e = std::exchange(s.thrown, nullptr))
+    std::rethrow_exception(e);
 }
 
 void HostWorker::loop(State &s) {
@@ -87,8 +92,14 @@ void HostWorker::loop(State &s) {
       return;
     std::function<void()> job = std::move(s.job);
     lock.unlock();
-    job();
+    std::exception_ptr thrown;
+    try {
+      job();
+    } catch (...) {
+      thrown = std::current_exception();
+    }
     lock.lock();
+    s.thrown = thrown;
     s.busy = false;
     s.done.notify_all();
   }

@@ -21,6 +21,7 @@
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/Timeline.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -264,10 +265,11 @@ private:
   std::vector<double> speeds_;    // per device, measured (0: unknown)
   std::unique_ptr<Balancer> balancer_;
   /// The threads of the two sides of shared waves (lower, upper), kept
-  /// between waves, and the devices they were made for. Without a lower
-  /// one, the lower side runs on the caller's thread.
+  /// between waves, and the devices and threads they were made for.
+  /// Without a lower one, the lower side runs on the caller's thread.
   std::unique_ptr<HostWorker> pairWorkers_[2];
-  int pairDevices_[2] = {-1, -1};
+  using PairKey = std::array<int, 4>;
+  PairKey pairKey_ = {-1, -1, 0, 0};
   /// The split is not yet known good: waves are capped at settleSteps_.
   /// Device ranges start on multiples of this (the devices' largest
   /// alignment()).

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 
 using namespace easyml::rt;
@@ -54,6 +55,8 @@ struct Side {
   /// When its last chunk ended.
   double finished = 0;
   std::string error;
+  /// The CPUs its thread ran on at the end (bound workers only).
+  CpuList cpus;
 };
 
 } // namespace
@@ -78,17 +81,18 @@ bool Scheduler::sharePair(int &a, int &b) const {
 
 void Scheduler::preparePairWorkers(int a, int b) {
   // Workers copied into a forked child have no threads there: new ones.
-  if (pairWorkers_[1] && pairWorkers_[1]->inThisProcess() &&
-      pairDevices_[0] == a && pairDevices_[1] == b)
+  // Pools re-made with other threads (setThreads) get CPUs anew.
+  const int ta = set_.devices[a]->hostThreads(),
+            tb = set_.devices[b]->hostThreads();
+  const PairKey key{a, b, ta, tb};
+  if (pairWorkers_[1] && pairWorkers_[1]->inThisProcess() && pairKey_ == key)
     return;
-  pairDevices_[0] = a;
-  pairDevices_[1] = b;
+  pairKey_ = key;
   for (std::unique_ptr<HostWorker> &w : pairWorkers_)
     w.reset();
   std::optional<std::pair<CpuList, CpuList>> cpus;
-  int ta = set_.devices[a]->hostThreads(), tb = set_.devices[b]->hostThreads();
   if (mayBindPools())
-    cpus = splitCpus(allowedCpus(), ta, tb);
+    cpus = splitCores(coresOf(allowedCpus()), ta, tb);
   if (cpus) {
     // Each side on a worker bound to its CPUs, the caller waiting.
     pairWorkers_[0] = std::make_unique<HostWorker>(cpus->first);
@@ -151,25 +155,40 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
       fronts.done(me.lower, c.size(), now() - t0);
     }
     me.finished = now();
+    if (pairWorkers_[0])
+      me.cpus = allowedCpus();
   };
   preparePairWorkers(a, b);
   pairWorkers_[1]->start([&] { work(1); });
+  std::exception_ptr thrown;
   {
     // The workers use this frame: they are waited for however the rest
-    // ends.
+    // ends, and what a side threw is thrown here once both are done.
     struct Join {
       std::unique_ptr<HostWorker> *workers;
+      std::exception_ptr &thrown;
       ~Join() {
         for (int k = 0; k < 2; ++k)
-          if (workers[k])
-            workers[k]->wait();
+          try {
+            if (workers[k])
+              workers[k]->wait();
+          } catch (...) {
+            if (!thrown)
+              thrown = std::current_exception();
+          }
       }
-    } join{pairWorkers_};
+    } join{pairWorkers_, thrown};
     if (pairWorkers_[0])
       pairWorkers_[0]->start([&] { work(0); });
     else
       work(0);
   }
+  if (thrown)
+    std::rethrow_exception(thrown);
+  // The report claims the binding only while it holds.
+  for (int k = 0; k < 2 && pairWorkers_[0]; ++k)
+    if (sides[k].cpus != pairWorkers_[k]->cpus())
+      report.pairCpus.clear();
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();
   std::vector<CellRange> next = before;

@@ -6,6 +6,7 @@
 
 #include "easyml/Runtime/Tissue.h"
 #include "easyml/Runtime/Backend.h"
+#include "easyml/Runtime/HostCpus.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
 #include "easyml/Runtime/TissueComm.h"
@@ -288,12 +289,17 @@ void Tissue::applyOperator(const double *v, double *out, const double c[3],
   base.flags = flags;
   base.src = src;
   int threads = options_.threads > 0 ? options_.threads : 0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
-    easyml_diffusion_args a = base;
-    a.begin = k * kChunk;
-    a.end = std::min(n, a.begin + kChunk);
-    diffuse_(a);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      easyml_diffusion_args a = base;
+      a.begin = k * kChunk;
+      a.end = std::min(n, a.begin + kChunk);
+      diffuse_(a);
+    }
   }
 }
 
@@ -379,12 +385,17 @@ double Tissue::dot(const double *a, const double *b) const {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<double> part(chunks, 0.0);
   int threads = options_.threads > 0 ? options_.threads : 0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
-    double sum = 0;
-    for (int64_t i = k * kChunk, e = std::min(n, i + kChunk); i < e; ++i)
-      sum += a[i] * b[i];
-    part[k] = sum;
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      double sum = 0;
+      for (int64_t i = k * kChunk, e = std::min(n, i + kChunk); i < e; ++i)
+        sum += a[i] * b[i];
+      part[k] = sum;
+    }
   }
   double total = 0;
   for (double x : part)
@@ -499,24 +510,29 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
   double *prev = prev_.data(), *lat = lat_.data();
   int64_t found = 0, bad = INT64_MAX;
   int threads = options_.threads > 0 ? options_.threads : 0;
+  const PoolBinding bind = PoolBinding::current();
   if (ranked_ && runsAreCells_) {
     // Run by run: the slots and the cells of a run are contiguous.
     double *vm = sim_.local()->vm();
     const int64_t *points = cellPoint_.data() + cells_.begin;
     const int64_t nruns = static_cast<int64_t>(runs_.size());
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
-    for (int64_t i = 0; i < nruns; ++i) {
-      const Run &r = runs_[i];
-      const double *v = vr_.data() + r.slot;
-      double *pr = prev + r.cell, *la = lat + r.cell;
-      std::memcpy(vm + r.cell, v, r.n * sizeof(double));
-      if (!eventful(v, pr, r.n, thr)) {
-        std::memcpy(pr, v, r.n * sizeof(double));
-        continue;
+#pragma omp parallel num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
+    {
+      bind.hold();
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < nruns; ++i) {
+        const Run &r = runs_[i];
+        const double *v = vr_.data() + r.slot;
+        double *pr = prev + r.cell, *la = lat + r.cell;
+        std::memcpy(vm + r.cell, v, r.n * sizeof(double));
+        if (!eventful(v, pr, r.n, thr)) {
+          std::memcpy(pr, v, r.n * sizeof(double));
+          continue;
+        }
+        for (int64_t j = 0; j < r.n; ++j)
+          activate(points[r.cell + j], v[j], thr, t1, dt, pr[j], la[j], found,
+                   bad);
       }
-      for (int64_t j = 0; j < r.n; ++j)
-        activate(points[r.cell + j], v[j], thr, t1, dt, pr[j], la[j], found,
-                 bad);
     }
   } else {
     // Vm of cell c is at v[slots[c]]; across ranks (this rank's cells)
@@ -528,15 +544,19 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
     const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
     const std::vector<CellRange> chunks = chunksOutside(n, done);
     const int64_t nchunks = static_cast<int64_t>(chunks.size());
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && nchunks > 1) reduction(+ : found) reduction(min : bad)
-    for (int64_t k = 0; k < nchunks; ++k)
-      for (int64_t c = chunks[k].begin, e = chunks[k].end; c < e; ++c) {
-        double x = v[slots[c]];
-        int64_t p = cellPoint_[c0 + c], at = vm ? c : p;
-        if (vm)
-          vm[c] = x;
-        activate(p, x, thr, t1, dt, prev[at], lat[at], found, bad);
-      }
+#pragma omp parallel num_threads(threads) if (threads != 1 && nchunks > 1) reduction(+ : found) reduction(min : bad)
+    {
+      bind.hold();
+#pragma omp for schedule(static)
+      for (int64_t k = 0; k < nchunks; ++k)
+        for (int64_t c = chunks[k].begin, e = chunks[k].end; c < e; ++c) {
+          double x = v[slots[c]];
+          int64_t p = cellPoint_[c0 + c], at = vm ? c : p;
+          if (vm)
+            vm[c] = x;
+          activate(p, x, thr, t1, dt, prev[at], lat[at], found, bad);
+        }
+    }
   }
   if (ranked_) {
     stepWork_ += now() - t0;

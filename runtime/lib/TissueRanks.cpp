@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Runtime/HostCpus.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
 #include "easyml/Runtime/Tissue.h"
@@ -189,17 +190,22 @@ void Tissue::applyRuns(const double *v, double *out, const double c[3],
   base.cz = c[2];
   const int64_t n = static_cast<int64_t>(runs_.size());
   int threads = options_.threads > 0 ? options_.threads : 0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads != 1 && n > 1)
-  for (int64_t i = 0; i < n; ++i) {
-    const Run &r = runs_[i];
-    easyml_diffusion_args a = base;
-    a.begin = 0;
-    a.end = r.n;
-    a.v = v + r.slot;
-    a.out = out + r.slot;
-    a.flags = flags_.data() + r.point;
-    a.src = src ? src + r.point : nullptr;
-    diffuse_(a);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (threads != 1 && n > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      const Run &r = runs_[i];
+      easyml_diffusion_args a = base;
+      a.begin = 0;
+      a.end = r.n;
+      a.v = v + r.slot;
+      a.out = out + r.slot;
+      a.flags = flags_.data() + r.point;
+      a.src = src ? src + r.point : nullptr;
+      diffuse_(a);
+    }
   }
 }
 

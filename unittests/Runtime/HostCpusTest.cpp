@@ -10,6 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <omp.h>
+#include <sys/stat.h>
 
 using namespace easyml::rt;
 
@@ -79,5 +84,104 @@ TEST(HostCpusTest, ABoundWorkerRunsOnItsCpus) {
   worker.wait();
   EXPECT_EQ(seen, last);
   // The caller's thread keeps its CPUs.
+  EXPECT_EQ(allowedCpus(), all);
+}
+
+namespace {
+/// A fake /sys/devices/system/cpu: CPU c on core cores[c] of package 0
+/// (-1: no topology).
+std::string fakeSysfs(const std::vector<int> &cores) {
+  char dir[] = "/tmp/easyml-sysfs-XXXXXX";
+  EXPECT_NE(mkdtemp(dir), nullptr);
+  for (size_t c = 0; c < cores.size(); ++c) {
+    if (cores[c] < 0)
+      continue;
+    std::string topo = std::string(dir) + "/cpu" + std::to_string(c);
+    mkdir(topo.c_str(), 0755);
+    topo += "/topology";
+    mkdir(topo.c_str(), 0755);
+    std::ofstream(topo + "/physical_package_id") << "0\n";
+    std::ofstream(topo + "/core_id") << cores[c] << "\n";
+  }
+  return dir;
+}
+
+/// The CPUs of each thread of a parallel region of `threads` threads
+/// started on the calling thread, each holding the caller's binding.
+std::vector<CpuList> regionCpus(int threads) {
+  std::vector<CpuList> seen(threads);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads)
+  {
+    bind.hold();
+    seen[omp_get_thread_num()] = allowedCpus();
+  }
+  return seen;
+}
+} // namespace
+
+TEST(HostCpusTest, GroupsSmtSiblingsIntoCores) {
+  // Siblings numbered i and i+2; CPU 4 without a topology.
+  std::string sysfs = fakeSysfs({0, 1, 0, 1, -1});
+  std::vector<CpuList> cores = coresOf({0, 1, 2, 3, 4}, sysfs);
+  ASSERT_EQ(cores.size(), 3u);
+  EXPECT_EQ(cores[0], CpuList({0, 2}));
+  EXPECT_EQ(cores[1], CpuList({1, 3}));
+  EXPECT_EQ(cores[2], CpuList({4}));
+  // Only the CPUs allowed.
+  cores = coresOf({2, 3}, sysfs);
+  EXPECT_EQ(cores, std::vector<CpuList>({{2}, {3}}));
+  std::filesystem::remove_all(sysfs);
+}
+
+TEST(HostCpusTest, SplitsWholeCores) {
+  // Two cores of two siblings: one core each, never a core shared.
+  auto s = splitCores({{0, 2}, {1, 3}}, 1, 1);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->first, CpuList({0, 2}));
+  EXPECT_EQ(s->second, CpuList({1, 3}));
+  s = splitCores({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 1, 3);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->first, CpuList({0, 4}));
+  EXPECT_EQ(s->second, CpuList({1, 2, 3, 5, 6, 7}));
+  // Three threads and one cannot have whole cores of two: CPU by CPU.
+  s = splitCores({{0, 2}, {1, 3}}, 3, 1);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->first, CpuList({0, 1, 2}));
+  EXPECT_EQ(s->second, CpuList({3}));
+  // Without SMT, as splitCpus.
+  s = splitCores({{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, 2, 6);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->first, CpuList({0, 1}));
+  EXPECT_FALSE(splitCores({{0, 1}}, 2, 1));
+}
+
+TEST(HostCpusTest, OpenMpThreadsKeepTheirPoolsCpus) {
+  CpuList all = allowedCpus();
+  if (all.size() < 2)
+    GTEST_SKIP() << "needs two CPUs to tell a binding from none";
+  CpuList last{all.back()};
+  std::vector<CpuList> first, second;
+  CpuList rootAfter;
+  {
+    HostWorker worker(last);
+    ASSERT_EQ(worker.cpus(), last);
+    worker.start([&] {
+      first = regionCpus(2);
+      second = regionCpus(2);
+      rootAfter = allowedCpus();
+    });
+    worker.wait();
+  }
+  // Every thread of the pool's regions, the worker's own included, on the
+  // pool's CPU, and the worker still there afterwards.
+  for (const auto *seen : {&first, &second})
+    for (const CpuList &cpus : *seen)
+      EXPECT_EQ(cpus, last);
+  EXPECT_EQ(rootAfter, last);
+  // The caller's regions run on the process's CPUs, threads that served
+  // the pool included.
+  for (const CpuList &cpus : regionCpus(2))
+    EXPECT_EQ(cpus, all);
   EXPECT_EQ(allowedCpus(), all);
 }

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <stdexcept>
 #include <thread>
 
 #include <sys/wait.h>
@@ -70,4 +71,20 @@ TEST(HostWorkerTest, AForkedChildMakesANewWorker) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_TRUE(worker->inThisProcess());
+}
+
+TEST(HostWorkerTest, AJobsExceptionReachesTheCaller) {
+  HostWorker worker;
+  worker.start([] { throw std::runtime_error("out of memory"); });
+  try {
+    worker.wait();
+    FAIL() << "wait() did not throw";
+  } catch (const std::runtime_error &e) {
+    EXPECT_STREQ(e.what(), "out of memory");
+  }
+  // Thrown once; the worker goes on with the next job.
+  int ran = 0;
+  worker.start([&] { ran = 1; });
+  EXPECT_NO_THROW(worker.wait());
+  EXPECT_EQ(ran, 1);
 }

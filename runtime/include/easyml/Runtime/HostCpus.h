@@ -14,11 +14,23 @@
 // thread, and the OpenMP threads it starts, run on those only.
 // EASYML_BIND_POOLS=0 turns this off.
 //
+// SMT siblings count as one core: the pools are given whole cores where
+// the cores allow it, so that they never share one.
+//
+// LLVM's OpenMP runtime gives a thread the CPUs the process started with
+// at its first parallel region, and starts a region's threads there too.
+// So a pool's thread starts OpenMP before it is bound (becomePoolThread),
+// and every thread of every parallel region of the runtime holds the
+// binding of the pool that started the region (PoolBinding): a thread
+// that served one pool and now serves another, or an unbound thread,
+// follows.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_RUNTIME_HOSTCPUS_H
 #define EASYML_RUNTIME_HOSTCPUS_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +47,21 @@ using CpuList = std::vector<int>;
 std::optional<std::pair<CpuList, CpuList>>
 splitCpus(const CpuList &allowed, int threadsA, int threadsB);
 
+/// The CPUs of `allowed` grouped by physical core (SMT siblings together),
+/// the cores in the order of their first CPU, as `sysfs` (the system's
+/// /sys/devices/system/cpu) describes them. A CPU whose topology cannot be
+/// read is a core of its own.
+std::vector<CpuList>
+coresOf(const CpuList &allowed,
+        const std::string &sysfs = "/sys/devices/system/cpu");
+
+/// Splits `cores` between two pools like splitCpus, but whole cores each
+/// where that gives each pool at least one CPU per thread (the split
+/// closest to the pools' threads' proportion), else CPU by CPU. Each
+/// side's CPUs are sorted.
+std::optional<std::pair<CpuList, CpuList>>
+splitCores(const std::vector<CpuList> &cores, int threadsA, int threadsB);
+
 /// The CPUs this thread may run on (empty where that cannot be read).
 CpuList allowedCpus();
 
@@ -45,6 +72,26 @@ bool mayBindPools(std::string *why = nullptr);
 
 /// Binds the calling thread to `cpus`; false where the system refuses.
 bool bindThisThread(const CpuList &cpus);
+
+/// Makes the calling thread the thread of a pool bound to `cpus`: starts
+/// OpenMP on it (while its CPUs are still the process's), then binds it.
+/// False where the system refuses; the thread is then left unbound.
+bool becomePoolThread(const CpuList &cpus);
+
+/// The CPUs a parallel region's threads must run on: those of the pool
+/// whose thread starts the region, or the process's (unbound).
+class PoolBinding {
+public:
+  /// The binding of the calling thread (none unless becomePoolThread).
+  static PoolBinding current();
+  /// Called first by each thread of a parallel region: binds it to the
+  /// pool's CPUs (or back to the process's) when it last held another.
+  void hold() const;
+
+private:
+  uint64_t id_ = 0;
+  const CpuList *cpus_ = nullptr;
+};
 
 /// "0-3,8" for {0,1,2,3,8}.
 std::string formatCpus(const CpuList &cpus);

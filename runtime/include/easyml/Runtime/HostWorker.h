@@ -39,7 +39,8 @@ public:
   /// Starts `job` on the worker thread; one job at a time (the last one
   /// waited for).
   void start(std::function<void()> job);
-  /// Waits until the job started last has returned.
+  /// Waits until the job started last has returned, and throws what it
+  /// threw.
   void wait();
   /// The worker's thread runs in this process: false in a child forked
   /// since, where it does not exist. Destroying the worker there leaves
