@@ -5,13 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // Two CPU pools sharing waves each run on a thread of their own. Left to
-// the operating system, the two threads at times share a core while
-// another stays idle (or runs whatever else woke up), and one pool then
-// computes up to a third slower inside the hybrid than alone. Where the
-// process may use enough CPUs for both pools' threads, and nobody has
-// bound threads already (OpenMP's OMP_PROC_BIND, OMP_PLACES,
-// GOMP_CPU_AFFINITY, KMP_AFFINITY), each pool gets its own CPUs: its
-// thread, and the OpenMP threads it starts, run on those only.
+// the operating system, the two threads may share a core while another
+// stays idle (or runs whatever else woke up). Where the process may use
+// enough CPUs for both pools' threads, and nobody has bound threads
+// already (OpenMP's OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY,
+// KMP_AFFINITY), each pool gets its own CPUs: its thread, and the OpenMP
+// threads it starts, run on those only.
 // EASYML_BIND_POOLS=0 turns this off.
 //
 // SMT siblings count as one core: the pools are given whole cores where
