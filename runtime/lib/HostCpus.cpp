@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -39,20 +40,50 @@ static bool readNumber(const std::string &path, long &value) {
   return static_cast<bool>(in >> value);
 }
 
+/// Reads a CPU list such as "0-3,8" (sysfs' format); false if malformed.
+static bool readCpuList(const std::string &path, CpuList &cpus) {
+  std::ifstream in(path);
+  std::string text;
+  if (!std::getline(in, text) || text.empty())
+    return false;
+  cpus.clear();
+  const char *p = text.c_str();
+  while (*p) {
+    char *end;
+    long first = std::strtol(p, &end, 10), last = first;
+    if (end == p)
+      return false;
+    if (*end == '-') {
+      p = end + 1;
+      last = std::strtol(p, &end, 10);
+      if (end == p || last < first)
+        return false;
+    }
+    for (long c = first; c <= last; ++c)
+      cpus.push_back(static_cast<int>(c));
+    p = *end == ',' ? end + 1 : end;
+    if (*end != ',' && *end != '\0')
+      return false;
+  }
+  return !cpus.empty();
+}
+
 std::vector<CpuList> easyml::rt::coresOf(const CpuList &allowed,
                                          const std::string &sysfs) {
-  // (package, core) of each CPU; a CPU without one is a core of its own.
-  std::map<std::pair<long, long>, size_t> index;
+  // A core is the CPUs that list each other as the core's siblings
+  // (core_cpus_list, thread_siblings_list on older kernels); a CPU whose
+  // list cannot be read is a core of its own.
+  std::map<CpuList, size_t> index;
   std::vector<CpuList> cores;
   for (int c : allowed) {
     std::string topo = sysfs + "/cpu" + std::to_string(c) + "/topology/";
-    long package = 0, core = 0;
-    if (!readNumber(topo + "physical_package_id", package) ||
-        !readNumber(topo + "core_id", core)) {
+    CpuList siblings;
+    if (!readCpuList(topo + "core_cpus_list", siblings) &&
+        !readCpuList(topo + "thread_siblings_list", siblings)) {
       cores.push_back({c});
       continue;
     }
-    auto [it, fresh] = index.try_emplace({package, core}, cores.size());
+    auto [it, fresh] = index.try_emplace(siblings, cores.size());
     if (fresh)
       cores.emplace_back();
     cores[it->second].push_back(c);
@@ -66,18 +97,18 @@ easyml::rt::splitCores(const std::vector<CpuList> &cores, int threadsA,
   CpuList all;
   for (const CpuList &core : cores)
     all.insert(all.end(), core.begin(), core.end());
-  if (threadsA < 1 || threadsB < 1 || threadsA + threadsB > (int)all.size())
+  const int64_t n = static_cast<int64_t>(all.size());
+  if (threadsA < 1 || threadsB < 1 || threadsA + threadsB > n)
     return std::nullopt;
-  // The first k cores for A: the k closest to the threads' proportion
-  // that leaves each pool a CPU per thread.
-  const double want = static_cast<double>(threadsA) / (threadsA + threadsB);
-  size_t best = 0, cpusA = 0, bestCpus = 0;
-  double bestMiss = 2;
+  // The first k cores for A: the k whose CPUs are closest to the threads'
+  // proportion (in integers: |cpusA (tA + tB) - tA n|; the fewer cores
+  // for A on a tie) that leaves each pool a CPU per thread.
+  size_t best = 0;
+  int64_t cpusA = 0, bestCpus = 0, bestMiss = INT64_MAX;
   for (size_t k = 1; k < cores.size(); ++k) {
-    cpusA += cores[k - 1].size();
-    double miss = std::abs(static_cast<double>(cpusA) / all.size() - want);
-    if ((int)cpusA >= threadsA && (int)(all.size() - cpusA) >= threadsB &&
-        miss < bestMiss) {
+    cpusA += static_cast<int64_t>(cores[k - 1].size());
+    int64_t miss = std::abs(cpusA * (threadsA + threadsB) - threadsA * n);
+    if (cpusA >= threadsA && n - cpusA >= threadsB && miss < bestMiss) {
       best = k;
       bestCpus = cpusA;
       bestMiss = miss;
@@ -162,27 +193,32 @@ std::string easyml::rt::formatCpus(const CpuList &cpus) {
 }
 
 namespace {
-/// The process's CPUs: those of the first pool thread before it bound
+/// The CPUs LLVM's OpenMP gives a thread that starts a region: those of
+/// the thread that started OpenMP, the first pool thread before it bound
 /// itself (an unbound region's threads go back to them).
 std::mutex processMutex;
 CpuList processCpus;
 std::atomic<uint64_t> nextPool{1};
+/// A thread refused a binding (the system's CPUs changed under us).
+std::atomic<bool> lost{false};
 /// The pool the calling thread is (0: none) and its CPUs.
 thread_local uint64_t myPool = 0;
 thread_local CpuList myCpus;
-/// The binding the calling thread last took in a parallel region.
+/// The binding the calling thread last took (a pool thread: its own; an
+/// OpenMP thread: that of the region it serves) and its CPUs.
 thread_local uint64_t heldPool = 0;
+thread_local const CpuList *heldCpus = nullptr;
 } // namespace
 
 bool easyml::rt::becomePoolThread(const CpuList &cpus) {
-  // The first region of a thread resets its CPUs (LLVM's OpenMP), and
-  // the first region of the process takes the CPUs it runs on for the
-  // process's: both happen here, unbound, and the binding stays. The
-  // volatile store keeps the optimizer from deleting the region.
+  // LLVM's OpenMP resets a thread's CPUs at its first region (num_threads
+  // (1) is enough; a region with if(0) is not), to those of the thread
+  // whose region started OpenMP: both happen here, unbound, and the
+  // binding then stays. The volatile store keeps the optimizer from
+  // deleting the region. GNU's OpenMP needs none of this and is not hurt.
   volatile bool started = false;
 #pragma omp parallel num_threads(1)
   started = true;
-  (void)started;
   {
     std::lock_guard<std::mutex> lock(processMutex);
     if (processCpus.empty())
@@ -190,26 +226,36 @@ bool easyml::rt::becomePoolThread(const CpuList &cpus) {
   }
   if (!bindThisThread(cpus))
     return false;
-  myPool = heldPool = nextPool.fetch_add(1);
   myCpus = cpus;
+  myPool = heldPool = nextPool.fetch_add(1);
+  heldCpus = &myCpus;
   return true;
 }
 
+bool easyml::rt::poolBindingLost() { return lost.load(); }
+
 PoolBinding PoolBinding::current() {
+  // A region nested in a pool's region keeps the pool's binding.
   PoolBinding b;
-  b.id_ = myPool;
-  b.cpus_ = &myCpus;
+  b.id_ = heldPool;
+  b.cpus_ = heldCpus;
   return b;
 }
 
 void PoolBinding::hold() const {
   if (heldPool == id_)
     return;
+  bool bound;
   if (id_ != 0) {
-    bindThisThread(*cpus_);
+    bound = bindThisThread(*cpus_);
   } else {
     std::lock_guard<std::mutex> lock(processMutex);
-    bindThisThread(processCpus);
+    bound = bindThisThread(processCpus);
+  }
+  if (!bound) {
+    lost = true;
+    return;
   }
   heldPool = id_;
+  heldCpus = cpus_;
 }

@@ -270,6 +270,9 @@ private:
   std::unique_ptr<HostWorker> pairWorkers_[2];
   using PairKey = std::array<int, 4>;
   PairKey pairKey_ = {-1, -1, 0, 0};
+  /// A pool's thread was once found off its CPUs: the report no longer
+  /// names any.
+  bool pairCpusLost_ = false;
   /// The split is not yet known good: waves are capped at settleSteps_.
   /// Device ranges start on multiples of this (the devices' largest
   /// alignment()).

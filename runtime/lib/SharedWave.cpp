@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <string>
 
 using namespace easyml::rt;
 
@@ -97,7 +98,8 @@ void Scheduler::preparePairWorkers(int a, int b) {
     // Each side on a worker bound to its CPUs, the caller waiting.
     pairWorkers_[0] = std::make_unique<HostWorker>(cpus->first);
     pairWorkers_[1] = std::make_unique<HostWorker>(cpus->second);
-    if (!pairWorkers_[0]->cpus().empty() && !pairWorkers_[1]->cpus().empty()) {
+    if (!pairWorkers_[0]->cpus().empty() && !pairWorkers_[1]->cpus().empty() &&
+        !pairCpusLost_) {
       report.pairCpus = {formatCpus(cpus->first), formatCpus(cpus->second)};
       return;
     }
@@ -132,7 +134,7 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   // compute in every wave.
   double start = now();
   CellRange first[2] = {fronts.take(true, start), fronts.take(false, start)};
-  auto work = [&](int k) {
+  auto workChunks = [&](int k) {
     Side &me = sides[k];
     Device &device = *set_.devices[me.device];
     Device &other = *set_.devices[sides[1 - k].device];
@@ -154,9 +156,18 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
         break;
       fronts.done(me.lower, c.size(), now() - t0);
     }
-    me.finished = now();
+  };
+  auto work = [&](int k) {
+    // What throws here (memory for a chunk's copies) fails the wave like
+    // a device's error: the simulation is stopped, not left half a wave on.
+    try {
+      workChunks(k);
+    } catch (const std::exception &e) {
+      sides[k].error = std::string("shared wave: ") + e.what();
+    }
+    sides[k].finished = now();
     if (pairWorkers_[0])
-      me.cpus = allowedCpus();
+      sides[k].cpus = allowedCpus();
   };
   preparePairWorkers(a, b);
   pairWorkers_[1]->start([&] { work(1); });
@@ -185,10 +196,14 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   }
   if (thrown)
     std::rethrow_exception(thrown);
-  // The report claims the binding only while it holds.
-  for (int k = 0; k < 2 && pairWorkers_[0]; ++k)
-    if (sides[k].cpus != pairWorkers_[k]->cpus())
+  // The report claims the binding only while it holds, for good once lost.
+  if (pairWorkers_[0]) {
+    for (int k = 0; k < 2; ++k)
+      pairCpusLost_ |= sides[k].cpus != pairWorkers_[k]->cpus();
+    pairCpusLost_ |= poolBindingLost();
+    if (pairCpusLost_)
       report.pairCpus.clear();
+  }
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();
   std::vector<CellRange> next = before;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <omp.h>
 #include <sys/stat.h>
@@ -88,11 +89,12 @@ TEST(HostCpusTest, ABoundWorkerRunsOnItsCpus) {
 }
 
 namespace {
-/// A fake /sys/devices/system/cpu: CPU c on core cores[c] of package 0
-/// (-1: no topology).
+/// A fake /sys/devices/system/cpu: CPU c on core cores[c] (-1: no
+/// topology); empty where it cannot be made.
 std::string fakeSysfs(const std::vector<int> &cores) {
   char dir[] = "/tmp/easyml-sysfs-XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
+  if (!mkdtemp(dir))
+    return "";
   for (size_t c = 0; c < cores.size(); ++c) {
     if (cores[c] < 0)
       continue;
@@ -100,8 +102,11 @@ std::string fakeSysfs(const std::vector<int> &cores) {
     mkdir(topo.c_str(), 0755);
     topo += "/topology";
     mkdir(topo.c_str(), 0755);
-    std::ofstream(topo + "/physical_package_id") << "0\n";
-    std::ofstream(topo + "/core_id") << cores[c] << "\n";
+    std::string siblings;
+    for (size_t d = 0; d < cores.size(); ++d)
+      if (cores[d] == cores[c])
+        siblings += (siblings.empty() ? "" : ",") + std::to_string(d);
+    std::ofstream(topo + "/thread_siblings_list") << siblings << "\n";
   }
   return dir;
 }
@@ -123,6 +128,7 @@ std::vector<CpuList> regionCpus(int threads) {
 TEST(HostCpusTest, GroupsSmtSiblingsIntoCores) {
   // Siblings numbered i and i+2; CPU 4 without a topology.
   std::string sysfs = fakeSysfs({0, 1, 0, 1, -1});
+  ASSERT_FALSE(sysfs.empty());
   std::vector<CpuList> cores = coresOf({0, 1, 2, 3, 4}, sysfs);
   ASSERT_EQ(cores.size(), 3u);
   EXPECT_EQ(cores[0], CpuList({0, 2}));
@@ -160,19 +166,35 @@ TEST(HostCpusTest, OpenMpThreadsKeepTheirPoolsCpus) {
   CpuList all = allowedCpus();
   if (all.size() < 2)
     GTEST_SKIP() << "needs two CPUs to tell a binding from none";
+  if (!mayBindPools())
+    GTEST_SKIP() << "the environment binds OpenMP's threads itself";
   CpuList last{all.back()};
   std::vector<CpuList> first, second;
-  CpuList rootAfter;
+  CpuList rootAfter, heldByOther, releasedByOther;
   {
     HostWorker worker(last);
     ASSERT_EQ(worker.cpus(), last);
+    PoolBinding pool;
     worker.start([&] {
       first = regionCpus(2);
       second = regionCpus(2);
       rootAfter = allowedCpus();
+      pool = PoolBinding::current();
     });
     worker.wait();
+    // Any thread holding the pool's binding, then an unbound one's (as an
+    // OpenMP thread moving from a pool's region to the caller's does).
+    const PoolBinding unbound = PoolBinding::current();
+    std::thread other([&] {
+      pool.hold();
+      heldByOther = allowedCpus();
+      unbound.hold();
+      releasedByOther = allowedCpus();
+    });
+    other.join();
   }
+  EXPECT_EQ(heldByOther, last);
+  EXPECT_EQ(releasedByOther, all);
   // Every thread of the pool's regions, the worker's own included, on the
   // pool's CPU, and the worker still there afterwards.
   for (const auto *seen : {&first, &second})

@@ -16,13 +16,13 @@
 // SMT siblings count as one core: the pools are given whole cores where
 // the cores allow it, so that they never share one.
 //
-// LLVM's OpenMP runtime gives a thread the CPUs the process started with
-// at its first parallel region, and starts a region's threads there too.
-// So a pool's thread starts OpenMP before it is bound (becomePoolThread),
-// and every thread of every parallel region of the runtime holds the
-// binding of the pool that started the region (PoolBinding): a thread
-// that served one pool and now serves another, or an unbound thread,
-// follows.
+// LLVM's OpenMP runtime gives a thread, at its first parallel region, the
+// CPUs of the thread whose region started OpenMP, and starts a region's
+// new threads there too. So a pool's thread starts OpenMP before it is
+// bound (becomePoolThread), and every thread of every parallel region of
+// the runtime holds the binding of the region's starter (PoolBinding): a
+// thread that served one pool and now serves another, or an unbound
+// region, follows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,11 +77,17 @@ bool bindThisThread(const CpuList &cpus);
 /// False where the system refuses; the thread is then left unbound.
 bool becomePoolThread(const CpuList &cpus);
 
+/// Whether a thread of a region could not take its binding (the system
+/// refused it): the pools then no longer run on the CPUs reported.
+bool poolBindingLost();
+
 /// The CPUs a parallel region's threads must run on: those of the pool
-/// whose thread starts the region, or the process's (unbound).
+/// whose thread starts the region (or whose region it serves), or the
+/// process's (unbound).
 class PoolBinding {
 public:
-  /// The binding of the calling thread (none unless becomePoolThread).
+  /// The binding of the calling thread (none unless becomePoolThread, or
+  /// a thread of a pool's region).
   static PoolBinding current();
   /// Called first by each thread of a parallel region: binds it to the
   /// pool's CPUs (or back to the process's) when it last held another.
