@@ -370,8 +370,14 @@ void CpuDevice::computeSpan(int64_t first, int64_t last) {
   {
     bind.hold();
     int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-    int64_t begin = first + n * tid / nt / w * w;
-    int64_t end = tid == nt - 1 ? last : first + n * (tid + 1) / nt / w * w;
+    // Threads meet on whole vectors (a span shared with another pool can
+    // start inside one: the kernel masks the lanes below it).
+    auto bound = [&](int k) {
+      return k == 0    ? first
+             : k == nt ? last
+                       : std::clamp((first + n * k / nt) / w * w, first, last);
+    };
+    int64_t begin = bound(tid), end = bound(tid + 1);
     if (begin < end) {
       // Each thread saves its own cells (in parallel, and warming its
       // cache for the kernel).

@@ -10,13 +10,19 @@
 
 using namespace easyml::rt;
 
-MeetingFronts::MeetingFronts(CellRange cells, int64_t align, double lowerPart,
+MeetingFronts::MeetingFronts(CellRange cells, int64_t lowerAlign,
+                             int64_t upperAlign, double lowerPart,
                              bool partKnown, int64_t minChunk)
-    : lo_(cells.begin), hi_(cells.end), align_(std::max<int64_t>(1, align)),
-      minChunk_(std::min(
-          (std::max<int64_t>(1, minChunk) + align_ - 1) / align_ * align_,
-          std::max(align_, cells.size() / 16 / align_ * align_))),
-      lowerPart_(std::clamp(lowerPart, 0.0, 1.0)), known_(partKnown) {}
+    : lo_(cells.begin), hi_(cells.end),
+      lowerPart_(std::clamp(lowerPart, 0.0, 1.0)), known_(partKnown) {
+  align_[0] = std::max<int64_t>(1, lowerAlign);
+  align_[1] = std::max<int64_t>(1, upperAlign);
+  for (int k = 0; k < 2; ++k) {
+    int64_t a = align_[k];
+    minChunk_[k] = std::min((std::max<int64_t>(1, minChunk) + a - 1) / a * a,
+                            std::max(a, cells.size() / 16 / a * a));
+  }
+}
 
 double MeetingFronts::partOf(bool lower) const {
   int k = lower ? 0 : 1;
@@ -51,16 +57,17 @@ CellRange MeetingFronts::take(bool lower, double now) {
   // Until a device has a chunk measured its first is from the guess or
   // the last wave: half as large when that was a guess.
   double divisor = known_ || cells_[k] > 0 ? kDivisor : 2 * kDivisor;
+  const int64_t align = align_[k];
   int64_t n = static_cast<int64_t>(static_cast<double>(left) * partOf(lower) /
                                    divisor) /
-              align_ * align_;
-  n = std::max(n, minChunk_);
+              align * align;
+  n = std::max(n, minChunk_[k]);
   // The other device has declined: no one to share the rest with.
   if (declined_[1 - k])
     n = left;
-  CellRange c =
-      lower ? CellRange{lo_, std::min(hi_, lo_ + n)}
-            : CellRange{std::max(lo_, (hi_ - n) / align_ * align_), hi_};
+  CellRange c = lower
+                    ? CellRange{lo_, std::min(hi_, lo_ + n)}
+                    : CellRange{std::max(lo_, (hi_ - n) / align * align), hi_};
   if (!worthTaking(k, c.size(), now)) {
     declined_[k] = true;
     return {};

@@ -80,6 +80,7 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
   // Ranges start on a multiple of every device's alignment (powers of
   // two: the largest), not of kCellAlignment: two CPU pools split at
   // vector widths, so a slow one's small share is not coarsely quantised.
+  // Two host devices sharing waves meet on any cell (SharedWave.cpp).
   align_ = 1;
   for (auto &device : set_.devices)
     align_ = std::max(align_, device->alignment());

@@ -124,7 +124,11 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   // A chunk computes at least kMinChunkCellSteps cell-steps (a one-step
   // wave of a tissue: a few thousand cells), so that what each costs
   // besides its work (a kernel call, the clock) stays small.
-  MeetingFronts fronts(all, align_, partA, known,
+  // Each side's chunks on its own alignment: a scalar pool's last chunks
+  // can be a cell or two, and the two end a cell or two apart, not a
+  // vector's worth of the scalar pool's time.
+  MeetingFronts fronts(all, set_.devices[a]->alignment(),
+                       set_.devices[b]->alignment(), partA, known,
                        kMinChunkCellSteps / std::max<int64_t>(1, task.nsteps));
   Side sides[2];
   sides[0].device = a;

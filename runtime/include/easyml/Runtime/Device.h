@@ -308,7 +308,9 @@ public:
   /// NVIDIA H100 80GB HBM3, sm_90, code object sm_90".
   virtual std::string description() const = 0;
   const easyml_variant &variant() const { return *variant_; }
-  /// Its range starts on a multiple of this many cells.
+  /// Its range starts on a multiple of this many cells, but where two host
+  /// devices sharing a wave met (its kernel then masks the lanes of the
+  /// vector below the start).
   virtual int64_t alignment() const = 0;
   /// The device computes in the host store itself: transfers are free.
   virtual bool sharesHostStore() const { return false; }

@@ -9,8 +9,10 @@
 // waves): the lower device computes chunks of the cells from their low end
 // upwards, the upper one from the high end downwards, until they meet;
 // the meeting point is the next wave's split. A chunk is a quarter of the
-// device's part of the cells left, never less than the alignment, so the
-// last chunks are short and the two finish within one of each other; a
+// device's part of the cells left, never less than the device's alignment,
+// so the last chunks are short and the two finish within one of each
+// other (a scalar device's last chunks can be a cell or two: what one
+// costs it is what the two can end apart); a
 // device's part follows the two devices' speeds measured in the wave once
 // both have computed a chunk (the cost of a cell may have changed since
 // the last wave). Near the end a device declines a chunk the other would
@@ -33,18 +35,22 @@ namespace easyml::rt {
 
 class MeetingFronts {
 public:
-  /// Over `cells`, every chunk boundary but the range's end a multiple of
-  /// `align` (`cells.begin` is one). `lowerPart` (0..1): the lower device's
+  /// Over `cells` (`cells.begin` a multiple of both alignments): the lower
+  /// device's chunks start on multiples of `lowerAlign`, and the upper
+  /// one's, but the one that meets the lower device, on multiples of
+  /// `upperAlign`. The meeting point itself can be any cell: a vector
+  /// kernel computes the vector around a range's start with the lanes
+  /// below it masked. `lowerPart` (0..1): the lower device's
   /// expected part of the work; `partKnown`: it comes from measured speeds
   /// (else from a guess, and the first chunks are half as large). No
   /// chunk but the last is smaller than `minChunk` (rounded up to the
-  /// alignment: a chunk's fixed costs stay small against its work), nor
-  /// than a sixteenth of the cells (down to the alignment: every device
-  /// gets a chunk, and a slow one no more than it can do). With at least
-  /// twice the alignment of cells, the first chunk of each device (taken
-  /// lower, then upper) is never empty.
-  MeetingFronts(CellRange cells, int64_t align, double lowerPart,
-                bool partKnown, int64_t minChunk = 1);
+  /// device's alignment: a chunk's fixed costs stay small against its
+  /// work), nor than a sixteenth of the cells (down to the alignment:
+  /// every device gets a chunk, and a slow one no more than it can do).
+  /// With at least the two alignments' sum of cells, the first chunk of
+  /// each device (taken lower, then upper) is never empty.
+  MeetingFronts(CellRange cells, int64_t lowerAlign, int64_t upperAlign,
+                double lowerPart, bool partKnown, int64_t minChunk = 1);
 
   /// The next chunk of the lower (`lower`) or upper device, taken at time
   /// `now` (seconds, on one clock for both devices); empty once every cell
@@ -69,7 +75,9 @@ private:
   double partOf(bool lower) const;
   bool worthTaking(int k, int64_t chunk, double now) const;
   mutable std::mutex mutex_;
-  int64_t lo_, hi_, align_, minChunk_;
+  int64_t lo_, hi_;
+  /// Per device (lower, upper): its alignment and smallest chunk.
+  int64_t align_[2], minChunk_[2];
   double lowerPart_;
   bool known_;
   /// Per device (lower, upper): cells computed and their seconds.
