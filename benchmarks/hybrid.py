@@ -34,8 +34,12 @@ action potential differently on the two devices (the scalar code branches,
 the vector code does not), so the balancer keeps following it. A
 benchmark, not a test: compare ratios from one run, and on a shared
 machine give --repeat 3 (each device set run three times in turn, the
-median of each taken) or --runs 3 (three independent measurements of the
-efficiency from one compilation, the median reported with all three).
+median of each taken), --rounds 3 (each run three rounds of the three
+sets back to back, each round's efficiency from rates taken seconds
+apart, the round of median efficiency taken: a drift over minutes then
+moves the three rates of a round together) or --runs 3 (three
+independent measurements of the efficiency from one compilation, the
+median reported with all three).
 --min-states 15 takes every corpus model with at least 15 states.
 --together also runs the two pools alone at the same time, as two
 processes on a CPU each: where that sums to less than the two alone, the
@@ -142,8 +146,11 @@ def convergence(rt, threshold):
 
 
 def measure(args, name, lib, tmp):
-    """One run of the three device sets (each --repeat times in turn, the
-    median of each taken): the results entry of one run."""
+    """One run: the three device sets each --repeat times in turn, the
+    median of each taken; or, with --rounds, that many rounds of the three
+    back to back, the round of median efficiency taken."""
+    if args.rounds > 1:
+        return measure_rounds(args, lib, tmp)
     tries = {tag: [] for tag, _ in DEVICE_SETS}
     together = []
     for _ in range(args.repeat):
@@ -156,6 +163,47 @@ def measure(args, name, lib, tmp):
         ordered = sorted(tries[tag],
                          key=lambda x: x[0]["cell_steps_per_second"])
         runs[tag], traces[tag] = ordered[len(ordered) // 2]
+    entry = judge(args, runs, traces)
+    if together:
+        # The try of median summed rate.
+        sums = sorted(together, key=lambda t: sum(t.values()))
+        both = sums[(len(sums) - 1) // 2]
+        rate = entry["rates"]
+        entry.update({"together_rates": both,
+                      "together_vs_alone": sum(both.values()) /
+                      (rate["baseline"] + rate["cpu-simd"]),
+                      "efficiency_vs_together": rate["hybrid"] /
+                      sum(both.values())})
+    return entry
+
+
+def measure_rounds(args, lib, tmp):
+    """--rounds rounds of the three device sets back to back, each round
+    starting one set later than the last (so that none is always measured
+    first or last): each round's efficiency divides rates taken seconds
+    apart, and the round of median efficiency is the run's. A drift of
+    the machine over minutes moves the three rates of a round together,
+    and a round hit by a burst of other work is outvoted."""
+    rounds = []
+    for k in range(args.rounds):
+        order = DEVICE_SETS[k % 3:] + DEVICE_SETS[:k % 3]
+        tries = {tag: run(args, lib, devices, tmp, tag)
+                 for tag, devices in order}
+        rounds.append(judge(args, {t: tries[t][0] for t in tries},
+                            {t: tries[t][1] for t in tries}))
+    ordered = sorted(rounds, key=lambda r: r["efficiency"])
+    entry = dict(ordered[(len(ordered) - 1) // 2])
+    entry["round_efficiencies"] = [r["efficiency"] for r in rounds]
+    # Every round's traces, not only the median one's.
+    entry["same_trace_as_baseline"] = all(r["same_trace_as_baseline"]
+                                          for r in rounds)
+    entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"]
+                                       for r in rounds)
+    return entry
+
+
+def judge(args, runs, traces):
+    """The results entry of one report and trace per device set."""
     rate = {t: runs[t]["cell_steps_per_second"] for t in runs}
     eff = rate["hybrid"] / (rate["baseline"] + rate["cpu-simd"])
     rt = runs["hybrid"]["runtime"]
@@ -166,17 +214,7 @@ def measure(args, name, lib, tmp):
     inside_vs_alone = {d["id"]: d["cell_steps_per_second"] / alone[d["id"]]
                        for d in rt["devices"] if alone.get(d["id"])}
     conv, above = convergence(rt, args.threshold)
-    extra = {}
-    if together:
-        # The try of median summed rate.
-        sums = sorted(together, key=lambda t: sum(t.values()))
-        both = sums[(len(sums) - 1) // 2]
-        alone_sum = rate["baseline"] + rate["cpu-simd"]
-        extra = {"together_rates": both,
-                 "together_vs_alone": sum(both.values()) / alone_sum,
-                 "efficiency_vs_together": rate["hybrid"] /
-                 sum(both.values())}
-    return {**extra, "rates": rate, "efficiency": eff,
+    return {"rates": rate, "efficiency": eff,
             "balance": rate["hybrid"] / inside if inside else 0.0,
             "inside_vs_alone": inside_vs_alone,
             "shared_waves": rt["shared_waves"],
@@ -248,7 +286,8 @@ def summarise(name, runs):
                       "inside_vs_alone": r["inside_vs_alone"],
                       **{k: r[k] for k in ("together_rates",
                                            "together_vs_alone",
-                                           "efficiency_vs_together")
+                                           "efficiency_vs_together",
+                                           "round_efficiencies")
                          if k in r}} for r in runs]
     entry["lowest_efficiency"] = ordered[0]["efficiency"]
     entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"] for r in runs)
@@ -283,7 +322,8 @@ def write_json(args, results, failed):
     if args.json:
         json.dump({"cells": args.cells, "paced": args.paced,
                    "sharing": not args.no_sharing,
-                   "repeat": args.repeat, "runs": args.runs,
+                   "repeat": args.repeat, "rounds": args.rounds,
+                   "runs": args.runs,
                    "together": args.together,
                    "duration_ms": args.duration,
                    "wave_steps": args.wave_steps,
@@ -308,6 +348,11 @@ def parse_args():
     ap.add_argument("--repeat", type=int, default=1,
                     help="run each device set this many times, in turn, "
                          "and take each one's median run")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure each run as this many rounds of the "
+                         "three device sets back to back and take the "
+                         "round of median efficiency (the rates it divides "
+                         "taken seconds apart, not minutes)")
     ap.add_argument("--runs", type=int, default=1,
                     help="measure the efficiency this many times per model "
                          "(compiled once) and report the median run, with "
@@ -335,8 +380,10 @@ def parse_args():
                     help="largest |Vm(hybrid) - Vm(cpu-simd)| in mV")
     ap.add_argument("--json")
     args = ap.parse_args()
-    if args.runs < 1 or args.repeat < 1:
-        ap.error("--runs and --repeat take a positive count")
+    if args.runs < 1 or args.repeat < 1 or args.rounds < 1:
+        ap.error("--runs, --repeat and --rounds take a positive count")
+    if args.rounds > 1 and (args.repeat > 1 or args.together):
+        ap.error("--rounds takes neither --repeat nor --together")
     if args.min_states is not None and (args.models or not args.corpus):
         ap.error("--min-states takes --corpus and no --models")
     if not args.models:
