@@ -275,7 +275,7 @@ private:
   bool pairCpusLost_ = false;
   /// The split is not yet known good: waves are capped at settleSteps_.
   /// Device ranges start on multiples of this (the devices' largest
-  /// alignment()).
+  /// alignment()), but where two host devices sharing waves met.
   int64_t align_ = kCellAlignment;
   bool settling_ = true;
   /// The step a repartition takes effect at (-1: the current step).
