@@ -6,6 +6,7 @@
 
 #include "easyml/Runtime/Tissue.h"
 #include "easyml/Runtime/Backend.h"
+#include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/HostCpus.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
@@ -288,7 +289,8 @@ void Tissue::applyOperator(const double *v, double *out, const double c[3],
   base.out = out;
   base.flags = flags;
   base.src = src;
-  int threads = options_.threads > 0 ? options_.threads : 0;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
   const PoolBinding bind = PoolBinding::current();
 #pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
   {
@@ -384,7 +386,8 @@ double Tissue::dot(const double *a, const double *b) const {
   const int64_t n = grid_.points();
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<double> part(chunks, 0.0);
-  int threads = options_.threads > 0 ? options_.threads : 0;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
   const PoolBinding bind = PoolBinding::current();
 #pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
   {
@@ -509,7 +512,8 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
   const double t0 = now();
   double *prev = prev_.data(), *lat = lat_.data();
   int64_t found = 0, bad = INT64_MAX;
-  int threads = options_.threads > 0 ? options_.threads : 0;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
   const PoolBinding bind = PoolBinding::current();
   if (ranked_ && runsAreCells_) {
     // Run by run: the slots and the cells of a run are contiguous.

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "easyml/Runtime/Device.h"
 #include "easyml/Runtime/HostCpus.h"
 #include "easyml/Runtime/Simulation.h"
 #include "easyml/Runtime/SimulationInterface.h"
@@ -189,7 +190,8 @@ void Tissue::applyRuns(const double *v, double *out, const double c[3],
   base.cy = c[1];
   base.cz = c[2];
   const int64_t n = static_cast<int64_t>(runs_.size());
-  int threads = options_.threads > 0 ? options_.threads : 0;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
   const PoolBinding bind = PoolBinding::current();
 #pragma omp parallel num_threads(threads) if (threads != 1 && n > 1)
   {
