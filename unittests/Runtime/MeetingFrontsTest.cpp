@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <random>
+#include <type_traits>
 
 using namespace easyml::rt;
 
@@ -95,6 +96,17 @@ double ideal(int64_t cells, double costA, double costB) {
 double makespan(const Outcome &o) { return std::max(o.finish[0], o.finish[1]); }
 
 } // namespace
+
+// A call with one alignment and the part after it does not compile (it
+// would otherwise, with the part read as the upper device's alignment).
+static_assert(!std::is_constructible_v<MeetingFronts, CellRange, int64_t,
+                                       double, bool, int64_t>);
+static_assert(
+    !std::is_constructible_v<MeetingFronts, CellRange, int, double, bool, int>);
+static_assert(
+    std::is_constructible_v<MeetingFronts, CellRange, int, int, double, bool>);
+static_assert(std::is_constructible_v<MeetingFronts, CellRange, int64_t,
+                                      int64_t, double, bool, int64_t>);
 
 TEST(MeetingFrontsTest, CoversEveryCellOnceAndMeets) {
   Outcome o = share(4096, 8, 8, 0.5, false,

@@ -51,6 +51,10 @@ public:
   /// each device (taken lower, then upper) is never empty.
   MeetingFronts(CellRange cells, int64_t lowerAlign, int64_t upperAlign,
                 double lowerPart, bool partKnown, int64_t minChunk = 1);
+  /// The form with one alignment for both devices is gone: a call in that
+  /// form would otherwise still compile, its part taken as an alignment.
+  MeetingFronts(CellRange cells, int64_t align, double lowerPart,
+                bool partKnown, int64_t minChunk = 1) = delete;
 
   /// The next chunk of the lower (`lower`) or upper device, taken at time
   /// `now` (seconds, on one clock for both devices); empty once every cell
