@@ -45,6 +45,15 @@ median reported with all three).
 processes on a CPU each: where that sums to less than the two alone, the
 machine itself does not give two busy cores their full speed at once, and
 the hybrid is judged against that too (efficiency_vs_together).
+--control measures the machine instead (an A/A check), each run's
+"efficiency" a ratio that is 100% by construction but for the machine:
+--control one times cpu-simd alone twice, back to back, the second rate
+over the first (a core against itself a moment later); --control both
+times it alone on each of two CPUs in turn, then on both at once as two
+processes, the summed rates at once over the summed rates in turn (two
+busy cores against each alone, as the hybrid is judged). Given the same
+--runs, its medians and lowest runs say how far this machine lets a
+criterion on the efficiency be judged at all. Nothing hybrid runs.
 """
 
 import argparse
@@ -93,10 +102,16 @@ def bench_command(args, lib, devices, tmp, tag):
             "--fout=" + os.path.join(tmp, tag), "--report-json", report]
 
 
-def run(args, lib, devices, tmp, tag):
+def pinned(cpus):
+    """A preexec_fn binding the child to `cpus` (None: unbound)."""
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+
+
+def run(args, lib, devices, tmp, tag, cpus=None):
     report = os.path.join(tmp, tag + ".json")
     cmd = bench_command(args, lib, devices, tmp, tag)
-    p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
+                       preexec_fn=pinned(cpus))
     if p.returncode:
         sys.exit(f"hybrid.py: {tag}: {' '.join(cmd)}\n{p.stderr}")
     r = json.load(open(report))
@@ -114,9 +129,7 @@ def run_together(args, lib, tmp):
         pin = {cpus[k]} if len(cpus) >= 2 else None
         procs.append((tag, cmd, subprocess.Popen(
             cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=(lambda c=pin: os.sched_setaffinity(0, c))
-            if pin else None)))
+            text=True, preexec_fn=pinned(pin))))
     rates = {}
     for tag, cmd, p in procs:
         _, err = p.communicate()
@@ -200,6 +213,62 @@ def measure_rounds(args, lib, tmp):
     entry["max_dvm_vs_cpu_simd"] = max(r["max_dvm_vs_cpu_simd"]
                                        for r in rounds)
     return entry
+
+
+def measure_control(args, lib, tmp):
+    """One run of --control: "first" and "second" rates whose ratio is
+    100% but for the machine (see the module's help)."""
+    devices = DEVICE_SETS[1][1]
+    if args.control == "one":
+        first, _ = run(args, lib, devices, tmp, "control-first")
+        second, _ = run(args, lib, devices, tmp, "control-second")
+        rate = {"first": first["cell_steps_per_second"],
+                "second": second["cell_steps_per_second"]}
+    else:
+        cpus = sorted(os.sched_getaffinity(0))[:2]
+        alone = [run(args, lib, devices, tmp, f"control-cpu{c}", {c})[0]
+                 for c in cpus]
+        procs = []
+        for c in cpus:
+            cmd = bench_command(args, lib, devices, tmp, f"control-both{c}")
+            procs.append((cmd, subprocess.Popen(
+                cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, preexec_fn=pinned({c}))))
+        for cmd, p in procs:
+            _, err = p.communicate()
+            if p.returncode:
+                sys.exit(f"hybrid.py: control: {' '.join(cmd)}\n{err}")
+        both = [json.load(open(os.path.join(tmp, f"control-both{c}.json")))
+                for c in cpus]
+        first = alone[0]
+        rate = {"first": sum(r["cell_steps_per_second"] for r in alone),
+                "second": sum(r["cell_steps_per_second"] for r in both),
+                "cpus": cpus,
+                "alone": [r["cell_steps_per_second"] for r in alone],
+                "at_once": [r["cell_steps_per_second"] for r in both]}
+    return {"rates": rate, "efficiency": rate["second"] / rate["first"],
+            "num_states": first.get("num_states", "?")}
+
+
+def summarise_control(runs):
+    """The results entry of a model under --control: the run of median
+    ratio, with every run's."""
+    ordered = sorted(runs, key=lambda r: r["efficiency"])
+    entry = dict(ordered[(len(ordered) - 1) // 2])
+    entry["runs"] = [{"efficiency": r["efficiency"], "rates": r["rates"]}
+                     for r in runs]
+    entry["lowest_efficiency"] = ordered[0]["efficiency"]
+    return entry
+
+
+def print_control_row(name, r):
+    line = (f"{name:<22} {r['num_states']!s:>6} "
+            f"{r['rates']['first']:10.3g} {r['rates']['second']:10.3g} "
+            f"{100 * r['efficiency']:6.1f}%")
+    if len(r["runs"]) > 1:
+        line += "  runs " + ", ".join(f"{100 * x['efficiency']:.1f}%"
+                                      for x in r["runs"])
+    print(line, flush=True)
 
 
 def judge(args, runs, traces):
@@ -324,7 +393,7 @@ def write_json(args, results, failed):
                    "sharing": not args.no_sharing,
                    "repeat": args.repeat, "rounds": args.rounds,
                    "runs": args.runs,
-                   "together": args.together,
+                   "together": args.together, "control": args.control,
                    "duration_ms": args.duration,
                    "wave_steps": args.wave_steps,
                    "threshold": args.threshold, "results": results,
@@ -363,6 +432,14 @@ def parse_args():
                          "gives two busy cores at once (together_vs_alone), "
                          "and the hybrid against that (efficiency_vs_"
                          "together)")
+    ap.add_argument("--control", nargs="?", const="one",
+                    choices=["one", "both"],
+                    help="an A/A check of the machine instead, nothing "
+                         "hybrid run: 'one' (the default) times cpu-simd "
+                         "alone twice, back to back, the second rate over "
+                         "the first; 'both' on each of two CPUs in turn "
+                         "and then on both at once, the summed rates at "
+                         "once over those in turn")
     ap.add_argument("--no-sharing", action="store_true",
                     help="the balancer splits every wave in advance "
                          "(--no-lb-sharing) instead of the two pools "
@@ -384,6 +461,11 @@ def parse_args():
         ap.error("--runs, --repeat and --rounds take a positive count")
     if args.rounds > 1 and (args.repeat > 1 or args.together):
         ap.error("--rounds takes neither --repeat nor --together")
+    if args.control and (args.rounds > 1 or args.repeat > 1 or
+                         args.together):
+        ap.error("--control takes none of --rounds, --repeat, --together")
+    if args.control == "both" and len(os.sched_getaffinity(0)) < 2:
+        ap.error("--control both takes two CPUs")
     if args.min_states is not None and (args.models or not args.corpus):
         ap.error("--min-states takes --corpus and no --models")
     if not args.models:
@@ -396,14 +478,47 @@ def parse_args():
     return args
 
 
-def main():
-    args = parse_args()
-    results, failed = {}, {}
+def print_header(args):
+    if args.control:
+        a, b = (("first", "second") if args.control == "one" else
+                ("in turn", "at once"))
+        print(f"{'model':<22} {'states':>6} {a:>10} {b:>10} {'ratio':>7}")
+        print(f"{'':<22} {'':>6} {'cell-steps/s':>21}")
+        return
     print(f"{'model':<22} {'states':>6} {'baseline':>10} {'cpu-simd':>10} "
           f"{'hybrid':>10} {'effic.':>7} {'bal.':>6} {'conv.':>6} "
           f"{'above':>6} {'|dVm|':>8}")
     print(f"{'':<22} {'':>6} {'cell-steps/s':>32} {'':>10} {'':>7} "
           f"{'':>6} {'wave':>6} {'thr.':>6} {'mV':>8}")
+
+
+def print_counts(args, results):
+    """The acceptance's counts: medians at or above 95%, runs below 90%."""
+    meds = [r["efficiency"] for r in results.values()]
+    every = [x["efficiency"] for r in results.values() for x in r["runs"]]
+    meds.sort()
+    what = "ratio" if args.control else "efficiency"
+    print(f"{what}: median at least 95% on {sum(m >= 0.95 for m in meds)} "
+          f"of {len(meds)} models (median of medians "
+          f"{100 * meds[(len(meds) - 1) // 2]:.1f}%); "
+          f"{sum(x < 0.90 for x in every)} of {len(every)} runs below 90%")
+
+
+def main_control(args, results, failed):
+    """--control: the table, the counts and the lowest ratio."""
+    if not results:
+        sys.exit("hybrid.py: no model ran")
+    print_counts(args, results)
+    low = min(results, key=lambda n: results[n]["lowest_efficiency"])
+    print(f"lowest single run {100 * results[low]['lowest_efficiency']:.1f}% "
+          f"({low})" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def main():
+    args = parse_args()
+    results, failed = {}, {}
+    print_header(args)
     with tempfile.TemporaryDirectory(prefix="easyml-hybrid-") as tmp:
         for i, name in enumerate(args.models):
             print(f"[{i + 1}/{len(args.models)}] {name} ...", end="\r",
@@ -414,10 +529,19 @@ def main():
                       flush=True)
                 failed[name] = why
                 continue
-            runs = [measure(args, name, lib, tmp) for _ in range(args.runs)]
-            results[name] = summarise(name, runs)
-            print_row(name, results[name])
+            if args.control:
+                runs = [measure_control(args, lib, tmp)
+                        for _ in range(args.runs)]
+                results[name] = summarise_control(runs)
+                print_control_row(name, results[name])
+            else:
+                runs = [measure(args, name, lib, tmp)
+                        for _ in range(args.runs)]
+                results[name] = summarise(name, runs)
+                print_row(name, results[name])
             write_json(args, results, failed)
+    if args.control:
+        return main_control(args, results, failed)
     if not results:
         sys.exit("hybrid.py: no model ran")
     write_json(args, results, failed)
@@ -430,6 +554,7 @@ def main():
         print("not converged within 5 waves or trace off: " + ", ".join(bad))
     if failed:
         print("failed: " + ", ".join(failed))
+    print_counts(args, results)
     low = min(results, key=lambda n: results[n]["lowest_efficiency"])
     print(f"lowest efficiency: {100 * results[worst]['efficiency']:.1f}% "
           f"({worst})" + (f"; lowest single run "
