@@ -48,7 +48,8 @@ the hybrid is judged against that too (efficiency_vs_together).
 --control measures the machine instead (an A/A check), each run's
 "efficiency" a ratio that is 100% by construction but for the machine:
 --control one times cpu-simd alone twice, back to back, the second rate
-over the first (a core against itself a moment later); --control both
+over the first (a process against itself a moment later, unbound as
+the hybrid's standalone runs are); --control both
 times it alone on each of two CPUs in turn, then on both at once as two
 processes, the summed rates at once over the summed rates in turn (two
 busy cores against each alone, as the hybrid is judged). Given the same
@@ -540,11 +541,11 @@ def main():
                 results[name] = summarise(name, runs)
                 print_row(name, results[name])
             write_json(args, results, failed)
+    write_json(args, results, failed)
     if args.control:
         return main_control(args, results, failed)
     if not results:
         sys.exit("hybrid.py: no model ran")
-    write_json(args, results, failed)
     worst = min(results, key=lambda n: results[n]["efficiency"])
     bad = [n for n in results if results[n]["converged_wave"] is None or
            results[n]["converged_wave"] > 5 or
