@@ -5,7 +5,7 @@
 #include "luo_rudy_1991.h"
 #include "mitchell_schaeffer_2003.h"
 
-#include <easyml/Runtime/Runtime.h>
+#include <easyml-c/Runtime.h>
 
 #include <stdio.h>
 

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Checkpoint.h"
-#include "easyml/Runtime/PopulationState.h"
+#include "easyml/Runtime/IO/Checkpoint.h"
+#include "easyml/Runtime/IO/PopulationState.h"
 
 #include <cinttypes>
 #include <cstddef>

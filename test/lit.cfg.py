@@ -39,6 +39,10 @@ llvm_config.add_tool_substitutions(tools, [config.easyml_tools_dir])
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%easyml_src", config.easyml_src_root))
 config.substitutions.append(("%easyml_obj_root", config.easyml_obj_root))
+# The C headers of a program against the runtime: the ABI and the C API.
+config.substitutions.append(("%easyml_c_includes", "-I%s -I%s" % (
+    os.path.join(config.easyml_src_root, "abi", "include"),
+    os.path.join(config.easyml_src_root, "runtime", "capi", "include"))))
 config.substitutions.append(
     ("%examples", os.path.join(config.easyml_src_root, "examples", "models")))
 config.substitutions.append(("%unittests", config.easyml_unittests_dir))

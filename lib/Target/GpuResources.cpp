@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Target/GpuResources.h"
-#include "easyml/Runtime/ABI.h"
-#include "easyml/Runtime/Occupancy.h"
+#include "easyml/ABI/ABI.h"
+#include "easyml/ABI/Occupancy.h"
 #include "easyml/Target/ModelObject.h"
 
 #include "llvm/ADT/DenseMap.h"

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Target/PtxAssembler.h"
-#include "easyml/Runtime/Occupancy.h"
+#include "easyml/ABI/Occupancy.h"
 #include "easyml/Target/GpuResources.h"
 
 #include "llvm/ADT/DenseMap.h"

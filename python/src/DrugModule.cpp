@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/DrugStudy.h"
-#include "easyml/Runtime/RiskClassifier.h"
+#include "easyml/Runtime/Drugs/DrugStudy.h"
+#include "easyml/Runtime/Drugs/RiskClassifier.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Population.h"
-#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/Core/Population.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -25,7 +25,7 @@
 #include <map>
 
 #ifdef EASYML_HAVE_MPI
-#include "easyml/Runtime/Distributed.h"
+#include "easyml/Runtime/MPI/Distributed.h"
 #endif
 
 namespace py = pybind11;

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/TissueFiles.h"
-#include "easyml/Runtime/TissueRun.h"
+#include "easyml/Runtime/Tissue/TissueFiles.h"
+#include "easyml/Runtime/Tissue/TissueRun.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>

@@ -12,10 +12,10 @@
 #ifndef EASYML_TOOLS_BENCH_BENCH_H
 #define EASYML_TOOLS_BENCH_BENCH_H
 
-#include "easyml/Runtime/BenchProtocol.h"
-#include "easyml/Runtime/CommandLine.h"
-#include "easyml/Runtime/RunSummary.h"
-#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/Apps/BenchProtocol.h"
+#include "easyml/Runtime/Apps/CommandLine.h"
+#include "easyml/Runtime/Core/RunSummary.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
 
 #include <cstdio>
 #include <map>

@@ -15,9 +15,9 @@
 
 #include "Bench.h"
 
-#include "easyml/Runtime/Distributed.h"
-#include "easyml/Runtime/MpiSession.h"
-#include "easyml/Runtime/Population.h"
+#include "easyml/Runtime/MPI/Distributed.h"
+#include "easyml/Runtime/MPI/MpiSession.h"
+#include "easyml/Runtime/Core/Population.h"
 
 #include <cerrno>
 #include <cstdlib>

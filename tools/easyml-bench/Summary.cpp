@@ -12,7 +12,7 @@
 
 #include "Bench.h"
 
-#include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/Schedule/Balancer.h"
 
 using namespace easyml;
 using namespace easyml::bench;

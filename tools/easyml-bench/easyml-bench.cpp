@@ -14,17 +14,17 @@
 
 #include "Bench.h"
 
-#include "easyml/Runtime/Checkpoint.h"
-#include "easyml/Runtime/Compile.h"
-#include "easyml/Runtime/GpuDriver.h"
-#include "easyml/Runtime/ModelInfo.h"
+#include "easyml/Runtime/IO/Checkpoint.h"
+#include "easyml/Runtime/Simulation/Compile.h"
+#include "easyml/Runtime/Devices/GpuDriver.h"
+#include "easyml/Runtime/Apps/ModelInfo.h"
 #ifdef EASYML_HAVE_MPI
-#include "easyml/Runtime/MpiSession.h"
+#include "easyml/Runtime/MPI/MpiSession.h"
 #endif
-#include "easyml/Runtime/Occupancy.h"
-#include "easyml/Runtime/Pointwise.h"
-#include "easyml/Runtime/Population.h"
-#include "easyml/Runtime/Simulation.h"
+#include "easyml/ABI/Occupancy.h"
+#include "easyml/Runtime/Apps/Pointwise.h"
+#include "easyml/Runtime/Core/Population.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
 #include "easyml/Support/VersionInfo.h"
 
 #include <algorithm>

@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/CommandLine.h"
-#include "easyml/Runtime/DrugStudy.h"
-#include "easyml/Runtime/OutputFile.h"
-#include "easyml/Runtime/RiskClassifier.h"
+#include "easyml/Runtime/Apps/CommandLine.h"
+#include "easyml/Runtime/Drugs/DrugStudy.h"
+#include "easyml/Runtime/IO/OutputFile.h"
+#include "easyml/Runtime/Drugs/RiskClassifier.h"
 
 #include <algorithm>
 #include <chrono>

@@ -16,12 +16,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/CommandLine.h"
-#include "easyml/Runtime/OutputFile.h"
-#include "easyml/Runtime/TissueRun.h"
+#include "easyml/Runtime/Apps/CommandLine.h"
+#include "easyml/Runtime/IO/OutputFile.h"
+#include "easyml/Runtime/Tissue/TissueRun.h"
 #ifdef EASYML_HAVE_MPI
-#include "easyml/Runtime/MpiSession.h"
-#include "easyml/Runtime/TissueMPI.h"
+#include "easyml/Runtime/MPI/MpiSession.h"
+#include "easyml/Runtime/Tissue/TissueMPI.h"
 #endif
 
 #include <cmath>

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/Schedule/Balancer.h"
 
 #include <gtest/gtest.h>
 

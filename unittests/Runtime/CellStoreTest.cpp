@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/Devices/Device.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Checkpoint.h"
+#include "easyml/Runtime/IO/Checkpoint.h"
 
 #include <gtest/gtest.h>
 

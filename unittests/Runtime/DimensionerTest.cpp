@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Dimensioner.h"
+#include "easyml/Runtime/Schedule/Dimensioner.h"
 
 #include <gtest/gtest.h>
 

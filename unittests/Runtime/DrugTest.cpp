@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/DrugBlock.h"
-#include "easyml/Runtime/DrugStudy.h"
-#include "easyml/Runtime/PopulationState.h"
+#include "easyml/Runtime/Drugs/DrugBlock.h"
+#include "easyml/Runtime/Drugs/DrugStudy.h"
+#include "easyml/Runtime/IO/PopulationState.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/HostCpus.h"
-#include "easyml/Runtime/HostWorker.h"
+#include "easyml/Runtime/Devices/HostCpus.h"
+#include "easyml/Runtime/Devices/HostWorker.h"
 
 #include <gtest/gtest.h>
 

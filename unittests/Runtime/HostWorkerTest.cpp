@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/HostWorker.h"
+#include "easyml/Runtime/Devices/HostWorker.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/HotCellCost.h"
-#include "easyml/Runtime/Balancer.h"
+#include "easyml/Runtime/Schedule/HotCellCost.h"
+#include "easyml/Runtime/Schedule/Balancer.h"
 
 #include <gtest/gtest.h>
 

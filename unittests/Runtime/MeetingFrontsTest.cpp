@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/MeetingFronts.h"
+#include "easyml/Runtime/Schedule/MeetingFronts.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Occupancy.h"
+#include "easyml/ABI/Occupancy.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Params.h"
-#include "easyml/Runtime/Device.h"
+#include "easyml/Runtime/Core/Params.h"
+#include "easyml/Runtime/Devices/Device.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Balancer.h"
-#include "easyml/Runtime/PhaseSpeeds.h"
+#include "easyml/Runtime/Schedule/Balancer.h"
+#include "easyml/Runtime/Schedule/PhaseSpeeds.h"
 
 #include <gtest/gtest.h>
 

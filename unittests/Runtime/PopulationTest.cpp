@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Population.h"
+#include "easyml/Runtime/Core/Population.h"
 
 #include <gtest/gtest.h>
 

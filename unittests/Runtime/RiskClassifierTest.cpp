@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/RiskClassifier.h"
+#include "easyml/Runtime/Drugs/RiskClassifier.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/TissueDecomposition.h"
+#include "easyml/Runtime/Tissue/TissueDecomposition.h"
 
 #include <gtest/gtest.h>
 

@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/ABI.h"
-#include "easyml/Runtime/Tissue.h"
-#include "easyml/Runtime/TissueConfig.h"
-#include "easyml/Runtime/TissueFiles.h"
-#include "easyml/Runtime/TissueGrid.h"
+#include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Tissue/Tissue.h"
+#include "easyml/Runtime/Tissue/TissueConfig.h"
+#include "easyml/Runtime/Tissue/TissueFiles.h"
+#include "easyml/Runtime/Tissue/TissueGrid.h"
 
 #include <gtest/gtest.h>
 

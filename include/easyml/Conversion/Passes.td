@@ -13,7 +13,7 @@ def LowerToKernels : Pass<"easyml-lower-to-kernels", "mlir::ModuleOp"> {
   let summary = "lower an expanded easyml.model to C-ABI kernel functions";
   let description = [{
     Turns each `easyml.model` whose integrators are expanded into the entry
-    points of the runtime ABI (`runtime/include/easyml/Runtime/ABI.h`), each
+    points of the runtime ABI (`abi/include/easyml/ABI/ABI.h`), each
     taking one `easyml_kernel_args*`:
 
     - `easyml_<model>_<variant>_init`: initial states, nodal parameters and
@@ -111,7 +111,7 @@ def LowerRecording : Pass<"easyml-lower-recording"> {
     the cell's values to record (`easyml.record_value`, the traces'
     evaluation in `easyml.record_traces`). This pass lowers them to the
     runtime ABI's recording (`rec_*` in
-    `runtime/include/easyml/Runtime/ABI.h`):
+    `abi/include/easyml/ABI/ABI.h`):
 
     - the schedule to loads of `rec_first`, `rec_every` (at least 1) and
       `rec_samples` from the kernel arguments;

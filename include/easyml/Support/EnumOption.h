@@ -23,7 +23,7 @@
 #ifndef EASYML_SUPPORT_ENUMOPTION_H
 #define EASYML_SUPPORT_ENUMOPTION_H
 
-#include "easyml/Runtime/Backend.h"
+#include "easyml/ABI/Backend.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"

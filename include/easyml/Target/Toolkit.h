@@ -14,7 +14,7 @@
 #ifndef EASYML_TARGET_TOOLKIT_H
 #define EASYML_TARGET_TOOLKIT_H
 
-#include "easyml/Runtime/Backend.h"
+#include "easyml/ABI/Backend.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

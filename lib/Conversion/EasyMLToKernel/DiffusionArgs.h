@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The diffusion entry (ABI 6) takes the runtime's easyml_diffusion_args
-// (runtime/include/easyml/Runtime/ABI.h): CPU functions a pointer to it,
+// (abi/include/easyml/ABI/ABI.h): CPU functions a pointer to it,
 // GPU kernels the struct itself by value. These are its fields as the
 // kernel lowering numbers them and their LLVM types; DiffusionArgs.cpp
 // checks the numbering against the ABI header when the compiler is built.

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The monodomain diffusion operator of ABI 6 (easyml_diffusion_args in
-// runtime/include/easyml/Runtime/ABI.h), written for every variant of
+// abi/include/easyml/ABI/ABI.h), written for every variant of
 // every model by the same code as its kernels: a cell loop over the points
 // [begin, end), which the CPU runs in order (cpu-simd `width` points per
 // iteration once easyml-vectorize-cells has run) and a GPU kernel runs one
@@ -18,7 +18,7 @@
 #include "DiffusionArgs.h"
 #include "KernelBuilder.h"
 
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 

@@ -8,7 +8,7 @@
 #include "KernelArgs.h"
 #include "KernelMemory.h"
 
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -6,7 +6,7 @@
 
 #include "KernelArgs.h"
 
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Every entry point takes the runtime's easyml_kernel_args
-// (runtime/include/easyml/Runtime/ABI.h): CPU functions a pointer to it,
+// (abi/include/easyml/ABI/ABI.h): CPU functions a pointer to it,
 // GPU kernels the struct itself by value. These are its fields as the
 // kernel lowering numbers them, their LLVM types, and the access to one
 // field either way. KernelArgs.cpp checks the numbering against the ABI
@@ -20,7 +20,7 @@
 
 namespace easyml::kernel {
 
-/// Field numbers of easyml_kernel_args (runtime/include/easyml/Runtime/ABI.h).
+/// Field numbers of easyml_kernel_args (abi/include/easyml/ABI/ABI.h).
 enum ArgField {
   kBegin = 0,
   kEnd,

@@ -24,7 +24,7 @@
 
 #include "easyml/Conversion/Passes.h"
 #include "easyml/Dialect/EasyML/IR/EasyMLOps.h"
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include <limits>
 

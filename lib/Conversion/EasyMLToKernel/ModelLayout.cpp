@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Conversion/EasyMLToKernel/ModelLayout.h"
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -21,9 +21,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "easyml/Runtime/Diffusion.h"
-#include "easyml/Runtime/GpuDriver.h"
-#include "easyml/Runtime/Simulation.h"
+#include "easyml/Runtime/Devices/Diffusion.h"
+#include "easyml/Runtime/Devices/GpuDriver.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
 
 #include <cinttypes>
 #include <cmath>

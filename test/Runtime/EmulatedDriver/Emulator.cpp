@@ -6,7 +6,7 @@
 
 #include "Emulator.h"
 
-#include "easyml/Runtime/ABI.h"
+#include "easyml/ABI/ABI.h"
 
 #include <chrono>
 #include <condition_variable>

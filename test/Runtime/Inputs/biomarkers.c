@@ -1,6 +1,6 @@
 /* Biomarkers through the C API: a model linked in, four cells with their
  * own IKr conductance, two beats, the table read back. */
-#include "easyml/Runtime/Runtime.h"
+#include "easyml-c/Runtime.h"
 #include "ten_tusscher_panfilov_2006.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * library.
  *
  *   capi_ranks MODEL.so VM.npy BIOMARKERS.csv */
-#include <easyml/Runtime/RuntimeMPI.h>
+#include <easyml-c/RuntimeMPI.h>
 
 #include <stdio.h>
 

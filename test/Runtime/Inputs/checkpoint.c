@@ -2,7 +2,7 @@
  * saved half way; a child process goes on and dies without cleaning up (as
  * a killed run); a fresh simulation restarts from the checkpoint and its
  * files are compared by the test with an uninterrupted run's. */
-#include "easyml/Runtime/Runtime.h"
+#include "easyml-c/Runtime.h"
 
 #include <stdio.h>
 #include <sys/wait.h>

@@ -3,7 +3,7 @@
  * that value), and a setting that changes nothing is reported. */
 #include "derived.h"
 
-#include <easyml/Runtime/Runtime.h>
+#include <easyml-c/Runtime.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  *                                       per-cell parameter): the blow-up is
  *                                       reported with that cell
  */
-#include <easyml/Runtime/Runtime.h>
+#include <easyml-c/Runtime.h>
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * from different states exactly as the scalar one does. */
 #include "ten_tusscher_panfilov_2006.h"
 
-#include <easyml/Runtime/Runtime.h>
+#include <easyml-c/Runtime.h>
 
 #include <math.h>
 #include <stdio.h>

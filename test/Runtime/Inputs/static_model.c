@@ -2,7 +2,7 @@
  * the runtime's C API: one HH cell, one stimulus, Vm peak checked. */
 #include "hodgkin_huxley_1952.h"
 
-#include <easyml/Runtime/Runtime.h>
+#include <easyml-c/Runtime.h>
 
 #include <stdio.h>
 

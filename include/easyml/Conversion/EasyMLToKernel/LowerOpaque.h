@@ -11,7 +11,7 @@
 #ifndef EASYML_CONVERSION_EASYMLTOKERNEL_LOWEROPAQUE_H
 #define EASYML_CONVERSION_EASYMLTOKERNEL_LOWEROPAQUE_H
 
-#include "easyml/Runtime/Backend.h"
+#include "easyml/ABI/Backend.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 

@@ -13,7 +13,7 @@
 #ifndef EASYML_CONVERSION_MATHTODEVICELIBRARY_MATHTODEVICELIBRARY_H
 #define EASYML_CONVERSION_MATHTODEVICELIBRARY_MATHTODEVICELIBRARY_H
 
-#include "easyml/Runtime/Backend.h"
+#include "easyml/ABI/Backend.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"

@@ -8,7 +8,7 @@
 #define EASYML_DIALECT_EASYML_IR_EASYMLOPS_H
 
 #include "easyml/Dialect/EasyML/IR/EasyMLDialect.h"
-#include "easyml/Runtime/Backend.h"
+#include "easyml/ABI/Backend.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpDefinition.h"

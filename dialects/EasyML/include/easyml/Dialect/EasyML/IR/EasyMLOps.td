@@ -538,7 +538,7 @@ def EasyML_RecordScheduleOp : EasyML_Op<"record_schedule"> {
     kernel arguments `args` (a pointer to `easyml_kernel_args`, or the
     struct by value in a GPU kernel): the global step of sample 0, the
     interval between samples (at least 1) and the number of samples
-    (runtime/include/easyml/Runtime/ABI.h, `rec_first`, `rec_every`,
+    (abi/include/easyml/ABI/ABI.h, `rec_first`, `rec_every`,
     `rec_samples`). `easyml-lower-to-kernels` places it before the cell
     loop; `easyml-lower-recording` lowers it to loads of those fields.
 

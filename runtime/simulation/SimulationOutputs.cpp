@@ -1,0 +1,262 @@
+//===- Outputs.cpp - output files and reports of one process --------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a simulation in one process writes: sample matrices (.npy, row after
+// row under a temporary name, renamed into place when complete), biomarker
+// tables with parameter columns, and its report. The MPI run writes the
+// same bytes with the parallel writers (ParallelIO.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scheduler.h"
+
+#include "easyml/Runtime/IO/OutputFile.h"
+#include "easyml/Runtime/Core/Population.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+using namespace easyml::rt;
+
+MatrixFile::~MatrixFile() = default;
+
+SimulationInterface::~SimulationInterface() = default;
+
+BiomarkerTable SimulationInterface::allBiomarkers() { return biomarkers(); }
+
+bool SimulationInterface::runUntil(double ms) {
+  return run(std::llround(ms / dt()));
+}
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// A (rows x cols) float64 .npy written row after row by one process.
+class NpyMatrixFile : public MatrixFile {
+public:
+  bool open(const std::string &path, int64_t rows, int64_t cols,
+            int64_t resumeRows, std::string &error) {
+    path_ = path;
+    rows_ = rows;
+    cols_ = cols;
+    std::string h = npyHeader("'<f8'", "(" + std::to_string(rows) + ", " +
+                                           std::to_string(cols) + ")");
+    if (resumeRows > 0) {
+      // The header and rows a killed run wrote before its checkpoint.
+      written_ = std::min(resumeRows, rows);
+      int64_t at = static_cast<int64_t>(h.size()) + written_ * cols * 8;
+      file_ = std::make_unique<OutputFile>(path, at);
+      if (file_->ok())
+        return true;
+      error = file_->error();
+      file_.reset();
+      return false;
+    }
+    file_ = std::make_unique<OutputFile>(path);
+    if (file_->write(h))
+      return true;
+    error = file_->error();
+    file_.reset();
+    return false;
+  }
+
+  bool addRow(int64_t row, CellRange part, const double *values,
+              std::string &error) override {
+    double t0 = now();
+    if (row != written_ || written_ >= rows_ || part.begin != 0 ||
+        part.end != cols_) {
+      error = "'" + path_ + "': row " + std::to_string(row) + " of cells [" +
+              std::to_string(part.begin) + ", " + std::to_string(part.end) +
+              ") does not follow row " + std::to_string(written_ - 1) +
+              " of " + std::to_string(rows_) + " rows of " +
+              std::to_string(cols_) + " cells";
+      return false;
+    }
+    if (!file_->write(values, sizeof(double) * cols_)) {
+      error = file_->error();
+      return false;
+    }
+    ++written_;
+    bytes_ += 8.0 * cols_;
+    seconds_ += now() - t0;
+    return true;
+  }
+
+  bool flush(std::string &) override { return true; }
+
+  bool checkpoint(int64_t &rows, std::string &error) override {
+    if (!file_ || (file_->position() < 0 && !file_->error().empty())) {
+      error = file_ ? file_->error() : "'" + path_ + "' is closed";
+      return false;
+    }
+    rows = written_;
+    return true;
+  }
+
+  bool close(bool ok, std::string &error) override {
+    // An abandoned or short file is removed with the OutputFile.
+    std::unique_ptr<OutputFile> file = std::move(file_);
+    if (!file || !ok)
+      return true; // abandoned on purpose
+    if (written_ != rows_) {
+      error = "'" + path_ + "': " + std::to_string(written_) + " of " +
+              std::to_string(rows_) + " rows written";
+      return false;
+    }
+    if (!file->commit()) {
+      error = file->error();
+      return false;
+    }
+    return true;
+  }
+
+  double seconds() const override { return seconds_; }
+  double bytes() const override { return bytes_; }
+
+private:
+  std::unique_ptr<OutputFile> file_;
+  std::string path_;
+  int64_t rows_ = 0, cols_ = 0, written_ = 0;
+  double seconds_ = 0, bytes_ = 0;
+};
+
+} // namespace
+
+std::shared_ptr<MatrixFile> Simulation::openMatrix(const std::string &path,
+                                                   int64_t rows, int64_t cols,
+                                                   std::string &error,
+                                                   int64_t resumeRows) {
+  auto file = std::make_shared<NpyMatrixFile>();
+  if (!file->open(path, rows, cols, resumeRows, error))
+    return nullptr;
+  return file;
+}
+
+double Simulation::paramValue(int64_t p, int64_t cell) {
+  const double *row = scheduler_->store().paramRow(p);
+  return row ? row[cell] : paramSet().value(p);
+}
+
+/// The biomarker rows with one column per parameter in `paramColumns`,
+/// each cell's value (cells numbered from `firstCell`).
+std::vector<double> easyml::rt::biomarkerRowsWithParams(
+    const BiomarkerTable &bt, const std::vector<int64_t> &params,
+    int64_t firstCell,
+    const std::function<double(int64_t p, int64_t cell)> &value) {
+  size_t k0 = kBioNumColumns, k = k0 + params.size();
+  std::vector<double> wide(bt.rows() * k);
+  for (int64_t r = 0; r < bt.rows(); ++r) {
+    std::copy(bt.row(r), bt.row(r) + k0, wide.begin() + r * k);
+    int64_t cell = static_cast<int64_t>(bt.row(r)[kBioCell]) - firstCell;
+    for (size_t p = 0; p < params.size(); ++p)
+      wide[r * k + k0 + p] = value(params[p], cell);
+  }
+  return wide;
+}
+
+bool easyml::rt::biomarkerColumns(const ParamSet &ps,
+                                  const std::vector<std::string> &params,
+                                  std::vector<std::string> &names,
+                                  std::vector<int64_t> &indices,
+                                  std::string &error) {
+  names.clear();
+  for (int c = 0; c < kBioNumColumns; ++c)
+    names.push_back(biomarkerColumnName(c));
+  for (const std::string &n : params) {
+    int64_t p = ps.index(n);
+    if (p < 0) {
+      error = "model " + std::string(ps.desc().name) +
+              " has no parameter '" + n + "' for the biomarker table";
+      return false;
+    }
+    indices.push_back(p);
+    names.push_back(n);
+  }
+  return true;
+}
+
+bool Simulation::writeBiomarkers(const std::string &path,
+                                 const std::vector<std::string> &paramColumns,
+                                 std::string &error) {
+  std::vector<std::string> names;
+  std::vector<int64_t> params;
+  if (!biomarkerColumns(paramSet(), paramColumns, names, params, error))
+    return false;
+  std::vector<double> rows = biomarkerRowsWithParams(
+      biomarkers(), params, 0,
+      [&](int64_t p, int64_t cell) { return paramValue(p, cell); });
+  return writeTable(path, names, rows, error);
+}
+
+BiomarkerTable Simulation::lastBeat(int64_t &totalRows) {
+  const BiomarkerTable &bt = biomarkers();
+  totalRows = bt.rows();
+  BiomarkerTable last;
+  if (!bt.rows())
+    return last;
+  double beat = bt.row(bt.rows() - 1)[kBioBeat];
+  for (int64_t r = 0; r < bt.rows(); ++r)
+    if (bt.row(r)[kBioBeat] == beat)
+      last.values.insert(last.values.end(), bt.row(r),
+                         bt.row(r) + kBioNumColumns);
+  return last;
+}
+
+void Simulation::addOutput(double seconds, double bytes) {
+  scheduler_->report.outputSeconds += seconds;
+  scheduler_->report.outputBytes += bytes;
+}
+
+std::string Simulation::reportJson(int indent) { return report().json(indent); }
+
+void Simulation::printReport(FILE *out) { report().print(out); }
+
+double Simulation::adaptiveSteps() {
+  std::vector<int64_t> rows = adaptiveRows(desc());
+  if (rows.empty())
+    return -1;
+  std::vector<double> values(numCells());
+  double total = 0;
+  for (int64_t row : rows) {
+    getStateRow(row, values.data());
+    for (double v : values)
+      total += v;
+  }
+  return total;
+}
+
+void Simulation::summarize(RunSummary &s) {
+  const easyml_model_desc &d = desc();
+  s.model = d.name;
+  s.numStates = d.num_states;
+  s.cells = numCells();
+  s.dt = dt();
+  s.variant = variant().name;
+  s.device = deviceDescription();
+  s.warnings = firedWarnings(d, counters());
+  s.adaptiveSteps = adaptiveSteps();
+  s.acrossRanks = false;
+  s.ranks = 1;
+  s.threads = threads();
+  s.waves = report().totalWaves;
+  s.tablesSeconds = tablesSeconds();
+  s.initSeconds = initSeconds();
+  s.kernelSeconds = gpuKernelMs() / 1e3;
+  std::vector<std::string> active = activeDevices();
+  s.oneDevice = active.size() == 1;
+  s.cpuOnly = s.oneDevice && active[0] == "cpu";
+  s.reportJson = reportJson(2);
+  s.reportTable = printedBy([&](FILE *f) { printReport(f); });
+}

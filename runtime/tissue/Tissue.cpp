@@ -1,0 +1,792 @@
+//===- Tissue.cpp - monodomain reaction-diffusion on a grid ---------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Tissue/Tissue.h"
+#include "easyml/ABI/Backend.h"
+#include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Devices/HostCpus.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
+#include "easyml/Runtime/Simulation/SimulationInterface.h"
+#include "easyml/Runtime/Tissue/TissueComm.h"
+
+#include "ConjugateGradient.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace easyml::rt;
+
+namespace {
+
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// Points per parallel chunk: the diffusion operator runs on chunks, and
+/// reductions add the chunks' partial sums in chunk order, so results do
+/// not depend on the thread count.
+constexpr int64_t kChunk = 8192;
+
+/// A CPU variant's diffusion operator (ABI 6), or null.
+easyml_diffuse_fn diffusionEntry(const easyml_variant &v) {
+#if EASYML_ABI_VERSION >= 6
+  if (backendOf(v) == Backend::Cpu)
+    return v.diffuse;
+#endif
+  (void)v;
+  return nullptr;
+}
+
+} // namespace
+
+/// The model's diffusion operator: that of the CPU pool's variant, else of
+/// any CPU variant (the operator is the same in every variant).
+bool Tissue::generatedDiffusion(std::string &error) {
+  const easyml_model_desc &d = sim_.local()->desc();
+  std::vector<const easyml_variant *> order = {&sim_.local()->variant()};
+  for (int64_t i = 0; i < d.num_variants; ++i)
+    order.push_back(&d.variants[i]);
+  for (const easyml_variant *v : order) {
+    easyml_diffuse_fn fn = diffusionEntry(*v);
+    if (fn) {
+      diffuse_ = [fn](const easyml_diffusion_args &a) { fn(&a); };
+      return true;
+    }
+  }
+  error = std::string("model ") + d.name +
+          " has no diffusion operator: compile it again with this "
+          "version of easyml-compile";
+  return false;
+}
+
+Tissue::Tissue(SimulationInterface &sim, TissueGrid grid,
+               Conductivity conductivity, TissueOptions options,
+               TissueComm *comm)
+    : sim_(sim), comm_(comm), grid_(std::move(grid)),
+      conductivity_(conductivity), options_(options) {}
+
+double Tissue::stableStep(const TissueGrid &grid, const Conductivity &c) {
+  double sum = 0;
+  for (int a = 0; a < 3; ++a)
+    if (grid.n[a] > 1)
+      sum += c.diffusion(a) / (grid.h[a] * grid.h[a]);
+  return sum > 0 ? 1.0 / (2.0 * sum) : INFINITY;
+}
+
+bool Tissue::initialize(std::string &error) {
+  if (std::string e = grid_.check(); !e.empty())
+    return error = e, false;
+  if (std::string e = conductivity_.check(); !e.empty())
+    return error = e, false;
+  if (!(options_.dt > 0) || !std::isfinite(options_.dt))
+    return error = "the time step is " + number(options_.dt) +
+                   " ms: it must be positive",
+           false;
+  if (sim_.ranks() == 1 && !sim_.local())
+    return error = "the simulation holds no cells", false;
+  const ProcessGrid &pg = options_.processGrid;
+  if (!pg.automatic())
+    if (std::string e = checkProcessGrid(grid_, pg, sim_.ranks()); !e.empty())
+      return error = e, false;
+  boxes_ = sim_.ranks() > 1 && !pg.automatic() && !pg.slabs(grid_);
+  cellPoint_ = tissueCellPoints(grid_, boxes_ ? pg : ProcessGrid());
+  if (static_cast<int64_t>(cellPoint_.size()) != sim_.numCells())
+    return error = "the grid has " + std::to_string(cellPoint_.size()) +
+                   " points of tissue, the simulation " +
+                   std::to_string(sim_.numCells()) + " cells",
+           false;
+  if (cellPoint_.empty())
+    return error = "the grid has no tissue (the mask is all zero)", false;
+  double bound = stableStep(grid_, conductivity_);
+  int64_t m = 1;
+  if (options_.scheme == TissueOptions::Explicit) {
+    if (options_.substeps > 0 && options_.dt / options_.substeps > bound)
+      return error = "explicit diffusion is unstable: a sub-step of " +
+                     number(options_.dt / options_.substeps) +
+                     " ms is longer than the stability bound " +
+                     number(bound) + " ms (use at least " +
+                     std::to_string(static_cast<int64_t>(
+                         std::ceil(options_.dt / bound))) +
+                     " sub-steps, a smaller dt or crank-nicolson)",
+             false;
+    m = options_.substeps > 0
+            ? options_.substeps
+            : std::max<int64_t>(1, std::ceil(options_.dt / bound - 1e-12));
+  }
+  double h = options_.dt / m;
+  for (int a = 0; a < 3; ++a)
+    c_[a] = grid_.n[a] > 1 ? conductivity_.diffusion(a) * h /
+                                 (grid_.h[a] * grid_.h[a])
+                           : 0;
+  flags_ = grid_.diffusionFlags();
+  size_t n = grid_.points();
+  identity_ = grid_.mask.empty();
+  onDevices_ = identity_ && options_.scheme == TissueOptions::Explicit &&
+               !options_.diffusionOnHost && !boxes_;
+  fusable_ = onDevices_ && sim_.ranks() == 1;
+  deviceActivation_ = fusable_ && !options_.activationOnHost;
+  // The host's operator, where the diffusion step runs on the host.
+  if ((sim_.ranks() > 1 && !initializeRanks(error)) ||
+      (!onDevices_ && !generatedDiffusion(error)))
+    return false;
+  v_.assign(identity_ ? 0 : n, 0);
+  out_.assign(n, 0);
+  src_.assign(n, 0);
+  // Across ranks, per cell of this rank; else per point.
+  lat_.assign(ranked_ ? cells_.size() : n, NAN);
+  for (const TissueStimulus &s : stimuli_) {
+    stimulusPoints_.push_back(s.region.select(grid_));
+    if (stimulusPoints_.back().empty())
+      return error = "a stimulus region holds no point of tissue", false;
+  }
+  if (!sim_.initialize(options_.dt))
+    return error = sim_.failure(), false;
+  if (options_.biomarkers && !sim_.enableBiomarkers(BiomarkerOptions(), error))
+    return false;
+  sim_.local()->keepExternalsOnDevices(onDevices_);
+  stimulusOn_.assign(stimuli_.size(), false);
+  tmp_.assign(m > 1 ? n : 0, 0);
+  gatherVm();
+  if (!ranked_) {
+    prev_.assign(gridVm(), gridVm() + n);
+  } else {
+    loadBlockVm();
+    prev_.resize(cells_.size());
+    for (int64_t k = 0; k < cells_.size(); ++k)
+      prev_[k] = vr_[cellSlot_[k]];
+  }
+  report_ = TissueReport();
+  report_.processGrid =
+      pg.automatic() ? chooseProcessGrid(grid_, sim_.ranks(), false).p : pg.p;
+  report_.points = grid_.points();
+  report_.tissuePoints = cellPoint_.size();
+  report_.substeps = m;
+  prevStale_ = false;
+  initialized_ = true;
+  return true;
+}
+
+double *Tissue::gridVm() {
+  if (ranked_)
+    return vr_.data();
+  return identity_ ? sim_.local()->vm() : v_.data();
+}
+
+void Tissue::gatherVm() {
+  // Across ranks a block's Vm is vr_'s (diffuseOnRanks*).
+  if (identity_ || ranked_)
+    return;
+  const double *vm = sim_.local()->vm();
+  for (size_t k = 0; k < cellPoint_.size(); ++k)
+    v_[cellPoint_[k]] = vm[k];
+}
+
+void Tissue::scatterVm() {
+  if (identity_ || ranked_)
+    return;
+  double *vm = sim_.local()->vm();
+  for (size_t k = 0; k < cellPoint_.size(); ++k)
+    vm[k] = v_[cellPoint_[k]];
+}
+
+Tissue::~Tissue() {
+  if (deviceActivation_ && sim_.local())
+    sim_.local()->dropActivation();
+}
+
+bool Tissue::syncHostVm() {
+  if (!hostVmStale_)
+    return true;
+  if (!sim_.local()->syncVm())
+    return false;
+  hostVmStale_ = false;
+  return true;
+}
+
+bool Tissue::syncHost(std::string &error) {
+  bool ok = syncHostVm() && (!deviceActivation_ || ranked_ ||
+                             sim_.local()->releaseActivation(/*keep=*/true));
+  if (!ok)
+    error = "bringing the devices' values to the host: " + sim_.failure();
+  return ok;
+}
+
+std::vector<double> Tissue::vm() {
+  syncHostVm();
+  if (ranked_) {
+    std::vector<double> own(cells_.size());
+    for (int64_t k = 0; k < cells_.size(); ++k)
+      own[k] = vr_[cellSlot_[k]];
+    return gatherCells(own);
+  }
+  std::vector<double> out(grid_.points(), NAN);
+  const double *v = identity_ ? sim_.local()->vm() : v_.data();
+  for (int64_t p : cellPoint_)
+    out[p] = v[p];
+  return out;
+}
+
+std::vector<double> Tissue::activationTimes() {
+  if (ranked_)
+    return gatherCells(lat_);
+  if (deviceActivation_)
+    sim_.local()->releaseActivation(/*keep=*/true);
+  return lat_;
+}
+
+/// The stimulus of `step` as a source of the diffusion step: dt * I/Cm.
+void Tissue::stimulusSource(int64_t step) {
+  // Clear the points of the stimuli that were on (not the whole grid).
+  for (size_t s = 0; hasSource_ && s < stimuli_.size(); ++s)
+    if (stimulusOn_[s])
+      for (int64_t p : stimulusPoints_[s])
+        src_[p] = 0;
+  hasSource_ = false;
+  for (size_t s = 0; s < stimuli_.size(); ++s) {
+    bool on = stimuli_[s].onAtStep(step, options_.dt);
+    if (on != stimulusOn_[s])
+      ++srcVersion_;
+    stimulusOn_[s] = on;
+    if (!on)
+      continue;
+    double add = options_.dt * stimuli_[s].rate(conductivity_);
+    for (int64_t p : stimulusPoints_[s])
+      src_[p] += add;
+    hasSource_ = true;
+  }
+}
+
+/// out = v + c . L v (+ src), chunk by chunk over the threads.
+void Tissue::applyOperator(const double *v, double *out, const double c[3],
+                           const double *src) {
+  applyOperator(v, out, c, src, flags_.data(), grid_.points());
+}
+
+void Tissue::applyOperator(const double *v, double *out, const double c[3],
+                           const double *src, const uint8_t *flags,
+                           int64_t n) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  easyml_diffusion_args base{};
+  base.sx = 1;
+  base.sy = grid_.n[0];
+  base.sz = grid_.n[0] * grid_.n[1];
+  base.cx = c[0];
+  base.cy = c[1];
+  base.cz = c[2];
+  base.v = v;
+  base.out = out;
+  base.flags = flags;
+  base.src = src;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      easyml_diffusion_args a = base;
+      a.begin = k * kChunk;
+      a.end = std::min(n, a.begin + kChunk);
+      diffuse_(a);
+    }
+  }
+}
+
+/// Sub-steps from Vm into out_ and back and forth with tmp_; the result
+/// is copied into Vm.
+bool Tissue::diffuseExplicit() {
+  double *v = gridVm();
+  const double *in = v;
+  double *buffers[2] = {out_.data(), tmp_.data()};
+  for (int64_t s = 0; s < report_.substeps; ++s) {
+    double *to = buffers[s % 2];
+    applyOperator(in, to, c_, s == 0 && hasSource_ ? src_.data() : nullptr);
+    in = to;
+  }
+  std::memcpy(v, in, sizeof(double) * grid_.points());
+  return true;
+}
+
+/// One sub-step of the grid on the devices, without its source.
+DiffusionTask Tissue::diffusionTask() {
+  DiffusionTask task;
+  task.grid.sx = 1;
+  task.grid.sy = grid_.n[0];
+  task.grid.sz = grid_.n[0] * grid_.n[1];
+  task.grid.cx = c_[0];
+  task.grid.cy = c_[1];
+  task.grid.cz = c_[2];
+  task.halo = grid_.n[2] > 1   ? task.grid.sz
+              : grid_.n[1] > 1 ? task.grid.sy
+                               : 1;
+  task.flags = flags_.data();
+  task.hostVm = gridVm();
+  task.hostOut = out_.data();
+  return task;
+}
+
+/// The sub-steps on the devices, the stimulus in the first; Vm comes to
+/// the host after the last.
+bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
+  DiffusionTask task = diffusionTask();
+  for (int64_t s = first; s < report_.substeps; ++s) {
+    task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
+    task.srcVersion = srcVersion_;
+    bool last = s + 1 == report_.substeps;
+    // The GPUs' activation pass in the last sub-step; Vm stays there.
+    if (last && deviceActivation_) {
+      act_ = DeviceActivation();
+      act_.lat = lat_.data();
+      act_.prev = prev_.data();
+      act_.threshold = options_.activationThreshold;
+      act_.t1 = (step_ + 1) * options_.dt;
+      act_.dt = options_.dt;
+      task.activation = &act_;
+    }
+    task.downloadVm = last && !task.activation;
+    if (!sim_.local()->sendHalos(task) || !sim_.local()->diffuse(task))
+      return error = sim_.failure(), false;
+  }
+  activatedOnDevices_ = task.activation != nullptr;
+  hostVmStale_ = hostVmStale_ || (activatedOnDevices_ && !act_.done.empty());
+  return true;
+}
+
+bool Tissue::finishDeviceActivation(std::string &error) {
+  activated_ += act_.activated;
+  report_.activatedOnDevices += act_.activated;
+  if (act_.nonFinite > 0) {
+    // The lowest point that is not finite, from Vm brought back.
+    if (!syncHostVm())
+      return error = sim_.failure(), false;
+    const double *v = gridVm();
+    for (int64_t p = 0; p < grid_.points(); ++p)
+      if (!std::isfinite(v[p])) {
+        error = nonFiniteError(p, step_ * options_.dt);
+        return false;
+      }
+  }
+  return updateActivation(step_, act_.done, error);
+}
+
+double Tissue::dot(const double *a, const double *b) const {
+  const int64_t n = grid_.points();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> part(chunks, 0.0);
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
+  const PoolBinding bind = PoolBinding::current();
+#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
+  {
+    bind.hold();
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      double sum = 0;
+      for (int64_t i = k * kChunk, e = std::min(n, i + kChunk); i < e; ++i)
+        sum += a[i] * b[i];
+      part[k] = sum;
+    }
+  }
+  double total = 0;
+  for (double x : part)
+    total += x;
+  return total;
+}
+
+/// (I - A/2) v' = (I + A/2) v + src, A = dt D L: the operator with
+/// coefficients +c/2 gives the right-hand side and with -c/2 the matrix
+/// (symmetric positive definite), which the conjugate gradient inverts.
+bool Tissue::diffuseCrankNicolson(std::string &error) {
+  const int64_t n = grid_.points();
+  double plus[3], minus[3];
+  for (int a = 0; a < 3; ++a) {
+    plus[a] = 0.5 * c_[a];
+    minus[a] = -0.5 * c_[a];
+  }
+  std::vector<double> &b = out_;
+  double *x = gridVm();
+  applyOperator(x, b.data(), plus, hasSource_ ? src_.data() : nullptr);
+  r_.resize(n);
+  p_.resize(n);
+  q_.resize(n);
+  ConjugateGradient cg;
+  cg.apply = [&](const double *in, double *out) {
+    applyOperator(in, out, minus, nullptr);
+    return true;
+  };
+  cg.dot = [&](const double *u, const double *v) { return dot(u, v); };
+  cg.tolerance = options_.cgTolerance;
+  cg.maxIterations = options_.cgMaxIterations;
+  return solved(cg.solve(n, x, b.data(), r_.data(), q_.data(), p_.data()),
+                error);
+}
+
+bool Tissue::solved(const CgResult &r, std::string &error) {
+  report_.cgIterations += r.iterations;
+  if (!r.applied)
+    return false;
+  if (!r.converged)
+    return error = "crank-nicolson: the conjugate gradient did not converge "
+                   "in " +
+                   std::to_string(r.iterations) + " iterations at step " +
+                   std::to_string(step_) + " (relative residual " +
+                   number(std::sqrt(r.rr / r.bb)) + ")",
+           false;
+  return true;
+}
+
+namespace {
+
+/// A point's new Vm v: its activation time where it crosses the
+/// threshold upwards (interpolated within the step ending at t1), the
+/// lowest bad point.
+inline void activate(int64_t p, double v, double thr, double t1, double dt,
+                     double &prev, double &lat, int64_t &found,
+                     int64_t &bad) {
+  double before = prev;
+  if (!std::isfinite(v))
+    bad = std::min(bad, p);
+  if (before < thr && v >= thr && std::isnan(lat)) {
+    lat = t1 - dt * (v - thr) / (v - before);
+    ++found;
+  }
+  prev = v;
+}
+
+/// Whether any of n new values v is not finite or crosses the threshold
+/// from prev (vectorised: most runs of most steps have neither).
+inline bool eventful(const double *v, const double *prev, int64_t n,
+                     double thr) {
+  int any = 0;
+  for (int64_t j = 0; j < n; ++j)
+    any |= ((v[j] - v[j]) != 0) | ((prev[j] < thr) & (v[j] >= thr));
+  return any != 0;
+}
+
+/// Chunks of at most kChunk cells covering [0, n) but the ranges `done`.
+std::vector<CellRange> chunksOutside(int64_t n,
+                                     const std::vector<CellRange> &done) {
+  std::vector<CellRange> skip = done, out;
+  std::sort(skip.begin(), skip.end(),
+            [](CellRange a, CellRange b) { return a.begin < b.begin; });
+  int64_t c = 0;
+  auto cover = [&](int64_t end) {
+    for (; c < end; c = std::min(end, c + kChunk))
+      out.push_back({c, std::min(end, c + kChunk)});
+  };
+  for (CellRange r : skip) {
+    cover(std::min(n, r.begin));
+    c = std::max(c, r.end);
+  }
+  cover(n);
+  return out;
+}
+
+} // namespace
+
+/// Activation times and the finiteness check, over chunks of the cells on
+/// the threads; the first bad point (lowest index) is the one reported.
+/// Across ranks (prev_ and lat_ per cell of the rank) the same pass hands
+/// the block's new Vm (in vr_) to the cells.
+bool Tissue::updateActivation(int64_t step, std::string &error) {
+  return updateActivation(step, {}, error);
+}
+
+bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
+                              std::string &error) {
+  const double thr = options_.activationThreshold;
+  const double t1 = step * options_.dt, dt = options_.dt;
+  const double t0 = now();
+  double *prev = prev_.data(), *lat = lat_.data();
+  int64_t found = 0, bad = INT64_MAX;
+  // num_threads takes a positive count: the default team where unset.
+  const int threads = cpuThreads(options_.threads);
+  const PoolBinding bind = PoolBinding::current();
+  if (ranked_ && runsAreCells_) {
+    // Run by run: the slots and the cells of a run are contiguous.
+    double *vm = sim_.local()->vm();
+    const int64_t *points = cellPoint_.data() + cells_.begin;
+    const int64_t nruns = static_cast<int64_t>(runs_.size());
+#pragma omp parallel num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
+    {
+      bind.hold();
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < nruns; ++i) {
+        const Run &r = runs_[i];
+        const double *v = vr_.data() + r.slot;
+        double *pr = prev + r.cell, *la = lat + r.cell;
+        std::memcpy(vm + r.cell, v, r.n * sizeof(double));
+        if (!eventful(v, pr, r.n, thr)) {
+          std::memcpy(pr, v, r.n * sizeof(double));
+          continue;
+        }
+        for (int64_t j = 0; j < r.n; ++j)
+          activate(points[r.cell + j], v[j], thr, t1, dt, pr[j], la[j], found,
+                   bad);
+      }
+    }
+  } else {
+    // Vm of cell c is at v[slots[c]]; across ranks (this rank's cells)
+    // prev_ and lat_ are the cell's, else the point's.
+    const double *v = gridVm();
+    double *vm = ranked_ ? sim_.local()->vm() : nullptr;
+    const int64_t c0 = ranked_ ? cells_.begin : 0;
+    const int64_t n = ranked_ ? cells_.size() : cellPoint_.size();
+    const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
+    const std::vector<CellRange> chunks = chunksOutside(n, done);
+    const int64_t nchunks = static_cast<int64_t>(chunks.size());
+#pragma omp parallel num_threads(threads) if (threads != 1 && nchunks > 1) reduction(+ : found) reduction(min : bad)
+    {
+      bind.hold();
+#pragma omp for schedule(static)
+      for (int64_t k = 0; k < nchunks; ++k)
+        for (int64_t c = chunks[k].begin, e = chunks[k].end; c < e; ++c) {
+          double x = v[slots[c]];
+          int64_t p = cellPoint_[c0 + c], at = vm ? c : p;
+          if (vm)
+            vm[c] = x;
+          activate(p, x, thr, t1, dt, prev[at], lat[at], found, bad);
+        }
+    }
+  }
+  if (ranked_) {
+    stepWork_ += now() - t0;
+    found = comm_->sum(found);
+    bad = comm_->minimum(bad);
+  }
+  activated_ += found;
+  if (bad == INT64_MAX)
+    return true;
+  error = nonFiniteError(bad, t1);
+  return false;
+}
+
+std::string Tissue::nonFiniteError(int64_t point, double t) const {
+  std::array<double, 3> x = grid_.position(point);
+  return "Vm is no longer finite at point " + std::to_string(point) + " (" +
+         number(x[0]) + ", " + number(x[1]) + ", " + number(x[2]) +
+         " mm) at " + number(t) + " ms";
+}
+
+void Tissue::syncPrev() {
+  if (!prevStale_)
+    return;
+  const double *v = gridVm();
+  prev_.assign(v, v + grid_.points());
+  prevStale_ = false;
+}
+
+FusedStep *Tissue::fusedStep() {
+  if (!fusable_ || !sim_.local()->canFuse())
+    return nullptr;
+  FusedStep &f = fused_;
+  f.diffusion = diffusionTask();
+  f.diffusion.src = hasSource_ ? src_.data() : nullptr;
+  f.diffusion.srcVersion = srcVersion_;
+  // With more sub-steps the activation pass waits for the last.
+  f.activation = report_.substeps == 1;
+  f.threshold = options_.activationThreshold;
+  f.t1 = (step_ + 1) * options_.dt;
+  f.dt = options_.dt;
+  f.lat = lat_.data();
+  // Nothing in a tissue reads Iion back: storing it would be a quarter of
+  // a small model's memory traffic in the step.
+  f.discardWritten = true;
+  return &f;
+}
+
+bool Tissue::ionicStep(bool &fused, std::string &error) {
+  FusedStep *f = fusedStep();
+  if (!f || !f->activation)
+    syncPrev();
+  sim_.local()->fuseDiffusion(f);
+  bool ok = sim_.run(step_ + 1);
+  // A failed move between ranks leaves a rank without a simulation.
+  if (Simulation *local = sim_.local())
+    local->fuseDiffusion(nullptr);
+  fused = ok && f && sim_.local()->lastWaveFused();
+  if (!ok) {
+    const NonFinite *bad = sim_.nonFinite();
+    error = bad ? "simulation produced a non-finite value: " + bad->message()
+                : sim_.failure();
+    return false;
+  }
+  if (f && !fused)
+    return error = "the tissue step was not fused as the simulation said "
+                   "it would be",
+           false;
+  return true;
+}
+
+bool Tissue::run(int64_t untilStep, std::string &error) {
+  if (!initialized_)
+    return error = "initialize() must come before run()", false;
+  double wall0 = now();
+  bool ok = true;
+  while (ok && step_ < untilStep) {
+    double t0 = now();
+    if (!beatBoundary(step_, error)) {
+      ok = false;
+      break;
+    }
+    scatterVm();
+    stimulusSource(step_);
+    bool fused = false;
+    double haloBefore = ranked_ ? sim_.local()->haloSeconds() : 0;
+    if (!ionicStep(fused, error) || !followRanks(haloBefore, error)) {
+      ok = false;
+      break;
+    }
+    gatherVm();
+    double t1 = now();
+    // A fused step did the first sub-step (and, with one, the activation
+    // pass).
+    bool activated = fused && fused_.activation;
+    ok = ranked_
+             ? (options_.scheme != TissueOptions::Explicit
+                    ? diffuseCrankNicolsonOnRanks(error)
+                : onDevices_ ? diffuseOnRanks(error)
+                             : diffuseOnRanksHost(error))
+         : onDevices_     ? diffuseOnDevices(error, fused ? 1 : 0)
+         : options_.scheme == TissueOptions::Explicit
+             ? diffuseExplicit()
+             : diffuseCrankNicolson(error);
+    double t2 = now();
+    if (fused) {
+      report_.fusedSeconds += t1 - t0;
+      ++report_.fusedSteps;
+    } else {
+      report_.ionicSeconds += t1 - t0;
+    }
+    report_.diffusionSeconds += t2 - t1;
+    ++step_;
+    ++report_.steps;
+    if (activated) {
+      prevStale_ = true;
+      activated_ += fused_.activated;
+      if (ok && fused_.firstBad >= 0) {
+        error = nonFiniteError(fused_.firstBad, step_ * options_.dt);
+        ok = false;
+      }
+    } else if (ok && activatedOnDevices_) {
+      ok = finishDeviceActivation(error);
+    } else {
+      ok = ok && updateActivation(step_, error);
+    }
+    // What the devices cost beyond the ionic step, for the simulation's
+    // measuring windows (in one process; ranks balance whole steps).
+    if (!ranked_)
+      sim_.local()->addStepSeconds(now() - t1);
+    // The ranks balance this rank's whole step, not only its ionic part
+    // (the slabs that follow carry diffusion too); waits are not counted.
+    if (ranked_)
+      sim_.addWorkSeconds(stepWork_);
+    stepWork_ = 0;
+    for (StepFn &fn : onStep_)
+      if (ok && !fn(step_, error))
+        ok = false;
+    report_.outputSeconds += now() - t2;
+  }
+  if (!sim_.local())
+    return ok;
+  scatterVm();
+  report_.haloSeconds =
+      sim_.local()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
+  report_.rankPoints.clear();
+  for (CellRange r : cellRanges_)
+    report_.rankPoints.push_back(r.size());
+  report_.wallSeconds += now() - wall0;
+  return ok;
+}
+
+bool Tissue::beatBoundary(int64_t step, std::string &error) {
+  if (!options_.biomarkers)
+    return true;
+  bool onset = false;
+  for (const TissueStimulus &s : stimuli_)
+    onset = onset || (s.onAtStep(step, options_.dt) &&
+                      (step == 0 || !s.onAtStep(step - 1, options_.dt)));
+  if (!onset)
+    return true;
+  // The first onset: what came before is no beat; its rows are dropped.
+  if (step > 0 && !sim_.closeBeat())
+    return error = sim_.failure(), false;
+  if (firstBeat_ < 0)
+    firstBeat_ = step > 0 ? 1 : 0;
+  else
+    ++beats_;
+  beatStep_ = step;
+  return true;
+}
+
+bool Tissue::finishBeats(std::string &error) {
+  if (!options_.biomarkers || firstBeat_ < 0 || step_ == beatStep_)
+    return true;
+  if (!sim_.closeBeat())
+    return error = sim_.failure(), false;
+  ++beats_;
+  return true;
+}
+
+std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
+  // A rank holds the rows of the beats its cells closed there: after the
+  // slabs moved, every rank's rows (gathered once).
+  bool moved = ranked_ && rankMoves_ > 0;
+  if (moved && allRowsBeats_ != beats_) {
+    allRows_ = std::make_shared<const BiomarkerTable>(sim_.allBiomarkers());
+    allRowsBeats_ = beats_;
+  }
+  std::vector<double> map(grid_.points(), NAN);
+  const BiomarkerTable &t = moved ? *allRows_ : sim_.biomarkers();
+  for (int64_t r = 0; r < t.rows(); ++r) {
+    const double *row = t.row(r);
+    if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)
+      map[cellPoint_[static_cast<int64_t>(row[kBioCell])]] = row[column];
+  }
+  if (!ranked_)
+    return map;
+  if (moved)
+    return comm_->rank() == 0 ? map : std::vector<double>();
+  return gatherCells(ownValues(map));
+}
+
+std::string TissueReport::json(int indent) const {
+  std::string pad(indent, ' ');
+  std::string held = "[";
+  for (size_t r = 0; r < rankPoints.size(); ++r)
+    held += (r ? ", " : "") + std::to_string(rankPoints[r]);
+  held += "]";
+  std::vector<char> buf(1024 + held.size());
+  std::snprintf(
+      buf.data(), buf.size(),
+      "{\n%s  \"steps\": %lld,\n%s  \"points\": %lld,\n%s  \"tissue_points\": "
+      "%lld,\n%s  \"substeps\": %lld,\n%s  \"cg_iterations\": %lld,\n%s  "
+      "\"fused_steps\": %lld,\n%s  \"activated_on_devices\": %lld,\n%s  "
+      "\"process_grid\": [%d, %d, %d],\n%s  "
+      "\"rank_repartitions\": %lld,\n%s  \"rank_points\": %s,\n%s  "
+      "\"point_steps_per_second\": %.6e,\n%s  \"seconds\": {\"ionic\": %.6f, "
+      "\"diffusion\": %.6f, \"halo\": %.6f, \"fused\": %.6f, \"output\": "
+      "%.6f, \"total\": %.6f}\n%s}",
+      pad.c_str(), (long long)steps, pad.c_str(), (long long)points,
+      pad.c_str(), (long long)tissuePoints, pad.c_str(), (long long)substeps,
+      pad.c_str(), (long long)cgIterations, pad.c_str(), (long long)fusedSteps,
+      pad.c_str(), (long long)activatedOnDevices, pad.c_str(), processGrid[0],
+      processGrid[1], processGrid[2], pad.c_str(), (long long)rankRepartitions,
+      pad.c_str(), held.c_str(), pad.c_str(), pointStepsPerSecond(),
+      pad.c_str(), ionicSeconds, diffusionSeconds, haloSeconds, fusedSeconds,
+      outputSeconds, wallSeconds, pad.c_str());
+  return buf.data();
+}

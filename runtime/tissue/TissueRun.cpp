@@ -1,0 +1,483 @@
+//===- TissueRun.cpp - one tissue simulation from its setup ---------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "easyml/Runtime/Tissue/TissueRun.h"
+#include "easyml/Runtime/IO/Checkpoint.h"
+#include "easyml/Runtime/Simulation/Compile.h"
+#include "easyml/Runtime/Simulation/Simulation.h"
+#include "easyml/Runtime/Simulation/SimulationInterface.h"
+#include "easyml/Runtime/Tissue/Tissue.h"
+#include "easyml/Runtime/Tissue/TissueComm.h"
+#include "easyml/Runtime/Tissue/TissueFiles.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <chrono>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace easyml::rt;
+
+namespace {
+
+/// Per-point parameter files, as values of the cells (numbered as `pg`
+/// says).
+bool setPointParameters(const TissueSetup &setup, const ProcessGrid &pg,
+                        SimulationInterface &sim, std::string &error) {
+  std::vector<int64_t> cellPoints = tissueCellPoints(setup.grid, pg);
+  for (auto &[name, file] : setup.pointParameters) {
+    std::vector<double> all, cells;
+    if (!readGridNpy(file, setup.grid, all, error))
+      return false;
+    for (int64_t p : cellPoints)
+      cells.push_back(all[p]);
+    if (!sim.setPerCellParam(name, cells.data(), error)) {
+      error = "point_parameters: " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Writes a grid field in the formats asked for.
+class Writer {
+public:
+  Writer(const TissueSetup &s, std::vector<std::string> &files)
+      : s_(s), files_(files) {}
+  bool write(const std::string &base, const std::string &field,
+             const std::vector<double> &values, std::string &error) {
+    std::string path = s_.outputs.directory + "/" + base;
+    if (s_.outputs.npy && !writeGridNpy(path + ".npy", s_.grid, values, error))
+      return false;
+    if (s_.outputs.npy)
+      files_.push_back(path + ".npy");
+    if (s_.outputs.vtk &&
+        !writeGridVti(path + ".vti", s_.grid, field, values, error))
+      return false;
+    if (s_.outputs.vtk)
+      files_.push_back(path + ".vti");
+    return true;
+  }
+
+private:
+  const TissueSetup &s_;
+  std::vector<std::string> &files_;
+};
+
+int64_t nearestPoint(const TissueGrid &g, const std::array<double, 3> &x) {
+  int64_t i[3];
+  for (int a = 0; a < 3; ++a)
+    i[a] = std::min<int64_t>(g.n[a] - 1,
+                             std::max<int64_t>(0, std::llround(x[a] / g.h[a])));
+  return g.index(i[0], i[1], i[2]);
+}
+
+SimulationOptions deviceOptions(const TissueSetup &setup) {
+  SimulationOptions o;
+  o.devices = DeviceSpec(setup.devices);
+  o.cpuVariant = setup.variant;
+  o.threads = setup.threads;
+  // Where the wave is, cells may cost a device more: the balancer weighs
+  // each device's cost of cells in an action potential (Vm at least -60
+  // mV, above every model's rest) and of resting ones.
+  o.balance.hotVm = -60;
+  return o;
+}
+
+/// The cell order a checkpoint was saved in (1 x 1 x 1: point order).
+ProcessGrid savedCellOrder(const std::string &path) {
+  ProcessGrid pg;
+  pg.p = {{1, 1, 1}};
+  RunPosition position;
+  std::string ignored; // restart() says what is wrong with the file
+  if (!readCheckpointPosition(path, position, ignored))
+    return pg;
+  for (int a = 0; a < 3; ++a) {
+    auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);
+    if (it != position.client.end())
+      pg.p[a] = static_cast<int>(it->second);
+  }
+  return pg;
+}
+
+/// How the ranks cut the grid: the setup's process grid, else for a
+/// restart the one its checkpoint's cells are numbered by, else the one of
+/// least halo surface. Boxes diffuse on the host: they are chosen only
+/// where slabs would too (Crank-Nicolson, or CPU pools alone).
+bool processGrid(const TissueSetup &setup, int ranks,
+                 const SimulationOptions &options, const std::string &from,
+                 ProcessGrid &pg, std::string &error) {
+  pg = setup.options.processGrid;
+  if (!pg.automatic()) {
+    error = checkProcessGrid(setup.grid, pg, ranks);
+    return error.empty();
+  }
+  if (!from.empty()) {
+    // Boxes continue as they were cut; point order on slabs.
+    ProcessGrid saved = savedCellOrder(from);
+    if (saved.ranks() == ranks &&
+        checkProcessGrid(setup.grid, saved, ranks).empty()) {
+      pg = saved;
+      return true;
+    }
+    if (saved.ranks() == 1) {
+      pg = chooseProcessGrid(setup.grid, ranks, /*boxes=*/false);
+      return true;
+    }
+  }
+  bool boxes = setup.options.scheme != TissueOptions::Explicit ||
+               (!options.devices.wantsGpu() && !options.devices.automatic());
+  pg = chooseProcessGrid(setup.grid, ranks, boxes);
+  return true;
+}
+
+} // namespace
+
+namespace {
+
+/// A grid field written by rank 0 (every rank takes part in gathering it
+/// and learns whether the write worked).
+bool writeField(SimulationInterface &sim, Writer &writer,
+                const std::string &base, const std::string &field,
+                const std::vector<double> &values, std::string &error) {
+  bool ok = sim.rank() != 0 || writer.write(base, field, values, error);
+  return sim.ranks() == 1 ? ok : sim.agree(ok, error);
+}
+
+/// The time loop with its snapshots, checkpoints (after the step's
+/// snapshot, which they count as written), stop and progress.
+bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
+              Tissue &tissue, Writer &writer, const Tissue::StepFn &checkpoint,
+              const std::function<void(double)> &progress, std::string &error) {
+  int64_t steps = std::llround(setup.duration / setup.options.dt);
+  int64_t every =
+      setup.outputs.snapshotEvery > 0
+          ? std::max<int64_t>(
+                1, std::llround(setup.outputs.snapshotEvery / setup.options.dt))
+          : 0;
+  auto snapshot = [&](int64_t step, std::string &e) {
+    char name[64];
+    std::snprintf(name, sizeof name, "vm_%09.3f", step * setup.options.dt);
+    return tissue.syncHost(e) &&
+           writeField(sim, writer, name, "Vm", tissue.vm(), e);
+  };
+  if (every)
+    tissue.onStep([&](int64_t step, std::string &e) {
+      return step % every != 0 || snapshot(step, e);
+    });
+  if (checkpoint)
+    tissue.onStep(checkpoint);
+  if (setup.untilActivated)
+    tissue.onStep([&](int64_t, std::string &) {
+      // A stop, not a failure: run() returns with the step reached.
+      return tissue.activated() < tissue.report().tissuePoints;
+    });
+  if (progress && sim.rank() == 0)
+    tissue.onStep([&](int64_t step, std::string &) {
+      if (step % std::max<int64_t>(1, steps / 100) == 0)
+        progress(double(step) / steps);
+      return true;
+    });
+  bool ok = (!every || tissue.step() > 0 || snapshot(0, error)) &&
+            tissue.run(steps, error);
+  if (!ok && setup.untilActivated && error.empty())
+    ok = true; // every point activated
+  return ok;
+}
+
+/// Biomarker maps, <column>_beat<k>, for every beat closed.
+bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
+                     Tissue &tissue, Writer &writer, TissueResult &result,
+                     std::string &error) {
+  if (setup.outputs.biomarkers.empty())
+    return true;
+  if (!tissue.finishBeats(error))
+    return false;
+  result.beats = tissue.beats();
+  for (int64_t beat = 0; beat < tissue.beats(); ++beat)
+    for (int column : setup.outputs.biomarkers) {
+      std::string name = std::string(biomarkerColumnName(column)) + "_beat" +
+                         std::to_string(beat);
+      if (!writeField(sim, writer, name, biomarkerColumnName(column),
+                      tissue.biomarkerMap(column, beat), error))
+        return false;
+    }
+  return true;
+}
+
+/// Activation map, biomarker maps, probes and conduction velocities (on
+/// rank 0).
+bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
+            Writer &writer, TissueResult &result, std::string &error) {
+  if (!tissue.syncHost(error) ||
+      !writeBiomarkers(setup, sim, tissue, writer, result, error))
+    return false;
+  std::vector<double> lat = tissue.activationTimes();
+  if (!setup.outputs.activation.empty() &&
+      !writeField(sim, writer, setup.outputs.activation, "activation_time", lat,
+                  error))
+    return false;
+  result.vm = tissue.vm();
+  result.report = tissue.report();
+  result.model = sim.desc().name;
+  result.devices = sim.deviceDescription();
+  if (Simulation *one = sim.local(); one && sim.ranks() == 1)
+    result.runtimeJson = one->report().json(2);
+  if (sim.rank() != 0)
+    return true;
+  for (const auto &x : setup.outputs.probes)
+    result.probeTimes.push_back(lat[nearestPoint(setup.grid, x)]);
+  for (int a = 0; a < 3; ++a)
+    if (setup.grid.n[a] > 2)
+      result.velocity[a] = conductionVelocity(setup.grid, lat, a);
+  result.activation = std::move(lat);
+  return true;
+}
+
+int64_t fileSize(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+}
+
+/// The whole run to setup.checkpoint: the simulation's cells, the tissue's
+/// position and the files written so far with their sizes. Collective.
+bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
+                    Tissue &tissue, TissueResult &result, std::string &error) {
+  auto t0 = std::chrono::steady_clock::now();
+  RunPosition position;
+  position.settings = setup.settings;
+  for (const std::string &f : result.files)
+    position.files.emplace_back(f, fileSize(f));
+  if (!tissue.syncHost(error))
+    return false;
+  tissue.savePosition(position);
+  if (!sim.saveCheckpoint(setup.checkpoint, position, error))
+    return false;
+  ++result.checkpoints;
+  result.checkpointSeconds += std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - t0)
+                                  .count();
+  return true;
+}
+
+/// Continues the run saved in setup.restart: the same settings, its cells
+/// and tissue position, and the files it had written still there as they
+/// were. Collective; nothing changed on failure.
+bool restart(const TissueSetup &setup, SimulationInterface &sim,
+             Tissue &tissue, TissueResult &result, std::string &error) {
+  RunPosition position;
+  if (!sim.loadCheckpoint(setup.restart, position, error))
+    return false;
+  if (std::string d = position.settingsDiffer(setup.settings); !d.empty())
+    return error = setup.restart + ": another run's checkpoint: " + d, false;
+  bool ok = tissue.restorePosition(position, error);
+  if (!ok)
+    error = setup.restart + ": " + error;
+  for (auto &[file, size] : position.files) {
+    if (!ok || sim.rank() != 0)
+      break;
+    int64_t now = fileSize(file);
+    if (now != size) {
+      error = "cannot continue: '" + file + "', written before the "
+              "checkpoint, is " +
+              (now < 0 ? std::string("missing")
+                       : "another file now (" + std::to_string(now) +
+                             " bytes, " + std::to_string(size) + " then)");
+      ok = false;
+    }
+    result.files.push_back(file);
+  }
+  if (sim.ranks() > 1 && !sim.agree(ok, error))
+    return false;
+  result.restartStep = tissue.step();
+  return ok;
+}
+
+} // namespace
+
+namespace {
+
+/// One attempt at the run: the simulation on `devices`, continued from
+/// the checkpoint `from` ("": from the start). When it fails because a
+/// GPU's call failed (one process), `lost` is that GPU's id and `active`
+/// the devices it ran on.
+bool attempt(const TissueSetup &setup, const ModelHandle &model,
+             const std::string &devices, const std::string &from,
+             TissueResult &result, std::string &error,
+             const std::function<void(double)> &progress,
+             const TissueRanks *ranks, std::string &lost,
+             std::vector<std::string> &working) {
+  SimulationOptions options = deviceOptions(setup);
+  options.devices = DeviceSpec(devices);
+  if (!options.devices.valid())
+    return error = "devices: " + options.devices.error, false;
+  int64_t cells = 0;
+  for (int64_t p = 0; p < setup.grid.points(); ++p)
+    cells += setup.grid.isTissue(p);
+  TissueOptions tissueOptions = setup.options;
+  ProcessGrid &pg = tissueOptions.processGrid;
+  if (!processGrid(setup, ranks ? ranks->comm->size() : 1, options, from, pg,
+                   error))
+    return false;
+  bool boxes = ranks && !pg.slabs(setup.grid);
+  std::unique_ptr<SimulationInterface> sim =
+      ranks ? ranks->simulation(model, cells, options,
+                                boxes ? tissueCellCounts(setup.grid, pg)
+                                      : std::vector<int64_t>(),
+                                !boxes && tissueOptions.balanceRanks &&
+                                    tissueOptions.scheme ==
+                                        TissueOptions::Explicit)
+            : std::make_unique<Simulation>(model, cells, options);
+  if (!sim->valid(error))
+    return false;
+  if (!setup.parameters.empty() && !sim->modifyParams(setup.parameters, error))
+    return error = "parameters: " + error, false;
+  if (!setPointParameters(setup, pg, *sim, error))
+    return false;
+  Tissue tissue(*sim, setup.grid, setup.conductivity, tissueOptions,
+                ranks ? ranks->comm : nullptr);
+  for (const TissueStimulus &s : setup.stimuli)
+    tissue.addStimulus(s);
+  if (!tissue.initialize(error))
+    return false;
+  TissueSetup continued = setup;
+  continued.restart = from;
+  if (!from.empty() && !restart(continued, *sim, tissue, result, error)) {
+    // A refused restart leaves the files of the run it would continue.
+    result.files.clear();
+    return false;
+  }
+  if (sim->rank() == 0)
+    mkdir(setup.outputs.directory.c_str(), 0777);
+  Writer writer(setup, result.files);
+  int64_t every =
+      setup.checkpoint.empty()
+          ? 0
+          : std::max<int64_t>(1, std::llround(setup.checkpointEvery /
+                                              setup.options.dt));
+  Tissue::StepFn checkpoint;
+  if (every)
+    checkpoint = [&](int64_t step, std::string &e) {
+      return step % every != 0 ||
+             saveCheckpoint(setup, *sim, tissue, result, e);
+    };
+  if (runSteps(setup, *sim, tissue, writer, checkpoint, progress, error) &&
+      finish(setup, *sim, tissue, writer, result, error))
+    return true;
+  if (sim->ranks() == 1 && sim->local()) {
+    const std::string &id = sim->local()->failedDevice();
+    if (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0) {
+      lost = id;
+      working = sim->local()->workingDevices();
+    }
+  }
+  return false;
+}
+
+/// `active` without `lost`, as a device list: the setup's CPU pools as it
+/// gives them, the other GPUs one by one ("" when none is left).
+std::string without(const TissueSetup &setup,
+                    const std::vector<std::string> &active,
+                    const std::string &lost) {
+  std::string out;
+  for (const DeviceSpec::Item &item : DeviceSpec(setup.devices).items)
+    if (item.kind == DeviceSpec::Item::Kind::Cpu)
+      out += (out.empty() ? "" : "+") + item.text;
+  for (const std::string &id : active)
+    if (id != lost &&
+        (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0))
+      out += (out.empty() ? "" : "+") + id;
+  return out;
+}
+
+} // namespace
+
+bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
+                           std::string &error,
+                           const std::function<void(double)> &progress,
+                           const std::string &cacheDir,
+                           const TissueRanks *ranks) {
+  auto model = loadOrCompileModel(setup.model, {}, cacheDir, error);
+  if (!model)
+    return false;
+  std::string devices = setup.devices, from = setup.restart;
+  std::vector<std::string> written;
+  for (;;) {
+    std::string lost;
+    std::vector<std::string> working;
+    result.files.clear();
+    bool ok = attempt(setup, *model, devices, from, result, error, progress,
+                      ranks, lost, working);
+    written.insert(written.end(), result.files.begin(), result.files.end());
+    if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
+      result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
+    if (ok)
+      return true;
+    // A GPU lost: the others go on from the last checkpoint (or from the
+    // start when none was written yet).
+    std::string others = without(setup, working, lost);
+    if (lost.empty() || !setup.recover || others.empty())
+      break;
+    struct stat st;
+    bool saved = !setup.checkpoint.empty() &&
+                 stat(setup.checkpoint.c_str(), &st) == 0 &&
+                 result.checkpoints > 0;
+    TissueResult::Recovery r;
+    r.device = lost;
+    r.error = error;
+    r.devices = others;
+    from = saved ? setup.checkpoint : from;
+    result.recoveries.push_back(r);
+    devices = others;
+    error.clear();
+  }
+  for (const std::string &f : written)
+    std::remove(f.c_str());
+  result.files.clear();
+  return false;
+}
+
+std::string TissueResult::json(const TissueSetup &setup) const {
+  std::string out =
+      "{\n  \"model\": \"" + model + "\",\n  \"devices\": \"" + devices +
+      "\",\n  \"grid\": [" + std::to_string(setup.grid.n[0]) + ", " +
+      std::to_string(setup.grid.n[1]) + ", " + std::to_string(setup.grid.n[2]) +
+      "],\n  \"run\": " + report.json(2) + ",\n  \"activation_ms\": {";
+  for (size_t i = 0; i < probeTimes.size(); ++i) {
+    char v[48];
+    std::snprintf(v, sizeof v, "%.6f", probeTimes[i]);
+    out += (i ? ", \"" : "\"") + setup.outputs.probeNames[i] +
+           "\": " + (std::isnan(probeTimes[i]) ? "null" : v);
+  }
+  out += "},\n  \"conduction_velocity_mm_per_ms\": {";
+  for (int a = 0; a < 3; ++a) {
+    char v[48];
+    std::snprintf(v, sizeof v, "%.6f", velocity[a]);
+    out += std::string(a ? ", \"" : "\"") + "xyz"[a] +
+           "\": " + (std::isnan(velocity[a]) ? "null" : v);
+  }
+  char seconds[48];
+  std::snprintf(seconds, sizeof seconds, "%.6f", checkpointSeconds);
+  out += "},\n  \"recoveries\": [";
+  for (size_t i = 0; i < recoveries.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"device\": \"" +
+           recoveries[i].device + "\", \"continued_on\": \"" +
+           recoveries[i].devices + "\", \"from_step\": " +
+           std::to_string(recoveries[i].fromStep) + "}";
+  out += "],\n  \"beats\": " + std::to_string(beats) +
+         ",\n  \"checkpoints\": {\"count\": " + std::to_string(checkpoints) +
+         ", \"seconds\": " + seconds +
+         ", \"restart_step\": " + std::to_string(restartStep) +
+         "},\n  \"files\": [";
+  for (size_t i = 0; i < files.size(); ++i)
+    out += (i ? ", \"" : "\"") + files[i] + "\"";
+  out += "]";
+  if (!runtimeJson.empty())
+    out += ",\n  \"runtime\": " + runtimeJson;
+  return out + "\n}\n";
+}

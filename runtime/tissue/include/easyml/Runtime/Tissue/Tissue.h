@@ -1,0 +1,367 @@
+//===- Tissue.h - monodomain reaction-diffusion on a grid -------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A monodomain simulation on a structured grid (TissueGrid): one cell of
+// the ionic model per point of tissue, run by a SimulationInterface, and
+// the diffusion of Vm between them. Each step of length dt is split
+// (Godunov splitting, first order in dt):
+//
+//   1. the ionic step: every cell's model advances by dt and Vm by
+//      -Iion*dt (the simulation's own step, on its devices);
+//   2. the diffusion step: dVm/dt = div(D grad Vm) + Istim/Cm over dt,
+//      either explicitly in sub-steps short enough to be stable, or by one
+//      Crank-Nicolson step solved with a matrix-free conjugate gradient.
+//
+// Both use the diffusion operator the compiler generates with every
+// variant of every model (easyml_diffusion_args in ABI.h). Explicit
+// diffusion on a grid without a mask (cell k is point k) runs on the
+// simulation's devices, each over its own cells: Vm stays on a GPU between
+// the ionic and diffusion steps, and only halo planes and the new Vm come
+// to the host (Simulation::diffuse). With a mask, and for Crank-Nicolson,
+// the diffusion step runs on the host's threads. The stimulus
+// current enters the diffusion step as a source, and the local activation
+// time of a point is when its Vm first crosses a threshold upwards
+// (interpolated within the step).
+//
+// Across MPI ranks (a DistributedSimulation and a TissueComm), the grid is
+// cut by a process grid (TissueDecomposition.h). Slabs: each rank holds a
+// block of points in point order with the cells of its points of tissue
+// (even shares of the cells at first, then as the ranks' balancer moves
+// them: followRanks); before every diffusion sub-step the ranks
+// exchange the planes of Vm within the stencil's reach of their blocks.
+// Boxes: each rank holds a box and the cells of its points of tissue (the
+// cells numbered box by box), Vm in a buffer with one point of halo around
+// the box, and exchanges faces with the ranks of the neighbouring boxes.
+// Boxes stay fixed, and so do slabs under Crank-Nicolson. The explicit
+// scheme gives the same bits for any number of ranks, any process grid and
+// any moves of the slabs. With a mask, boxes or
+// diffusion_on host the explicit diffusion step runs on each rank's host
+// threads, and so does Crank-Nicolson.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_TISSUE_H
+#define EASYML_RUNTIME_TISSUE_H
+
+#include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Tissue/TissueDecomposition.h"
+#include "easyml/Runtime/Tissue/TissueGrid.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace easyml {
+namespace rt {
+
+struct BiomarkerTable;
+struct RunPosition;
+class SimulationInterface;
+class TissueComm;
+struct CgResult;
+
+struct TissueOptions {
+  /// The step of the splitting (ms): the ionic models' step.
+  double dt = 0.01;
+  enum Scheme { Explicit, CrankNicolson } scheme = Explicit;
+  /// Explicit diffusion sub-steps per step; 0: the fewest that are stable.
+  /// A number that is not stable is an error naming the bound.
+  int64_t substeps = 0;
+  /// Crank-Nicolson: the conjugate gradient stops when the residual's norm
+  /// is below this fraction of the right-hand side's.
+  double cgTolerance = 1e-10;
+  int64_t cgMaxIterations = 1000;
+  /// Local activation time: Vm first above this (mV).
+  double activationThreshold = 0;
+  /// Explicit diffusion without a mask runs on the simulation's devices
+  /// unless this is set: then on the host's threads (as with a mask).
+  bool diffusionOnHost = false;
+  /// With diffusion on the devices in one process, the GPUs do the
+  /// activation pass where Vm is (Vm then stays there between steps)
+  /// unless this is set: then the host does it, Vm coming back every step.
+  bool activationOnHost = false;
+  /// Threads of the diffusion step on the host (0: OpenMP's default).
+  int threads = 0;
+  /// Per-cell biomarkers (APDs, dV/dt max, ...; docs/biomarkers.md),
+  /// measured in the ionic kernels on Vm as each ionic step leaves it. A
+  /// beat starts at every onset of a stimulus; finishBeats() closes the
+  /// last.
+  bool biomarkers = false;
+  /// Across ranks: how the grid is cut (automatic: slabs along the
+  /// slowest axis; TissueRun chooses boxes where they pay). The
+  /// simulation's cells must be numbered and shared as it says
+  /// (tissueCellPoints, tissueCellCounts).
+  ProcessGrid processGrid;
+  /// Across ranks in slabs: the ranks' balancer moves the slabs' bounds
+  /// where their ionic steps take unequal times (boxes stay put).
+  bool balanceRanks = true;
+};
+
+/// Where the time went, and how much was done.
+struct TissueReport {
+  int64_t steps = 0, points = 0, tissuePoints = 0, substeps = 1;
+  int64_t cgIterations = 0;
+  /// haloSeconds is part of diffusionSeconds: halo planes brought from
+  /// the devices to the host.
+  double ionicSeconds = 0, diffusionSeconds = 0, haloSeconds = 0,
+         outputSeconds = 0, wallSeconds = 0;
+  /// Steps whose ionic step, first diffusion sub-step and (with one
+  /// sub-step) activation pass ran in one pass over memory (FusedStep),
+  /// and their time (not in the three above).
+  int64_t fusedSteps = 0;
+  double fusedSeconds = 0;
+  /// Points whose activation time a GPU found where Vm is
+  /// (DeviceActivation), not the host.
+  int64_t activatedOnDevices = 0;
+  /// Boxes per axis the ranks hold (1 x 1 x 1 in one process).
+  std::array<int, 3> processGrid{{1, 1, 1}};
+  /// Times the slabs moved between ranks (the ranks' balancer), and the
+  /// points of tissue each rank holds now.
+  int64_t rankRepartitions = 0;
+  std::vector<int64_t> rankPoints;
+  double pointStepsPerSecond() const {
+    return wallSeconds > 0 ? double(tissuePoints) * steps / wallSeconds : 0;
+  }
+  std::string json(int indent = 0) const;
+};
+
+class Tissue {
+public:
+  using DiffuseFn = std::function<void(const easyml_diffusion_args &)>;
+  /// Called after every step with the step reached; false stops the run.
+  using StepFn = std::function<bool(int64_t step, std::string &error)>;
+
+  /// `sim` holds one cell per tissue point, in point order. Across ranks
+  /// `comm` connects them (it must outlive the tissue).
+  Tissue(SimulationInterface &sim, TissueGrid grid, Conductivity conductivity,
+         TissueOptions options, TissueComm *comm = nullptr);
+  /// The simulation must outlive the tissue: its GPUs stop keeping the
+  /// tissue's arrays here.
+  ~Tissue();
+
+  /// Checks the set-up (grid, conductivities, cell count, a stable or
+  /// semi-implicit scheme, a diffusion operator) and initialises the
+  /// simulation for dt; false with `error`.
+  bool initialize(std::string &error);
+  void addStimulus(const TissueStimulus &s) { stimuli_.push_back(s); }
+  void onStep(StepFn fn) { onStep_.push_back(std::move(fn)); }
+
+  /// Runs to `untilStep`; false with `error` (a failed device, a value
+  /// that is no longer finite, with its point and time).
+  bool run(int64_t untilStep, std::string &error);
+  int64_t step() const { return step_; }
+  double time() const { return step_ * options_.dt; }
+
+  /// Brings to the host what steps left on the devices (Vm, and the
+  /// activation times and last Vm the GPUs keep: DeviceActivation); vm(),
+  /// activationTimes() and savePosition() read the host's copies, so a
+  /// caller checks this first. False with `error` when a device fails to
+  /// give them back.
+  bool syncHost(std::string &error);
+  /// Vm at every grid point (NaN outside the tissue). Across ranks:
+  /// collective, the grid on rank 0 and empty elsewhere.
+  std::vector<double> vm();
+  /// Local activation time of every grid point (ms; NaN before it
+  /// activates and outside the tissue). Across ranks as vm().
+  std::vector<double> activationTimes();
+  /// Closes the running beat (biomarkers on): call once, after the last
+  /// run(). Collective across ranks.
+  bool finishBeats(std::string &error);
+  /// Beats closed so far (biomarkers on).
+  int64_t beats() const { return beats_; }
+  /// Biomarker `column` (biomarkerColumnName) of beat `beat` at every grid
+  /// point (NaN outside the tissue). Across ranks as vm().
+  std::vector<double> biomarkerMap(int column, int64_t beat);
+  /// What a checkpoint of the simulation (SimulationInterface::
+  /// saveCheckpoint) needs besides the cells to continue the tissue: the
+  /// step, the beats and, on rank 0, every point's activation time and Vm
+  /// after the last diffusion step; the cells are given the grid's Vm.
+  /// Collective across ranks.
+  void savePosition(RunPosition &position);
+  /// Continues from `position`, read with the simulation's checkpoint
+  /// (after initialize() and loadCheckpoint); false with `error` when it
+  /// is not a checkpoint of this grid.
+  bool restorePosition(const RunPosition &position, std::string &error);
+
+  /// Points of tissue that have activated (on every rank).
+  int64_t activated() const { return activated_; }
+  const TissueGrid &grid() const { return grid_; }
+  const Conductivity &conductivity() const { return conductivity_; }
+  const TissueReport &report() const { return report_; }
+  /// The longest stable explicit diffusion step (ms): 1 / (2 sum_a
+  /// D_a / h_a^2).
+  static double stableStep(const TissueGrid &grid, const Conductivity &c);
+
+private:
+  bool generatedDiffusion(std::string &error);
+  /// Vm on the grid: the simulation's own array when every point is
+  /// tissue (cell k is point k), else v_ (gathered from the cells). Across
+  /// ranks: Vm of the block and its halo, point p at gridVm()[p - first_].
+  double *gridVm();
+  void gatherVm();
+  void scatterVm();
+  void stimulusSource(int64_t step);
+  void applyOperator(const double *v, double *out, const double c[3],
+                     const double *src);
+  /// The same over points [0, n) of pointers offset to a block.
+  void applyOperator(const double *v, double *out, const double c[3],
+                     const double *src, const uint8_t *flags, int64_t n);
+  bool diffuseExplicit();
+  DiffusionTask diffusionTask();
+  /// Explicit sub-steps from `first` on on the simulation's devices.
+  bool diffuseOnDevices(std::string &error, int64_t first = 0);
+  /// The step's ionic wave, fused with its diffusion where the
+  /// simulation can (`fused` says whether it did).
+  bool ionicStep(bool &fused, std::string &error);
+  /// The next step's FusedStep, or null where it cannot be fused.
+  FusedStep *fusedStep();
+  /// prev_ holds Vm after the last diffusion step again (fused steps do
+  /// not keep it).
+  void syncPrev();
+  std::string nonFiniteError(int64_t point, double t) const;
+  bool diffuseCrankNicolson(std::string &error);
+  /// A Crank-Nicolson solve's outcome: its iterations counted, an error
+  /// where it did not converge.
+  bool solved(const CgResult &r, std::string &error);
+  double dot(const double *a, const double *b) const;
+  /// Activation times and the check that Vm is finite after a step;
+  /// across ranks, also the new Vm from vr_ into the cells.
+  bool updateActivation(int64_t step, std::string &error);
+  /// The same over the cells outside `done` (one process).
+  bool updateActivation(int64_t step, const std::vector<CellRange> &done,
+                        std::string &error);
+  /// After diffusion sub-steps whose last did the activation pass on the
+  /// devices (act_): their counts, a point that is not finite, and the
+  /// host's pass over the other cells.
+  bool finishDeviceActivation(std::string &error);
+  /// Vm on the host again where steps left it on the devices (false:
+  /// a device failed, sim_.failure() says why).
+  bool syncHostVm();
+  /// A stimulus starts at `step`: the running beat ends (biomarkers on).
+  bool beatBoundary(int64_t step, std::string &error);
+  // Across ranks (TissueRanks.cpp).
+  bool initializeRanks(std::string &error);
+  /// Slabs: the blocks, buffer, cells' slots and runs of cellRanges_.
+  void layOutSlab();
+  /// After a step in which the simulation moved cells between ranks (its
+  /// balancer, slabs only): the slabs follow, and the activation times
+  /// and last Vm of the cells move with them.
+  bool followRanks(double haloBefore, std::string &error);
+  /// The sub-steps on the devices (no mask: cell k is point k).
+  bool diffuseOnRanks(std::string &error);
+  /// The sub-steps on the host's threads over this rank's block (a mask,
+  /// or diffusion_on host).
+  bool diffuseOnRanksHost(std::string &error);
+  /// Crank-Nicolson over this rank's block: the conjugate gradient with
+  /// the halos of its search direction exchanged before each application
+  /// of the operator and its dot products summed over the ranks.
+  bool diffuseCrankNicolsonOnRanks(std::string &error);
+  /// Vm of this rank's cells into vr_ at their points.
+  void loadBlockVm();
+  /// This rank's boxes: the buffer, the cells' slots and the runs.
+  bool initializeBoxes(std::string &error);
+  /// Fills the halo of `v` (laid out as vr_) from the other ranks.
+  bool exchange(double *v, std::string &error);
+  /// out = v + c . L v (+ src) over this rank's runs (v, out as vr_).
+  void applyRuns(const double *v, double *out, const double c[3],
+                 const double *src);
+  /// The whole grid on rank 0 (NaN outside the tissue) from `own`, the
+  /// values of this rank's cells.
+  std::vector<double> gatherCells(const std::vector<double> &own);
+  /// `byPoint` (one value per grid point) at this rank's cells.
+  std::vector<double> ownValues(const std::vector<double> &byPoint) const;
+  /// The order the cells are in, saved with a checkpoint: the process
+  /// grid of boxes, 1 x 1 x 1 for point order.
+  std::array<int, 3> cellOrder() const;
+
+  SimulationInterface &sim_;
+  TissueComm *comm_;
+  /// Across ranks (ranked_): every rank's block of points (slabs), this
+  /// rank's, and the first point of the halo'd buffer vr_ (with vo_, its
+  /// scratch); every rank's cells.
+  bool ranked_ = false, boxes_ = false;
+  std::vector<CellRange> blocks_, cellRanges_;
+  /// Boxes: this rank's buffer, and the flags of its points there (0 in
+  /// the halo and padding).
+  BoxLayout layout_;
+  std::vector<uint8_t> boxMask_;
+  /// Where this rank's cell k (of cells_) is in vr_.
+  std::vector<int64_t> cellSlot_;
+  /// Runs of this rank's points that are contiguous in vr_ and in the
+  /// grid (one per row of a box, a slab in pieces), for the operator.
+  struct Run {
+    int64_t slot, point, n;
+    /// This rank's cell at the run's first point (runsAreCells_).
+    int64_t cell = 0;
+  };
+  std::vector<Run> runs_;
+  /// The runs' points are this rank's cells in order (no mask).
+  bool runsAreCells_ = false;
+  int64_t sx_ = 1, sy_ = 1, sz_ = 1;
+  CellRange block_;
+  /// This rank's cells (global numbers): the points of tissue in block_.
+  CellRange cells_;
+  int64_t first_ = 0;
+  std::vector<double> vr_, vo_;
+  /// Seconds spent exchanging halos between ranks; halo seconds of the
+  /// local simulations a move between ranks replaced.
+  double exchangeSeconds_ = 0, retiredHaloSeconds_ = 0;
+  /// The simulation's moves between ranks that the slabs follow.
+  int64_t rankMoves_ = 0;
+  /// Every rank's biomarker rows (biomarkerMap after a move), as of beat
+  /// allRowsBeats_.
+  std::shared_ptr<const BiomarkerTable> allRows_;
+  int64_t allRowsBeats_ = -1;
+  /// This step's work outside the ionic step on this rank (diffusion,
+  /// activation; no waits on other ranks), for the ranks' balancer.
+  double stepWork_ = 0;
+  /// Biomarkers: beats closed, and the table's beat number of the first
+  /// beat that began with a stimulus (earlier time is not a beat).
+  int64_t beats_ = 0, firstBeat_ = -1, beatStep_ = 0;
+  TissueGrid grid_;
+  Conductivity conductivity_;
+  TissueOptions options_;
+  std::vector<TissueStimulus> stimuli_;
+  std::vector<StepFn> onStep_;
+  DiffuseFn diffuse_;
+  /// Cell k is grid point cellPoint_[k].
+  std::vector<int64_t> cellPoint_;
+  std::vector<uint8_t> flags_;
+  std::vector<double> v_, out_, tmp_, src_;
+  /// Vm after the last step and the activation times: per grid point in
+  /// one process, per cell of this rank across ranks.
+  std::vector<double> prev_, lat_;
+  /// Conjugate gradient work vectors.
+  std::vector<double> r_, p_, q_;
+  std::vector<std::vector<int64_t>> stimulusPoints_;
+  double c_[3] = {0, 0, 0};
+  int64_t step_ = 0, activated_ = 0;
+  bool hasSource_ = false, initialized_ = false, identity_ = false;
+  /// Explicit diffusion on the devices (DiffusionTask).
+  bool onDevices_ = false;
+  /// Steps may be fused (FusedStep): one process, no mask, explicit
+  /// diffusion on the devices; prev_ is stale after a fused step.
+  bool fusable_ = false, prevStale_ = false;
+  /// The GPUs do the activation pass (DeviceActivation, one process,
+  /// diffusion on the devices); the last step's, and whether the host's
+  /// Vm is stale since.
+  bool deviceActivation_ = false, hostVmStale_ = false;
+  DeviceActivation act_;
+  bool activatedOnDevices_ = false;
+  FusedStep fused_;
+  /// Which stimuli were on at the last step, and the version of src_ that
+  /// devices hold (it changes when that set changes).
+  std::vector<bool> stimulusOn_;
+  uint64_t srcVersion_ = 0;
+  TissueReport report_;
+};
+
+} // namespace rt
+} // namespace easyml
+
+#endif // EASYML_RUNTIME_TISSUE_H
