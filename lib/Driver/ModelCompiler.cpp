@@ -228,6 +228,22 @@ static std::string locString(llvm::SourceMgr &sm, llvm::SMLoc loc) {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
+void ModelCompiler::appendStatements(ModelAST &ast, llvm::SourceMgr &sm,
+                                     DiagnosticEngine &diags) {
+  for (const std::string &text : options.addedStatements) {
+    unsigned id = sm.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, "<--add-statements>"),
+        llvm::SMLoc());
+    std::vector<Token> tokens =
+        lex(sm.getMemoryBuffer(id)->getBuffer(), diags);
+    if (diags.hasErrors())
+      return;
+    ModelAST added = parse(tokens, ast.name, diags);
+    for (StmtPtr &s : added.stmts)
+      ast.stmts.push_back(std::move(s));
+  }
+}
+
 /// The front end (and from --emit=mlir on, generate) on one buffer.
 mlir::LogicalResult
 ModelCompiler::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
@@ -258,6 +274,7 @@ ModelCompiler::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> file,
   if (emit != EmitKind::Tokens && !diags.hasErrors()) {
     auto parseTimer = timing.nest("parse");
     ModelAST ast = parse(tokens, name, diags);
+    appendStatements(ast, sm, diags);
     parseTimer.stop();
     if (emit == EmitKind::AST)
       printAST(os, ast, [&](llvm::SMLoc l) { return locString(sm, l); });

@@ -161,6 +161,14 @@ cl::list<std::string> perCellParams(
              "which keeps them out of registers). CPU variants read any "
              "parameter per cell"),
     cl::CommaSeparated, cl::cat(category));
+cl::list<std::string> addStatements(
+    "add-statements",
+    cl::desc("EasyML statements compiled after the model's own, as if the "
+             "model ended with them (repeatable): a state and its equation, "
+             "or `X += term` on one of the model's equations. Checked like "
+             "the model; errors point into the option. Drug studies add "
+             "their qNet state this way"),
+    cl::value_desc("statements"), cl::cat(category));
 cl::opt<bool> emulateGpuKernels(
     "emulate-gpu-kernels",
     cl::desc("Also compile every GPU kernel for the host, as <kernel>_host, "
@@ -242,6 +250,7 @@ static ModelCompilerOptions optionsFromFlags() {
                             ? std::string("rodas3")
                             : cvodeMethod.getValue();
   options.perCellParams.assign(perCellParams.begin(), perCellParams.end());
+  options.addedStatements.assign(addStatements.begin(), addStatements.end());
   options.emulateGpuKernels = emulateGpuKernels;
   options.optLevel = optLevel;
   options.cpu = cpu;

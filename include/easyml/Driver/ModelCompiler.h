@@ -39,6 +39,7 @@ class SourceMgr;
 namespace easyml {
 
 struct Model;
+struct ModelAST;
 class ArtifactKey;
 class DiagnosticEngine;
 struct PipelineOptions;
@@ -91,6 +92,9 @@ struct ModelCompilerOptions {
   std::string cvodeMethod = "ros2";
   /// Parameters and flags the GPU variants read per cell ("all").
   std::vector<std::string> perCellParams;
+  /// EasyML statements parsed after the model's own (--add-statements),
+  /// each a source buffer of its own for diagnostics.
+  std::vector<std::string> addedStatements;
   /// Also compile every GPU kernel for the host (the emulated drivers).
   bool emulateGpuKernels = false;
   /// LLVM optimisation level of the host code.
@@ -152,6 +156,10 @@ private:
                                     mlir::TimingScope &timing,
                                     llvm::raw_ostream &os);
   void forward(const DiagnosticEngine &diags, llvm::SourceMgr &sm);
+  /// Parses the added statements, each a buffer of `sm` of its own, after
+  /// `ast`'s.
+  void appendStatements(ModelAST &ast, llvm::SourceMgr &sm,
+                        DiagnosticEngine &diags);
   bool checkPerCellParams(const Model &model);
   void fillPipelineOptions(PipelineOptions &pipeline) const;
   bool generate(const Model &model, llvm::SourceMgr &sm,
