@@ -279,7 +279,7 @@ void Scheduler::buildDerived() {
   d.build_derived(&a);
 }
 
-bool Scheduler::initialize(double dt, Simulation &sim) {
+bool Scheduler::initialize(double dt) {
   if (!usable())
     return false;
   dt_ = dt;
@@ -341,7 +341,6 @@ bool Scheduler::initialize(double dt, Simulation &sim) {
   step_ = 0;
   initialized_ = ok;
   bad_.reset();
-  (void)sim;
   return ok;
 }
 
@@ -965,7 +964,7 @@ int64_t Scheduler::waveEnd(int64_t stop) const {
   return end;
 }
 
-bool Scheduler::run(int64_t until, Simulation &sim) {
+bool Scheduler::run(int64_t until) {
   if (!usable() || bad_)
     return false;
   if (!initialized_) {

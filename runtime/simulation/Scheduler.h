@@ -60,7 +60,7 @@ public:
   std::vector<int> working() const;
   Device *firstActive() const;
 
-  bool initialize(double dt, Simulation &sim);
+  bool initialize(double dt);
   double dt() const { return dt_; }
   int64_t step() const { return step_; }
 
@@ -69,7 +69,7 @@ public:
   /// States, externals and parameter values the host wrote since the
   /// devices `act` last had them, uploaded.
   bool refreshDevices(const std::vector<int> &act);
-  bool run(int64_t until, Simulation &sim);
+  bool run(int64_t until);
   /// Before this step, stretches a whole-cell model crosses as one
   /// interval (Simulation::spanIntervalsUntil).
   int64_t spanUntil = 0;

@@ -217,7 +217,7 @@ std::vector<std::string> Simulation::unusedParamSettings() const {
 }
 
 bool Simulation::initialize(double dt) {
-  return scheduler_->initialize(dt, *this);
+  return scheduler_->initialize(dt);
 }
 
 std::vector<std::string> Simulation::tableWarnings() const {
@@ -325,7 +325,7 @@ void Simulation::onProgress(std::function<void(int64_t)> fn) {
 }
 
 bool Simulation::run(int64_t untilStep) {
-  return scheduler_->run(untilStep, *this);
+  return scheduler_->run(untilStep);
 }
 
 double Simulation::computeSeconds() { return scheduler_->computeSeconds; }
