@@ -24,16 +24,17 @@ import sys
 # folders on one level are siblings.
 LAYERS = {
     "abi": (0, "easyml/ABI/"),
-    "runtime/io": (1, "easyml/Runtime/IO/"),
-    "runtime/core": (2, "easyml/Runtime/Core/"),
-    "runtime/devices": (3, "easyml/Runtime/Devices/"),
-    "runtime/schedule": (4, "easyml/Runtime/Schedule/"),
-    "runtime/simulation": (5, "easyml/Runtime/Simulation/"),
-    "runtime/mpi": (6, "easyml/Runtime/MPI/"),
-    "runtime/tissue": (7, "easyml/Runtime/Tissue/"),
-    "runtime/drugs": (7, "easyml/Runtime/Drugs/"),
-    "runtime/apps": (7, "easyml/Runtime/Apps/"),
-    "runtime/capi": (8, "easyml-c/"),
+    "runtime/support": (1, "easyml/Runtime/Support/"),
+    "runtime/io": (2, "easyml/Runtime/IO/"),
+    "runtime/core": (3, "easyml/Runtime/Core/"),
+    "runtime/devices": (4, "easyml/Runtime/Devices/"),
+    "runtime/schedule": (5, "easyml/Runtime/Schedule/"),
+    "runtime/simulation": (6, "easyml/Runtime/Simulation/"),
+    "runtime/mpi": (7, "easyml/Runtime/MPI/"),
+    "runtime/tissue": (8, "easyml/Runtime/Tissue/"),
+    "runtime/drugs": (8, "easyml/Runtime/Drugs/"),
+    "runtime/apps": (8, "easyml/Runtime/Apps/"),
+    "runtime/capi": (9, "easyml-c/"),
 }
 
 # The compiler's folders: they may include abi/ and nothing else above.

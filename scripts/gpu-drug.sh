@@ -54,11 +54,11 @@ if [ -n "$MAKE" ]; then
   cp -r "$CIPA/AP_simulation/data" "$MAKE/cipa/AP_simulation/"
   cp -r "$CIPA/hERG_fitting" "$CIPA/Hill_fitting" "$MAKE/cipa/"
   "$BIN/easyml-drug" --model "$CORPUS/models/ohara-cipa-v1-2017/model.model" \
-    --mapping "$MAP" --write-model "$MAKE/models/qnet.model" || exit 1
+    --mapping "$MAP" --write-compile-args "$MAKE/models/qnet.rsp" || exit 1
   "$BIN/easyml-drug" --model "$CORPUS/models/ohara-cipa-v1-2017/model.model" \
-    --mapping "$MAP" --adaptive --write-model "$MAKE/models/qnet-adaptive.model" || exit 1
+    --mapping "$MAP" --adaptive --write-compile-args "$MAKE/models/qnet-adaptive.rsp" || exit 1
   for m in qnet qnet-adaptive; do
-    "$BIN/easyml-compile" "$MAKE/models/$m.model" --model-name ohara-cipa-v1-2017 \
+    "$BIN/easyml-compile" "$CORPUS/models/ohara-cipa-v1-2017/model.model" "@$MAKE/models/$m.rsp" --model-name ohara-cipa-v1-2017 \
       --variant=cpu-simd,cuda --cuda-chips=sm_90 --cpu=x86-64-v4 \
       --per-cell-params=gNa,gNaL,PCa_base,gK1,gKs,gto,gKr,Kmax,Ku,n,halfmax,Vhalf,Kt,D \
       $([ $m = qnet-adaptive ] && echo --adaptive) \

@@ -69,4 +69,7 @@ def run_drug_study(model: str, mapping: str, cipa: str, drugs: List[str],
                    beats: int, bcl: float, dt: float, stim: float,
                    stim_duration: float, parameters: str, devices: str,
                    threads: int, load_states: str, save_states: str,
-                   cache_dir: str = ..., progress: Any = ...) -> dict: ...
+                   cache_dir: str = ..., progress: Any = ...,
+                   converge: float = ..., adaptive: bool = ...,
+                   max_dv_window: int = ..., stop_converged: bool = ...,
+                   grid_beats: int = ..., compiler: str = ...) -> dict: ...

@@ -66,8 +66,7 @@ def drug_study(model: str, mapping: str, cipa: str = "",
     if dt is None:
         dt = stim_duration if adaptive else 0.01
     from . import Error, _compiler
-    if model.endswith(".model"):
-        os.environ.setdefault("EASYML_COMPILE", _compiler())
+    compiler = "" if model.endswith(".so") else _compiler()
     try:
         out = _easyml.run_drug_study(
             os.path.abspath(model), os.path.abspath(mapping), cipa,
@@ -76,7 +75,7 @@ def drug_study(model: str, mapping: str, cipa: str = "",
             float(stim_duration), parameters, devices, int(threads),
             load_states, save_states, "", progress, float(converge),
             bool(adaptive), int(max_dv_window), bool(stop_converged),
-            int(grid_beats))
+            int(grid_beats), compiler)
     except RuntimeError as e:
         raise Error(str(e)) from None
     rows = list(csv.DictReader(io.StringIO(out["csv"])))

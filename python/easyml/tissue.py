@@ -172,15 +172,14 @@ class Tissue:
             path = os.path.join(tmp, "tissue.json")
             with open(path, "w") as f:
                 json.dump(cfg, f, indent=1)
-            if self.model.endswith(".model"):
-                os.environ.setdefault("EASYML_COMPILE", _compiler())
+            compiler = "" if self.model.endswith(".so") else _compiler()
             try:
                 out = _easyml.run_tissue(
                     path, "", progress,
                     os.path.abspath(checkpoint) if checkpoint else "",
                     float(checkpoint_every),
                     os.path.abspath(restart) if restart else "",
-                    bool(recover))
+                    bool(recover), compiler)
             except RuntimeError as e:
                 raise Error(str(e)) from None
             report = json.loads(out["report"])

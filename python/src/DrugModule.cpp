@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelProviders.h"
+
 #include "easyml/Runtime/Drugs/DrugStudy.h"
 #include "easyml/Runtime/Drugs/RiskClassifier.h"
 
@@ -33,7 +35,7 @@ struct StudyArgs {
   DrugStudyOptions options;
 };
 
-std::string run(const StudyArgs &a, const std::string &cacheDir,
+std::string run(const StudyArgs &a, ModelProvider &models,
                 const std::function<void(int64_t)> &progress,
                 double &seconds) {
   std::string error;
@@ -48,7 +50,7 @@ std::string run(const StudyArgs &a, const std::string &cacheDir,
   std::vector<std::string> flags;
   if (a.options.adaptive)
     flags.push_back("--adaptive");
-  auto model = loadStudyModel(a.model, m, a.options, flags, cacheDir, error);
+  auto model = loadStudyModel(a.model, m, a.options, flags, models, error);
   if (!model)
     throw std::runtime_error(error);
   std::vector<DrugStudyRow> rows;
@@ -82,7 +84,8 @@ py::dict runDrugStudyPy(
     const std::string &devices, int threads, const std::string &loadStates,
     const std::string &saveStates, const std::string &cacheDir,
     const std::function<void(int64_t)> &progress, double converge,
-    bool adaptive, int64_t maxDvWindow, bool stopConverged, int64_t gridBeats) {
+    bool adaptive, int64_t maxDvWindow, bool stopConverged, int64_t gridBeats,
+    const std::string &compiler) {
   StudyArgs a{model, mapping, cipa, drugs, doses, samples, nM, {}};
   a.options.adaptive = adaptive;
   a.options.maxDvWindow = maxDvWindow;
@@ -104,7 +107,8 @@ py::dict runDrugStudyPy(
   a.options.loadStates = loadStates;
   a.options.saveStates = saveStates;
   double seconds = 0;
-  std::string csv = run(a, cacheDir, progress, seconds);
+  std::unique_ptr<ModelProvider> models = modelProvider(compiler, cacheDir);
+  std::string csv = run(a, *models, progress, seconds);
   py::dict out;
   out["csv"] = csv;
   out["seconds"] = seconds;
@@ -158,5 +162,6 @@ void bindDrugStudy(py::module &m) {
         py::arg("progress") = nullptr, py::arg("converge") = 0.0,
         py::arg("adaptive") = false, py::arg("max_dv_window") = 0,
         py::arg("stop_converged") = false, py::arg("grid_beats") = 2,
+        py::arg("compiler") = "",
         "Runs a drug study (docs/drug-trials.md); the table as CSV text");
 }

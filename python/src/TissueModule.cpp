@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelProviders.h"
+
 #include "easyml/Runtime/Tissue/TissueFiles.h"
 #include "easyml/Runtime/Tissue/TissueRun.h"
 
@@ -33,7 +35,8 @@ py::array_t<double> gridArray(const TissueGrid &g,
 py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
                        const std::function<void(double)> &progress,
                        const std::string &checkpoint, double checkpointEvery,
-                       const std::string &restart, bool recover) {
+                       const std::string &restart, bool recover,
+                       const std::string &compiler) {
   TissueSetup setup;
   TissueResult result;
   std::string error;
@@ -55,7 +58,10 @@ py::dict runTissueFile(const std::string &config, const std::string &cacheDir,
         py::gil_scoped_acquire acquire;
         progress(f);
       };
-    ok = runTissue(setup, result, error, report, cacheDir);
+    std::unique_ptr<ModelProvider> models = modelProvider(compiler, cacheDir);
+    Status s = runTissue(setup, result, report, *models);
+    ok = s.ok();
+    error = s.message();
   }
   if (!ok)
     throw std::runtime_error(error);
@@ -73,5 +79,6 @@ void bindTissue(py::module &m) {
         py::arg("cache_dir") = "", py::arg("progress") = nullptr,
         py::arg("checkpoint") = "", py::arg("checkpoint_every") = 100.0,
         py::arg("restart") = "", py::arg("recover") = true,
+        py::arg("compiler") = "",
         "Runs the tissue simulation a JSON configuration describes");
 }

@@ -59,16 +59,14 @@ struct Protocol {
   Protocol(SimulationInterface &sim, const BenchProtocol &p)
       : sim(sim), p(p), root(sim.rank() == 0) {}
 
-  /// Says `msg` once (rank 0), removes what was written, returns `code`.
-  int stop(const std::string &msg, int code) {
+  /// Removes what was written and returns `error`.
+  Status stop(Status error) {
     outputs.remove();
     if (vmAll) {
       std::string ignored;
       vmAll->close(false, ignored);
     }
-    if (root)
-      std::fprintf(stderr, "%s: error: %s\n", p.tool.c_str(), msg.c_str());
-    return code;
+    return error;
   }
   /// Collective: "" when `ok` on every rank, else the message.
   std::string check(bool ok, std::string msg) {
@@ -79,10 +77,10 @@ struct Protocol {
       std::fprintf(stderr, "%s: warning: %s\n", p.tool.c_str(), w.c_str());
   }
 
-  int setParameters();
-  int setUp();
-  int restart();
-  int openOutputs();
+  Status setParameters();
+  Status setUp();
+  Status restart();
+  Status openOutputs();
   void addCheckpoints();
   bool checkpoint(std::string &error, bool complete = false);
   /// A restart from a complete checkpoint: output files the killed run had
@@ -91,21 +89,21 @@ struct Protocol {
   /// The first step >= startStep (> when `fired`: an event at startStep
   /// ran before the checkpoint) of first + k * every.
   int64_t next(int64_t first, int64_t every, bool fired) const;
-  int runAndFinish(RunSummary &summary);
+  Status runAndFinish(RunSummary &summary);
 };
 
-int Protocol::setParameters() {
+Status Protocol::setParameters() {
   std::string error;
   std::vector<std::string> log;
   if (!sim.modifyParams(p.impPar, error, &log))
-    return stop(error, 1);
+    return stop(Status::invalid(error));
   if (!p.quiet && root)
     for (auto &l : log)
       std::fprintf(stderr, "%s\n", l.c_str());
   // Per-cell parameters: every rank reads or samples the whole population
   // and keeps its block.
   if (!p.paramFile.empty() && !p.population.empty())
-    return stop("give one of --param-file and --population", 1);
+    return stop(Status::invalid("give one of --param-file and --population"));
   bool ok = true;
   if (!p.paramFile.empty()) {
     ok = sim.readPerCellParams(p.paramFile, perCell, error);
@@ -114,7 +112,7 @@ int Protocol::setParameters() {
                                  error);
   }
   if (std::string e = check(ok, error); !e.empty())
-    return stop(e, 1);
+    return stop(Status::invalid(e));
   if (!p.quiet && root && !perCell.names.empty()) {
     std::string names;
     for (auto &n : perCell.names)
@@ -123,30 +121,30 @@ int Protocol::setParameters() {
   }
   for (const std::string &w : sim.unusedParamSettings())
     warn(w);
-  return 0;
+  return Status::success();
 }
 
-int Protocol::setUp() {
+Status Protocol::setUp() {
   std::string error;
   if (!p.caVariable.empty() && p.biomarkers.empty())
-    return stop("--ca-variable applies to --biomarkers", 1);
+    return stop(Status::invalid("--ca-variable applies to --biomarkers"));
   if (!sim.initialize(p.dt))
-    return stop(sim.failure(), 1);
+    return stop(Status::failed(sim.failure()));
   for (const std::string &w : sim.tableWarnings())
     warn(w);
   if (!p.readIni.empty() && sim.local()) {
     std::string error;
     if (!readStateFile(p.readIni, *sim.local(), error))
-      return stop(error, 1);
+      return stop(Status::invalid(error));
     sim.local()->evaluate(0);
   }
   if (std::string e = check(sim.failure().empty(), sim.failure()); !e.empty())
-    return stop(e, 1);
+    return stop(Status::failed(e));
   if (!p.biomarkers.empty()) {
     BiomarkerOptions bo;
     bo.caVariable = p.caVariable;
     if (!sim.enableBiomarkers(bo, error))
-      return stop(error, 1);
+      return stop(Status::invalid(error));
   }
   if (p.numstim > 0) {
     Stimulus stim;
@@ -157,8 +155,8 @@ int Protocol::setUp() {
     stim.count = p.numstim;
     sim.addStimulus(stim);
   }
-  if (int code = restart())
-    return code;
+  if (Status s = restart(); !s.ok())
+    return s;
   if (p.saveStep >= 0 && next(p.saveStep, 0, true) >= 0)
     sim.addEvent(p.saveStep,
                  [&](SimulationInterface &s, int64_t, std::string &error) {
@@ -174,22 +172,22 @@ int Protocol::setUp() {
 
 /// Cell 0's files on rank 0; with --save-vm, every cell's Vm at every
 /// output step, recorded inside the waves and written by every rank.
-int Protocol::openOutputs() {
+Status Protocol::openOutputs() {
   std::string error;
   const easyml_model_desc &d = sim.desc();
   bool ok = !root || outputs.open(d, p, error, restarted ? &resume : nullptr);
   if (std::string e = check(ok, error); !e.empty())
-    return stop(e, 1);
+    return stop(Status::failed(e));
   if (!p.saveVm.empty()) {
     int64_t rows = restarted ? resume.file(p.saveVm) : 0;
     if (rows < 0)
-      return stop(
-          "the checkpoint has no position for output '" + p.saveVm + "'", 1);
+      return stop(Status::invalid("the checkpoint has no position for output '" +
+                         p.saveVm + "'"));
     vmAll = sim.openMatrix(p.saveVm,
                            sampleCount(p.outFirst, p.outEvery, p.nLast + 1),
                            sim.numCells(), error, rows);
     if (!vmAll)
-      return stop(error, 1);
+      return stop(Status::failed(error));
   }
   // Every rank records the same variables of the same cells, so every
   // rank cuts the same waves; each takes the samples of the cells it holds.
@@ -215,7 +213,7 @@ int Protocol::openOutputs() {
           return true;
         },
         p.outEvery);
-    return 0;
+    return Status::success();
   }
   auto onSample = [&](int64_t step, CellRange part, const double *values) {
     double o0 = now();
@@ -230,8 +228,8 @@ int Protocol::openOutputs() {
   CellRange cells{0, vmAll ? sim.numCells() : 1};
   ok = sim.record(recorded, cells, p.outFirst, p.outEvery, onSample, error);
   if (std::string e = check(ok, error); !e.empty())
-    return stop(e, 1);
-  return 0;
+    return stop(Status::failed(e));
+  return Status::success();
 }
 
 int64_t Protocol::next(int64_t first, int64_t every, bool fired) const {
@@ -244,9 +242,9 @@ int64_t Protocol::next(int64_t first, int64_t every, bool fired) const {
 
 /// --restart: the cells, clock and biomarker rows of the checkpoint, whose
 /// settings must be this run's.
-int Protocol::restart() {
+Status Protocol::restart() {
   if (p.restart.empty())
-    return 0;
+    return Status::success();
   std::string error;
   bool ok = sim.loadCheckpoint(p.restart, resume, error);
   if (ok) {
@@ -258,13 +256,13 @@ int Protocol::restart() {
   if (ok && resume.complete && root)
     ok = reopenCommitted(error);
   if (std::string e = check(ok, error); !e.empty())
-    return stop(e, 1);
+    return stop(Status::invalid(e));
   restarted = true;
   startStep = sim.step();
   if (!p.quiet && root)
     std::fprintf(stderr, "Restarted from %s at t = %.3f ms\n",
                  p.restart.c_str(), startStep * p.dt);
-  return 0;
+  return Status::success();
 }
 
 /// The run's whole state, after every event of the step has run: the
@@ -327,7 +325,7 @@ std::string whyStopped(SimulationInterface &sim) {
   return sim.failure().empty() ? "the run stopped" : sim.failure();
 }
 
-int Protocol::runAndFinish(RunSummary &summary) {
+Status Protocol::runAndFinish(RunSummary &summary) {
   bool progress =
       p.progress == BenchProtocol::Progress::Always ||
       (p.progress == BenchProtocol::Progress::Auto && root && isatty(2) &&
@@ -348,10 +346,12 @@ int Protocol::runAndFinish(RunSummary &summary) {
   if (progress && root)
     std::fprintf(stderr, "\n");
   if (!ok)
-    return stop(whyStopped(sim), sim.nonFinite() ? 3 : 1);
+    return stop(Status::error(
+        sim.nonFinite() ? ErrorKind::NonFinite : ErrorKind::Failed,
+        whyStopped(sim)));
   bool closed = restarted && resume.complete;
   if (!p.biomarkers.empty() && !closed && !sim.closeBeat())
-    return stop(whyStopped(sim), 1);
+    return stop(Status::failed(whyStopped(sim)));
   wall = now() - wallStart;
   std::string error;
   // The end, saved before the files move into place: a run killed while
@@ -359,18 +359,18 @@ int Protocol::runAndFinish(RunSummary &summary) {
   if (!p.checkpoint.empty() && !closed) {
     bool saved = checkpoint(error, /*complete=*/true);
     if (std::string e = check(saved, error); !e.empty())
-      return stop(e, 1);
+      return stop(Status::failed(e));
   }
   // Output files: all or nothing.
   ok = !root || outputs.finish(error);
   if (std::string e = check(ok, error); !e.empty())
-    return stop(e, 1);
+    return stop(Status::failed(e));
   if (vmAll && !vmAll->close(true, error))
-    return stop(error, 1);
+    return stop(Status::failed(error));
   if (!p.biomarkers.empty()) {
     double o0 = now();
     if (!sim.writeBiomarkers(p.biomarkers, perCell.names, error))
-      return stop(error, 1);
+      return stop(Status::failed(error));
     outputSeconds += now() - o0;
     int64_t rows = 0;
     BiomarkerTable last = sim.lastBeat(rows);
@@ -394,27 +394,28 @@ int Protocol::runAndFinish(RunSummary &summary) {
   summary.computeSeconds = sim.computeSeconds();
   summary.outputSeconds = sim.slowest(outputSeconds);
   summary.wallSeconds = wall;
-  return 0;
+  return Status::success();
 }
 
 } // namespace
 
-int easyml::rt::runBenchProtocol(SimulationInterface &sim,
-                                 const BenchProtocol &p, RunSummary &summary) {
+Status easyml::rt::runBenchProtocol(SimulationInterface &sim,
+                                    const BenchProtocol &p,
+                                    RunSummary &summary) {
   Protocol run(sim, p);
   std::string error;
   if (!sim.valid(error))
-    return run.stop(error, 1);
+    return run.stop(Status::failed(error));
   if (!p.quiet && run.root) {
     std::fprintf(stderr, "Ionic model: %s", sim.desc().name);
     if (p.mpi)
       std::fprintf(stderr, "\nMPI: %d ranks%s", sim.ranks(), p.writers.c_str());
     std::fprintf(stderr, "\n");
   }
-  if (int code = run.setParameters())
-    return code;
-  if (int code = run.setUp())
-    return code;
+  if (Status s = run.setParameters(); !s.ok())
+    return s;
+  if (Status s = run.setUp(); !s.ok())
+    return s;
   run.addCheckpoints();
   summary.steps = p.nLast + 1;
   return run.runAndFinish(summary);

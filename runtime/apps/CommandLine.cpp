@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Apps/CommandLine.h"
+#include "easyml/Runtime/Apps/ExitStatus.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -175,4 +176,13 @@ void CommandLine::printHelp(const char *tool, const char *usage) const {
       std::printf(" (default %s)", s.defaultValue.c_str());
     std::printf("\n");
   }
+  std::printf("\n%s", exitStatusHelp());
+}
+
+std::string CommandLine::resultSettings() const {
+  std::string out;
+  for (const OptionSpec &o : specs_)
+    if (o.effect == OptionEffect::Result && has(o.name))
+      out += "--" + o.name + "=" + get(o.name) + "\n";
+  return out;
 }

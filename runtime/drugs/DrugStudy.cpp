@@ -5,14 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Drugs/DrugStudy.h"
-#include "easyml/Runtime/Simulation/Compile.h"
+#include "easyml/Runtime/Core/ModelProvider.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <unistd.h>
 
@@ -39,78 +39,81 @@ std::string stimulusExpression(const DrugStudyOptions &o) {
 
 } // namespace
 
-bool easyml::rt::withQnet(const std::string &modelText, const ChannelMapping &m,
-                          const DrugStudyOptions &protocol, std::string &out,
-                          std::string &error) {
+namespace {
+
+/// `text` with every whole-word `word` replaced by `with` (a word: a run
+/// of letters, digits and underscores).
+std::string replaceWord(const std::string &text, const std::string &word,
+                        const std::string &with) {
+  auto isWord = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!isWord(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && isWord(text[j]))
+      ++j;
+    std::string w = text.substr(i, j - i);
+    out += w == word ? with : w;
+    i = j;
+  }
+  return out;
+}
+
+} // namespace
+
+bool easyml::rt::studyStatements(const ChannelMapping &m,
+                                 const DrugStudyOptions &protocol,
+                                 std::string &out, std::string &error) {
   if (m.qnet.empty()) {
     error = "the drug mapping of model " + m.model +
             " names no variables for qNet ('qnet')";
     return false;
   }
-  std::string sum;
-  for (const std::string &v : m.qnet) {
-    // A whole word of the model's text: a variable it defines or uses.
-    if (!std::regex_search(modelText, std::regex("\\b" + v + "\\b"))) {
-      error = "model " + m.model + " has no variable '" + v +
-              "' (named for qNet in its drug mapping)";
-      return false;
-    }
-    sum += (sum.empty() ? "" : " + ") + v;
-  }
-  std::string text = modelText;
+  out.clear();
   if (!m.stimulusInto.empty())
-    text += "\n\n// Added by the drug study: the pacing current, where the "
-            "model's\n// equations leave it out.\neasyml_pacing_current = " +
-            stimulusExpression(protocol) + ";\n";
-  for (const auto &[eq, term] : m.stimulusInto) {
-    if (!std::regex_search(modelText, std::regex("\\b" + eq + "\\b"))) {
-      error = "model " + m.model + " has no equation '" + eq +
-              "' (named in stimulus_into in its drug mapping)";
-      return false;
-    }
-    text += eq + " += " +
-            std::regex_replace(term, std::regex("\\bSTIM\\b"),
-                               "easyml_pacing_current") +
-            ";\n";
-  }
-  out = text + "\n\n// Added by the drug study: qNet, the integral of " +
-        "these currents over a beat\n// (reset at every beat).\n" +
-        std::string(kQnetState) + "_init = 0;\ndiff_" + kQnetState + " = " +
-        sum + ";\n";
+    out += "easyml_pacing_current = " + stimulusExpression(protocol) + "; ";
+  for (const auto &[eq, term] : m.stimulusInto)
+    out += eq + " += " + replaceWord(term, "STIM", "easyml_pacing_current") +
+           "; ";
+  std::string sum;
+  for (const std::string &v : m.qnet)
+    sum += (sum.empty() ? "" : " + ") + v;
+  out += std::string(kQnetState) + "_init = 0; diff_" + kQnetState + " = " +
+         sum + ";";
   return true;
+}
+
+std::vector<std::string>
+easyml::rt::studyCompileFlags(const ChannelMapping &m,
+                              const DrugStudyOptions &protocol,
+                              std::string &error) {
+  std::string statements;
+  if (!studyStatements(m, protocol, statements, error))
+    return {};
+  return {"--add-statements=" + statements};
 }
 
 std::unique_ptr<ModelHandle> easyml::rt::loadStudyModel(
     const std::string &modelPath, const ChannelMapping &m,
     const DrugStudyOptions &protocol, const std::vector<std::string> &flags,
-    const std::string &cacheDir, std::string &error) {
+    ModelProvider &models, std::string &error) {
   // A library compiled before (with the qNet state; runDrugStudy checks).
-  if (modelPath.size() > 3 &&
-      modelPath.compare(modelPath.size() - 3, 3, ".so") == 0)
-    return ModelHandle::load(modelPath, error);
-  std::ifstream in(modelPath);
-  if (!in) {
-    error = "cannot read model '" + modelPath + "'";
-    return nullptr;
+  std::vector<std::string> all = flags;
+  if (!isModelLibrary(modelPath)) {
+    std::vector<std::string> study = studyCompileFlags(m, protocol, error);
+    if (study.empty())
+      return nullptr;
+    all.insert(all.end(), study.begin(), study.end());
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string augmented;
-  if (!withQnet(text.str(), m, protocol, augmented, error))
-    return nullptr;
-  char dir[] = "/tmp/easyml-drug-XXXXXX";
-  if (!mkdtemp(dir)) {
-    error = "cannot make a temporary folder";
-    return nullptr;
-  }
-  std::string base = modelPath.substr(modelPath.find_last_of('/') + 1);
-  std::string path = std::string(dir) + "/" + base;
-  std::ofstream(path) << augmented;
-  std::unique_ptr<ModelHandle> model =
-      loadOrCompileModel(path, flags, cacheDir, error);
-  unlink(path.c_str());
-  rmdir(dir);
-  return model;
+  auto loaded = models.load({modelPath, all});
+  if (!loaded.ok())
+    return error = loaded.status().message(), nullptr;
+  return loaded.take();
 }
 
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {

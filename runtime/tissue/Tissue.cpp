@@ -574,7 +574,8 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
   return false;
 }
 
-std::string Tissue::nonFiniteError(int64_t point, double t) const {
+std::string Tissue::nonFiniteError(int64_t point, double t) {
+  nonFinite_ = true;
   std::array<double, 3> x = grid_.position(point);
   return "Vm is no longer finite at point " + std::to_string(point) + " (" +
          number(x[0]) + ", " + number(x[1]) + ", " + number(x[2]) +
@@ -620,6 +621,7 @@ bool Tissue::ionicStep(bool &fused, std::string &error) {
   fused = ok && f && sim_.local()->lastWaveFused();
   if (!ok) {
     const NonFinite *bad = sim_.nonFinite();
+    nonFinite_ = bad != nullptr;
     error = bad ? "simulation produced a non-finite value: " + bad->message()
                 : sim_.failure();
     return false;

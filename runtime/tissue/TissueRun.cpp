@@ -6,7 +6,7 @@
 
 #include "easyml/Runtime/Tissue/TissueRun.h"
 #include "easyml/Runtime/IO/Checkpoint.h"
-#include "easyml/Runtime/Simulation/Compile.h"
+#include "easyml/Runtime/Core/ModelProvider.h"
 #include "easyml/Runtime/Simulation/Simulation.h"
 #include "easyml/Runtime/Simulation/SimulationInterface.h"
 #include "easyml/Runtime/Tissue/Tissue.h"
@@ -369,6 +369,7 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
   if (runSteps(setup, *sim, tissue, writer, checkpoint, progress, error) &&
       finish(setup, *sim, tissue, writer, result, error))
     return true;
+  result.nonFinite = tissue.stoppedNonFinite();
   if (sim->ranks() == 1 && sim->local()) {
     const std::string &id = sim->local()->failedDevice();
     if (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0) {
@@ -397,14 +398,14 @@ std::string without(const TissueSetup &setup,
 
 } // namespace
 
-bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
-                           std::string &error,
-                           const std::function<void(double)> &progress,
-                           const std::string &cacheDir,
-                           const TissueRanks *ranks) {
-  auto model = loadOrCompileModel(setup.model, {}, cacheDir, error);
-  if (!model)
-    return false;
+Status easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
+                             const std::function<void(double)> &progress,
+                             ModelProvider &models, const TissueRanks *ranks) {
+  auto loaded = models.load({setup.model, {}});
+  if (!loaded.ok())
+    return loaded.status();
+  std::unique_ptr<ModelHandle> model = loaded.take();
+  std::string error;
   std::string devices = setup.devices, from = setup.restart;
   std::vector<std::string> written;
   for (;;) {
@@ -417,7 +418,7 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
     if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
       result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
     if (ok)
-      return true;
+      return Status::success();
     // A GPU lost: the others go on from the last checkpoint (or from the
     // start when none was written yet).
     std::string others = without(setup, working, lost);
@@ -439,7 +440,9 @@ bool easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   for (const std::string &f : written)
     std::remove(f.c_str());
   result.files.clear();
-  return false;
+  return Status::error(result.nonFinite ? ErrorKind::NonFinite
+                                        : ErrorKind::Failed,
+                       error);
 }
 
 std::string TissueResult::json(const TissueSetup &setup) const {

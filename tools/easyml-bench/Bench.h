@@ -12,6 +12,7 @@
 #ifndef EASYML_TOOLS_BENCH_BENCH_H
 #define EASYML_TOOLS_BENCH_BENCH_H
 
+#include "easyml/Runtime/Apps/ExitStatus.h"
 #include "easyml/Runtime/Apps/BenchProtocol.h"
 #include "easyml/Runtime/Apps/CommandLine.h"
 #include "easyml/Runtime/Core/RunSummary.h"
@@ -27,12 +28,17 @@ namespace easyml::bench {
 
 using rt::ArgKind;
 using rt::CommandLine;
+using rt::OptionEffect;
 using rt::OptionSpec;
 
 double now();
-/// Prints "easyml-bench: error: <msg>" and exits with `code`. Under MPI
-/// (after MPI_Init) the message names the rank and every rank stops.
-[[noreturn]] void fail(const std::string &msg, int code = 1);
+/// Prints "easyml-bench: error: <msg>" and exits with `code` (an
+/// rt::ExitStatus; by default what was given is wrong). Under MPI (after
+/// MPI_Init) the message names the rank and every rank stops.
+[[noreturn]] void fail(const std::string &msg, int code = rt::kExitInvalid);
+/// Prints `error` (on rank 0 of a run across ranks) and returns its exit
+/// status.
+int said(const rt::Status &error, int rank = 0);
 /// What main() prepared for a run: the model, the devices, the cell
 /// count and the protocol the runtime runs (BenchProtocol.h).
 struct BenchRun {

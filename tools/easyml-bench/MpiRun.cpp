@@ -15,6 +15,7 @@
 
 #include "Bench.h"
 
+#include "easyml/Runtime/Apps/MpiOptions.h"
 #include "easyml/Runtime/MPI/Distributed.h"
 #include "easyml/Runtime/MPI/MpiSession.h"
 #include "easyml/Runtime/Core/Population.h"
@@ -52,21 +53,14 @@ bool distributedOptions(const BenchRun &run, int size, const rt::WriterRanks &w,
                  cl.get("mpi-epoch-steps"));
   }
   if (cl.has("mpi-slow")) {
-    std::string v = cl.get("mpi-slow");
-    size_t colon = v.find(':');
-    char *end1 = nullptr, *end2 = nullptr;
-    long r = colon == std::string::npos
-                 ? -1
-                 : std::strtol(v.substr(0, colon).c_str(), &end1, 10);
-    double f = colon == std::string::npos
-                   ? 0
-                   : std::strtod(v.c_str() + colon + 1, &end2);
-    if (colon == std::string::npos || *end1 || *end2 || r < 0 || r >= size ||
-        !(f >= 1))
-      return bad("--mpi-slow: expected RANK:FACTOR with RANK < " +
-                 std::to_string(size) + " and FACTOR >= 1, got '" + v + "'");
-    dopts.slowRank = static_cast<int>(r);
-    dopts.slowFactor = f;
+    rt::SlowRank slow;
+    rt::Status s = rt::parseSlowRank(cl.get("mpi-slow"), slow);
+    if (s.ok())
+      s = rt::checkSlowRank(slow, size);
+    if (!s.ok())
+      return bad(s.message());
+    dopts.slowRank = slow.rank;
+    dopts.slowFactor = slow.factor;
   }
   return true;
 }
@@ -82,12 +76,12 @@ int runRanks(const BenchRun &given, const rt::WriterRanks &writers,
   run.protocol.writers = writers.describe();
   rt::DistributedOptions dopts;
   if (!distributedOptions(run, size, writers, dopts, rank))
-    return 1;
+    return rt::kExitInvalid;
   rt::DistributedSimulation sim(comm, *run.model, run.num, run.options, dopts);
   rt::RunSummary summary;
-  int code = rt::runBenchProtocol(sim, run.protocol, summary);
+  rt::Status s = rt::runBenchProtocol(sim, run.protocol, summary);
   writersUsed = sim.usedWriters();
-  return code ? code : report(sim, run, summary);
+  return s.ok() ? report(sim, run, summary) : said(s, rank);
 }
 } // namespace
 
@@ -107,7 +101,7 @@ int runDistributed(const BenchRun &run) {
                    "easyml-bench: error: --mpi-writer=N needs 1 <= N < the "
                    "%d ranks (the last N write), got '%s'\n",
                    writers.worldSize(), v.c_str());
-    return 1;
+    return rt::kExitInvalid;
   }
   if (writers.writing())
     return writers.serve(error) ? 0 : 1;

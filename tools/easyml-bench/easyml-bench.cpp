@@ -14,8 +14,9 @@
 
 #include "Bench.h"
 
+#include "FindCompiler.h"
 #include "easyml/Runtime/IO/Checkpoint.h"
-#include "easyml/Runtime/Simulation/Compile.h"
+#include "easyml/Runtime/Apps/CompilerProcess.h"
 #include "easyml/Runtime/Devices/GpuDriver.h"
 #include "easyml/Runtime/Apps/ModelInfo.h"
 #ifdef EASYML_HAVE_MPI
@@ -63,6 +64,12 @@ double now() {
   std::exit(code);
 }
 
+int said(const rt::Status &error, int rank) {
+  if (!error.ok() && rank == 0)
+    std::fprintf(stderr, "easyml-bench: error: %s\n", error.message().c_str());
+  return rt::exitStatus(error);
+}
+
 #ifdef EASYML_HAVE_MPI
 bool mpiAgree(bool ok, std::string &error) { return rt::mpi::agree(ok, error); }
 void mpiStop() { rt::mpi::stop(); }
@@ -76,6 +83,7 @@ int runDistributed(const BenchRun &) {
 
 std::vector<OptionSpec> optionSpecs() {
   using K = ArgKind;
+  constexpr OptionEffect HowItRuns = OptionEffect::HowItRuns;
   return {
       {"load-module", 0, K::Required,
        "compiled model (.so from easyml-compile --emit=shared)", ""},
@@ -147,83 +155,83 @@ std::vector<OptionSpec> optionSpecs() {
        "write the whole run to this file every --checkpoint-every ms (a "
        "killed run continues with --restart, its output files "
        "byte-identical)",
-       ""},
+       "", HowItRuns},
       {"checkpoint-every", 0, K::Required,
-       "with --checkpoint: simulated time between checkpoints (ms)", "1000"},
+       "with --checkpoint: simulated time between checkpoints (ms)", "1000", HowItRuns},
       {"restart", 0, K::Required,
        "continue the run saved in this checkpoint (give the same options; "
        "devices, threads and balancing may differ)",
-       ""},
+       "", HowItRuns},
       {"mpi-slow", 0, K::Required,
        "under MPI, for testing the balance across ranks: RANK:FACTOR makes "
        "that rank take FACTOR times as long",
-       ""},
+       "", HowItRuns},
       {"mpi-writer", 0, K::Optional,
        "under MPI: the last N ranks (default 1) compute nothing and write "
        "--save-vm, each receiving the rows of a contiguous group of ranks "
        "while the next epoch computes (instead of collective MPI-IO from "
        "every rank)",
-       "1"},
+       "1", HowItRuns},
       {"mpi-epoch-steps", 0, K::Required,
        "under MPI: at most this many steps between two exchanges of the "
        "ranks' times (0: 20 steps, doubling while the split holds, up to "
        "1280)",
-       "0"},
+       "0", HowItRuns},
       {"devices", 0, K::Required,
        "devices to run on: cpu, gpu:0,2, gpu:all, cuda:1, rocm:all, "
        "cpu+gpu:all, or auto (dimensioning); cpu:VARIANT@THREADS gives a "
        "CPU pool its own variant and threads (several side by side: "
        "cpu:baseline@1+cpu:cpu-simd@1); cells are split by measured speed",
-       ""},
+       "", HowItRuns},
       {"variant", 0, K::Required,
        "compiled variant: the CPU pool's (baseline, cpu-simd; default "
        "cpu-simd when compiled), or cuda/rocm to run on GPU --device alone",
-       ""},
-      {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0"},
+       "", HowItRuns},
+      {"threads", 0, K::Required, "CPU threads (0: OpenMP default)", "0", HowItRuns},
       {"device", 0, K::Required,
-       "with --variant cuda|rocm: the GPU (see --list-devices)", "0"},
+       "with --variant cuda|rocm: the GPU (see --list-devices)", "0", HowItRuns},
       {"max-wave-steps", 0, K::Required,
        "at most this many steps per kernel call (1: one-step kernels, as "
        "for a simulator that owns Vm; 0: whole waves)",
-       "0"},
+       "0", HowItRuns},
       {"lb-threshold", 0, K::Required,
        "re-split the cells when device times differ by more than this "
        "fraction (0.1 = 10%)",
-       "0.1"},
+       "0.1", HowItRuns},
       {"lb-min-window", 0, K::Required,
        "accumulate waves until the slowest device has spent this many ms "
        "before judging the balance",
-       "20"},
+       "20", HowItRuns},
       {"lb-shares", 0, K::Required,
        "initial shares of the cells per device, in device order (a "
        "remembered ratio: '1,9'); default: even until measured",
-       ""},
-      {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", ""},
+       "", HowItRuns},
+      {"no-lb", 0, K::None, "keep the initial split (no repartitioning)", "", HowItRuns},
       {"no-lb-sharing", 0, K::None,
        "two CPU pools side by side split every wave in advance by the "
        "balancer, instead of sharing it (each computing chunks from its end "
        "of their cells until they meet)",
-       ""},
+       "", HowItRuns},
       {"lb-periodic", 0, K::None,
        "under a periodic stimulus, learn each device's speed per phase of "
        "the cycle and split each wave by its phase's speeds (from the second "
        "cycle on)",
-       ""},
+       "", HowItRuns},
       {"no-recovery", 0, K::None,
        "stop when a GPU fails, instead of recomputing its cells on the "
        "other devices and going on without it (which keeps a host copy of "
        "the GPUs' cells after every wave)",
-       ""},
+       "", HowItRuns},
       {"lb-memory", 0, K::Required,
        "remember the devices' measured speeds in this file: the next run "
        "of the same model starts from the split they give",
-       ""},
+       "", HowItRuns},
       {"dim-window", 0, K::Required,
-       "with --devices auto: steps per measurement window", "300"},
+       "with --devices auto: steps per measurement window", "300", HowItRuns},
       {"dim-tolerance", 0, K::Required,
        "with --devices auto: fewer GPUs are chosen while within this "
        "fraction of the best",
-       "0.05"},
+       "0.05", HowItRuns},
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
       {"compile-args", 0, K::Required,
@@ -233,12 +241,12 @@ std::vector<OptionSpec> optionSpecs() {
       {"cache-dir", 0, K::Required,
        "where --model keeps compiled models ($EASYML_CACHE_DIR, "
        "~/.cache/easyml)",
-       ""},
+       "", HowItRuns},
       {"report-json", 0, K::Required,
-       "write the final report as JSON to this file", ""},
-      {"progress", 0, K::None, "always show the progress bar", ""},
-      {"no-progress", 0, K::None, "never show the progress bar", ""},
-      {"quiet", 'q', K::None, "no banner and no report on stderr", ""},
+       "write the final report as JSON to this file", "", HowItRuns},
+      {"progress", 0, K::None, "always show the progress bar", "", HowItRuns},
+      {"no-progress", 0, K::None, "never show the progress bar", "", HowItRuns},
+      {"quiet", 'q', K::None, "no banner and no report on stderr", "", HowItRuns},
       {"pointwise", 0, K::Required,
        "evaluate Iion at every row of a reference CSV and compare", ""},
       {"pointwise-write", 0, K::Required,
@@ -338,16 +346,21 @@ std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
   for (std::string w; words >> w;)
     flags.push_back(w);
   std::unique_ptr<rt::ModelHandle> model;
-  rt::CompiledModel compiled;
+  rt::ModelOrigin compiled;
+  rt::CompilerProcess models(tools::findCompiler(), cl.get("cache-dir"));
   std::string error, ignored;
   double t0 = now();
   for (int turn = 0; turn < 2; ++turn) {
-    if ((rank == 0) == (turn == 0))
-      model =
+    if ((rank == 0) == (turn == 0)) {
+      auto loaded =
           cl.has("model")
-              ? rt::loadOrCompileModel(cl.get("model"), flags,
-                                       cl.get("cache-dir"), error, &compiled)
-              : rt::ModelHandle::load(cl.get("load-module"), error);
+              ? models.load({cl.get("model"), flags}, &compiled)
+              : rt::loadModelLibrary(cl.get("load-module"));
+      if (loaded.ok())
+        model = loaded.take();
+      else
+        error = loaded.status().message();
+    }
     if (turn == 0)
       mpiAgree(true, ignored);
   }
@@ -393,7 +406,7 @@ int answerQuestions(const CommandLine &cl, const rt::ModelHandle &model,
   if (!json.empty())
     std::printf("%s\n", json.c_str());
   if (!ok)
-    fail(error);
+    fail(error, rt::kExitFailed);
   return 0;
 }
 
@@ -449,25 +462,6 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
   return options;
 }
 
-/// The options that fix what a run computes and writes, one "--name=value"
-/// line each: a restart must give the same (devices, threads, balancing,
-/// reports and the checkpoint options may change).
-std::string runSettings(const CommandLine &cl) {
-  static const char *free[] = {
-      "checkpoint",   "checkpoint-every", "restart",    "devices",
-      "variant",      "threads",          "device",     "max-wave-steps",
-      "lb-threshold", "lb-min-window",    "lb-shares",  "no-lb", "lb-periodic",
-      "no-lb-sharing", "lb-memory",       "no-recovery", "dim-window",
-      "dim-tolerance",
-      "cache-dir",    "report-json",      "progress",   "no-progress",
-      "quiet",        "mpi-slow",         "mpi-writer", "mpi-epoch-steps"};
-  std::string out;
-  for (const OptionSpec &o : cl.specs())
-    if (cl.has(o.name) &&
-        std::find(std::begin(free), std::end(free), o.name) == std::end(free))
-      out += "--" + o.name + "=" + cl.get(o.name) + "\n";
-  return out;
-}
 
 /// The protocol the runtime runs: steps as openCARP's bench rounds them,
 /// parameters, files and checkpoints.
@@ -511,7 +505,7 @@ void protocolOf(const CommandLine &cl, const Numbers &n, BenchRun &run) {
   p.checkpoint = cl.get("checkpoint");
   p.restart = cl.get("restart");
   p.checkpointMs = n.checkpointMs;
-  p.settings = runSettings(cl);
+  p.settings = cl.resultSettings();
   p.quiet = cl.has("quiet");
   p.progress = cl.has("progress")      ? rt::BenchProtocol::Progress::Always
                : cl.has("no-progress") ? rt::BenchProtocol::Progress::Never
@@ -527,7 +521,7 @@ int main(int argc, char **argv) {
   if (!cl.parse(argc, argv, errors)) {
     for (auto &e : errors)
       std::fprintf(stderr, "easyml-bench: error: %s\n", e.c_str());
-    return 1;
+    return rt::kExitInvalid;
   }
   if (cl.has("help")) {
     cl.printHelp("easyml-bench",
@@ -549,7 +543,7 @@ int main(int argc, char **argv) {
   if (!readNumbers(cl, n, errors)) {
     for (auto &e : errors)
       std::fprintf(stderr, "easyml-bench: error: %s\n", e.c_str());
-    return 1;
+    return rt::kExitInvalid;
   }
   BenchRun run;
   run.cl = &cl;
@@ -571,7 +565,7 @@ int main(int argc, char **argv) {
     run.protocol.quiet = true;
   std::unique_ptr<rt::ModelHandle> model = loadModel(cl, rank, run);
   if (!model)
-    return mpiStop(), 1;
+    return mpiStop(), rt::kExitInvalid;
   if (run.mpi && rank != 0 &&
       (cl.has("imp-info") || cl.has("list-devices") || cl.has("pointwise")))
     return mpiStop(), 0; // rank 0 answers
@@ -586,7 +580,7 @@ int main(int argc, char **argv) {
   }
   rt::Simulation sim(*model, run.num, run.options);
   rt::RunSummary summary;
-  if (int code = rt::runBenchProtocol(sim, run.protocol, summary))
-    return code;
+  if (rt::Status s = rt::runBenchProtocol(sim, run.protocol, summary); !s.ok())
+    return said(s);
   return report(sim, run, summary);
 }

@@ -13,6 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FindCompiler.h"
+
+#include "easyml/Runtime/Apps/CompilerProcess.h"
+#include "easyml/Runtime/Apps/ExitStatus.h"
 #include "easyml/Runtime/Apps/CommandLine.h"
 #include "easyml/Runtime/Drugs/DrugStudy.h"
 #include "easyml/Runtime/IO/OutputFile.h"
@@ -34,7 +38,7 @@ using namespace easyml;
 
 namespace {
 
-int error(const std::string &what, int code = 1) {
+int error(const std::string &what, int code = rt::kExitFailed) {
   std::fprintf(stderr, "easyml-drug: error: %s\n", what.c_str());
   return code;
 }
@@ -53,7 +57,7 @@ std::vector<rt::OptionSpec> optionSpecs() {
   return {
       {"model", 0, K::Required,
        "the model: an EasyML file (compiled with the study's qNet state) "
-       "or a library made from --write-model's output",
+       "or a library compiled with --write-compile-args's arguments",
        ""},
       {"mapping", 0, K::Required,
        "channels to parameters, the hERG binding, the qNet currents "
@@ -115,8 +119,11 @@ std::vector<rt::OptionSpec> optionSpecs() {
        "with --classify: the classification per dose and drug (CSV)", ""},
       {"save-states", 0, K::Required, "every cell's state at the end", ""},
       {"load-states", 0, K::Required, "start from a saved state", ""},
-      {"write-model", 0, K::Required,
-       "write the model with the study's qNet state and stop", ""},
+      {"write-compile-args", 0, K::Required,
+       "write the easyml-compile arguments that add the study's qNet state "
+       "(a response file: easyml-compile M.model @FILE --emit=shared -o "
+       "M.so, for a machine without the compiler) and stop",
+       ""},
       {"quiet", 'q', K::None, "no table", ""},
       {"help", 'h', K::None, "print this help", ""},
   };
@@ -250,18 +257,30 @@ bool classify(const rt::CommandLine &a, const std::vector<rt::DrugStudyRow> &row
   return true;
 }
 
-/// --write-model FILE: the model with the study's qNet state, to compile
-/// elsewhere (easyml-compile ... -o M.so; then --model M.so).
-int writeModel(const rt::CommandLine &a, const rt::ChannelMapping &m,
-               const rt::DrugStudyOptions &protocol) {
-  std::ifstream in(a.get("model"));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string out, e;
-  if (!in)
-    return error("cannot read model '" + a.get("model") + "'");
-  if (!rt::withQnet(text.str(), m, protocol, out, e) ||
-      !rt::writeWholeFile(a.get("write-model"), out, e))
+/// An argument quoted for a GNU-style response file (easyml-compile @FILE).
+std::string responseFileArg(const std::string &arg) {
+  std::string out = "\"";
+  for (char c : arg) {
+    if (c == '\\' || c == '"')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// --write-compile-args FILE: the arguments that add the study's states,
+/// one per line, for easyml-compile to build the study's model ahead (with
+/// the study's --adaptive and --compile-args given to it as well).
+int writeCompileArgs(const rt::CommandLine &a, const rt::ChannelMapping &m,
+                     const rt::DrugStudyOptions &protocol) {
+  std::string e;
+  std::vector<std::string> study = rt::studyCompileFlags(m, protocol, e);
+  if (study.empty())
+    return error(e, rt::kExitInvalid);
+  std::string text;
+  for (const std::string &arg : study)
+    text += responseFileArg(arg) + "\n";
+  if (!rt::writeWholeFile(a.get("write-compile-args"), text, e))
     return error(e);
   return 0;
 }
@@ -274,7 +293,7 @@ int main(int argc, char **argv) {
   if (!args.parse(argc, argv, errors)) {
     for (const std::string &e : errors)
       error(e);
-    return 2;
+    return rt::kExitInvalid;
   }
   if (args.has("help")) {
     args.printHelp("easyml-drug",
@@ -286,48 +305,49 @@ int main(int argc, char **argv) {
   }
   for (const char *k : {"model", "mapping"})
     if (!args.has(k))
-      return error(std::string("--") + k + " is required", 2);
+      return error(std::string("--") + k + " is required", rt::kExitInvalid);
   std::string e;
   rt::ChannelMapping mapping;
   if (!rt::readChannelMapping(args.get("mapping"), mapping, e))
-    return error(e);
+    return error(e, rt::kExitInvalid);
   std::vector<rt::Drug> drugs;
   std::vector<std::string> names = split(args.get("drugs"));
   if (!names.empty() && !args.has("cipa"))
-    return error("--drugs needs --cipa DIR (the drugs' parameters)", 2);
+    return error("--drugs needs --cipa DIR (the drugs' parameters)", rt::kExitInvalid);
   std::vector<int64_t> samples;
   if (!rt::parseSampleList(args.get("samples"), samples))
     return error("--samples: expected sample numbers and ranges (0: the "
                  "optimal fit; 1-2000), got '" +
                      args.get("samples") + "'",
-                 2);
+                 rt::kExitInvalid);
   if (!names.empty() &&
       !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
-    return error(e);
+    return error(e, rt::kExitInvalid);
   rt::DrugStudyOptions options;
   if (!studyOptions(args, options, e))
-    return error(e, 2);
-  if (args.has("write-model"))
-    return writeModel(args, mapping, options);
+    return error(e, rt::kExitInvalid);
+  if (args.has("write-compile-args"))
+    return writeCompileArgs(args, mapping, options);
   std::vector<rt::DrugCell> cells;
   std::vector<double> doses;
   doses = args.numbers("doses", errors);
   if (!errors.empty())
-    return error(errors.front(), 2);
+    return error(errors.front(), rt::kExitInvalid);
   if (!rt::studyCells(drugs, doses, args.has("nM"), cells, e))
-    return error(e, 2);
+    return error(e, rt::kExitInvalid);
   std::map<std::string, int> known;
   if (args.has("classify") && !riskClasses(args, known, e))
-    return error(e, 2);
+    return error(e, rt::kExitInvalid);
   if (args.has("classify-out") && !args.has("classify"))
-    return error("--classify-out needs --classify", 2);
+    return error("--classify-out needs --classify", rt::kExitInvalid);
   std::vector<std::string> flags = split(args.get("compile-args"), ' ');
   if (options.adaptive)
     flags.push_back("--adaptive");
-  auto model = rt::loadStudyModel(args.get("model"), mapping, options, flags,
-                                  "", e);
+  rt::CompilerProcess models(tools::findCompiler(), "");
+  auto model =
+      rt::loadStudyModel(args.get("model"), mapping, options, flags, models, e);
   if (!model)
-    return error(e);
+    return error(e, rt::kExitInvalid);
   bool bar = !args.has("quiet") && isatty(fileno(stderr));
   auto t0 = std::chrono::steady_clock::now();
   std::vector<rt::DrugStudyRow> rows;

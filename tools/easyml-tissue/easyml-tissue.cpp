@@ -16,7 +16,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FindCompiler.h"
+
 #include "easyml/Runtime/Apps/CommandLine.h"
+#include "easyml/Runtime/Apps/CompilerProcess.h"
+#include "easyml/Runtime/Apps/ExitStatus.h"
+#include "easyml/Runtime/Apps/MpiOptions.h"
 #include "easyml/Runtime/IO/OutputFile.h"
 #include "easyml/Runtime/Tissue/TissueRun.h"
 #ifdef EASYML_HAVE_MPI
@@ -35,7 +40,7 @@ using namespace easyml;
 
 namespace {
 
-int error(const std::string &what, int code = 1) {
+int error(const std::string &what, int code = rt::kExitFailed) {
   std::fprintf(stderr, "easyml-tissue: error: %s\n", what.c_str());
   return code;
 }
@@ -134,32 +139,6 @@ bool checkpointOptions(const rt::CommandLine &args, rt::TissueSetup &setup,
   return true;
 }
 
-/// --mpi-slow RANK:FACTOR: rank and factor, or false with `e`.
-bool slowRank(const rt::CommandLine &args, int &rank, double &factor,
-              std::string &e) {
-  rank = -1;
-  factor = 1;
-  if (!args.has("mpi-slow"))
-    return true;
-  std::string v = args.get("mpi-slow");
-  size_t colon = v.find(':');
-  char *end1 = nullptr, *end2 = nullptr;
-  long r = colon == std::string::npos
-               ? -1
-               : std::strtol(v.substr(0, colon).c_str(), &end1, 10);
-  double f = colon == std::string::npos
-                 ? 0
-                 : std::strtod(v.c_str() + colon + 1, &end2);
-  if (colon == std::string::npos || colon == 0 || *end1 || *end2 || r < 0 ||
-      r > 1 << 20 || !(f >= 1) || f > 1e6)
-    return e = "--mpi-slow: expected RANK:FACTOR with FACTOR >= 1, got '" + v +
-               "'",
-           false;
-  rank = static_cast<int>(r);
-  factor = f;
-  return true;
-}
-
 /// The ranks' side of a run under mpirun: MPI started, the communicator
 /// made; nothing outside mpirun or without MPI.
 struct Ranks {
@@ -199,32 +178,29 @@ int main(int argc, char **argv) {
   if (!args.parse(argc, argv, errors)) {
     for (const std::string &e : errors)
       error(e);
-    return 2;
+    return rt::kExitInvalid;
   }
   if (args.has("help"))
     return args.printHelp("easyml-tissue", usage), 0;
   if (args.positionals().empty())
     return error("no configuration given (usage: easyml-tissue " +
                      std::string(usage).substr(0, 21) + ")",
-                 2);
+                 rt::kExitInvalid);
   bool quiet = args.has("quiet");
   rt::TissueSetup setup;
   std::string e;
   if (!rt::readTissueConfig(args.positionals()[0], setup, e))
-    return error(e);
+    return error(e, rt::kExitInvalid);
   if (!checkpointOptions(args, setup, e))
-    return error(e, 2);
-  int slow = -1;
-  double factor = 1;
-  if (!slowRank(args, slow, factor, e))
-    return error(e, 2);
-  Ranks ranks(argc, argv, slow, factor);
+    return error(e, rt::kExitInvalid);
+  rt::SlowRank slow;
+  if (args.has("mpi-slow"))
+    if (rt::Status s = rt::parseSlowRank(args.get("mpi-slow"), slow); !s.ok())
+      return error(s.message(), rt::exitStatus(s));
+  Ranks ranks(argc, argv, slow.rank, slow.factor);
   bool lead = ranks.rank() == 0;
-  if (slow >= ranks.size())
-    return lead ? error("--mpi-slow: rank " + std::to_string(slow) + " of " +
-                            std::to_string(ranks.size()) + " rank(s)",
-                        2)
-                : 2;
+  if (rt::Status s = rt::checkSlowRank(slow, ranks.size()); !s.ok())
+    return lead ? error(s.message(), rt::exitStatus(s)) : rt::exitStatus(s);
   bool bar =
       lead && !args.has("no-progress") && !quiet && isatty(fileno(stderr));
   auto progress = [&](double f) {
@@ -233,13 +209,15 @@ int main(int argc, char **argv) {
     std::fflush(stderr);
   };
   rt::TissueResult result;
-  bool ok = rt::runTissue(setup, result, e,
-                          bar ? std::function<void(double)>(progress) : nullptr,
-                          args.get("cache-dir"), ranks.get());
+  rt::CompilerProcess models(tools::findCompiler(), args.get("cache-dir"));
+  rt::Status run = rt::runTissue(
+      setup, result, bar ? std::function<void(double)>(progress) : nullptr,
+      models, ranks.get());
   if (bar)
     std::fprintf(stderr, "\n");
-  if (!ok)
-    return lead ? error(e) : 1;
+  if (!run.ok())
+    return lead ? error(run.message(), rt::exitStatus(run))
+                : rt::exitStatus(run);
   if (!lead)
     return 0;
   if (!quiet)

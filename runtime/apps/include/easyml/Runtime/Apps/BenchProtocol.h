@@ -20,6 +20,7 @@
 #define EASYML_RUNTIME_BENCHPROTOCOL_H
 
 #include "easyml/Runtime/Core/RunSummary.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -77,11 +78,10 @@ struct BenchProtocol {
 };
 
 /// Runs `p` on `sim` and fills the client's part of `summary` (times,
-/// biomarker summary, writer, checkpoints). 0, or the exit status after a
-/// message (1; 3 for a non-finite value), with no output file left
-/// behind.
-int runBenchProtocol(SimulationInterface &sim, const BenchProtocol &p,
-                     RunSummary &summary);
+/// biomarker summary, writer, checkpoints). On an error (NonFinite for a
+/// non-finite value) no output file is left behind; the caller says it.
+Status runBenchProtocol(SimulationInterface &sim, const BenchProtocol &p,
+                        RunSummary &summary);
 
 } // namespace easyml::rt
 

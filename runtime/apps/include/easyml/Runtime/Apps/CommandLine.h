@@ -25,12 +25,18 @@ namespace rt {
 
 enum class ArgKind { None, Required, Optional };
 
+/// Whether an option changes what a run computes and writes (a restart
+/// must be given the same value) or only how the run goes (devices,
+/// threads, balancing, reports, checkpoints, progress).
+enum class OptionEffect { Result, HowItRuns };
+
 struct OptionSpec {
   std::string name;
   char shortName;
   ArgKind arg;
   std::string help;
   std::string defaultValue;
+  OptionEffect effect = OptionEffect::Result;
 };
 
 class CommandLine {
@@ -56,8 +62,12 @@ public:
   const std::vector<OptionSpec> &specs() const { return specs_; }
   /// The arguments that are not options, in order.
   const std::vector<std::string> &positionals() const { return positionals_; }
-  /// "Usage: TOOL USAGE" and every option with its help and default.
+  /// "Usage: TOOL USAGE", every option with its help and default, and the
+  /// exit statuses.
   void printHelp(const char *tool, const char *usage) const;
+  /// The options given that change the result, one "--name=value" line
+  /// each in the order of the specs: what a restart must match.
+  std::string resultSettings() const;
 
 private:
   const OptionSpec *find(const std::string &name, std::string &error) const;

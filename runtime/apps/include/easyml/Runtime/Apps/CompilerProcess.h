@@ -1,4 +1,4 @@
-//===- CompilerProcess.h - model files compiled by easyml-compile -*- C++ -*-===//
+//===- CompilerProcess.h - models compiled by easyml-compile -*- C++ -*-===//
 //
 // Part of the EasyML toolchain.
 //

@@ -52,7 +52,8 @@ public:
 bool isModelLibrary(const std::string &path);
 
 /// The library at `path` opened (ModelHandle::load), or an Invalid error.
-Expected<std::unique_ptr<ModelHandle>> loadModelLibrary(const std::string &path);
+Expected<std::unique_ptr<ModelHandle>>
+loadModelLibrary(const std::string &path);
 
 /// Compiled libraries only: a model file is an error that says how to
 /// compile it.

@@ -10,7 +10,9 @@
 // from the kernels: the biomarkers (APDs, triangulation, dV/dt max, EAD
 // flag; docs/biomarkers.md) and qNet, the integral over the beat of the
 // currents the mapping names (Dutta et al. 2017), integrated as a state
-// the study adds to the model (withQnet) and reset at every beat. Between
+// the compiler adds to the model (studyCompileFlags: easyml-compile
+// --add-statements; the model's text is never edited) and reset at every
+// beat. Between
 // beats each cell's convergence is measured: the largest relative change
 // of any state over the beat, and APD90's change.
 //
@@ -19,6 +21,7 @@
 #ifndef EASYML_RUNTIME_DRUGSTUDY_H
 #define EASYML_RUNTIME_DRUGSTUDY_H
 
+#include "easyml/Runtime/Core/ModelProvider.h"
 #include "easyml/Runtime/Drugs/DrugBlock.h"
 #include "easyml/Runtime/Simulation/Simulation.h"
 
@@ -35,25 +38,30 @@ extern const char kQnetState[];
 
 struct DrugStudyOptions;
 
-/// The model file's text with the qNet integral added: a state, forward
-/// Euler, the sum of the mapping's variables; and, where the mapping names
-/// a stimulus current, its definition replaced by the current of
-/// `protocol`'s pacing. False with `error` when the mapping names no qNet
-/// variables or a variable the model lacks.
-bool withQnet(const std::string &modelText, const ChannelMapping &m,
-              const DrugStudyOptions &protocol, std::string &out,
-              std::string &error);
+/// The EasyML statements the study adds to a model: the qNet integral (a
+/// state, forward Euler, the sum of the mapping's variables) and, where
+/// the mapping names equations the pacing current goes into
+/// (stimulus_into), that current at `protocol`'s pacing added to them.
+/// False with `error` when the mapping names no qNet variables. Names the
+/// model lacks are the compiler's errors, pointing into the statements.
+bool studyStatements(const ChannelMapping &m, const DrugStudyOptions &protocol,
+                     std::string &out, std::string &error);
 
-/// Compiles `modelPath` (an EasyML file) with the qNet state added, through
-/// the artifact cache; `flags` go to easyml-compile. A model whose
-/// variables the mapping names wrongly is an error that names them. A
-/// shared library (.so) is loaded as it is: one compiled from withQnet's
-/// text (where no compiler is, e.g. a GPU machine).
+/// The compiler flags that add studyStatements (--add-statements=...);
+/// empty with `error` when there are none.
+std::vector<std::string> studyCompileFlags(const ChannelMapping &m,
+                                           const DrugStudyOptions &protocol,
+                                           std::string &error);
+
+/// The model at `modelPath` through `models`: an EasyML file is compiled
+/// with `flags` and the study's (studyCompileFlags); a shared library (.so)
+/// is loaded as it is, one compiled with those flags ahead (where no
+/// compiler is, e.g. a GPU machine; runDrugStudy checks its qNet state).
 std::unique_ptr<ModelHandle> loadStudyModel(const std::string &modelPath,
                                             const ChannelMapping &m,
                                             const DrugStudyOptions &protocol,
                                             const std::vector<std::string> &flags,
-                                            const std::string &cacheDir,
+                                            ModelProvider &models,
                                             std::string &error);
 
 struct DrugStudyOptions {

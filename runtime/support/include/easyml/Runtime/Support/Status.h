@@ -75,7 +75,8 @@ private:
     std::string message;
   };
   Status(ErrorKind kind, std::string message)
-      : error_(std::make_shared<const Error>(Error{kind, std::move(message)})) {}
+      : error_(std::make_shared<const Error>(Error{kind, std::move(message)})) {
+  }
   std::shared_ptr<const Error> error_;
 };
 

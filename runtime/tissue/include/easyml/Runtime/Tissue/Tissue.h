@@ -154,6 +154,8 @@ public:
   /// Runs to `untilStep`; false with `error` (a failed device, a value
   /// that is no longer finite, with its point and time).
   bool run(int64_t untilStep, std::string &error);
+  /// Whether run() stopped on a value that is no longer finite.
+  bool stoppedNonFinite() const { return nonFinite_; }
   int64_t step() const { return step_; }
   double time() const { return step_ * options_.dt; }
 
@@ -223,7 +225,8 @@ private:
   /// prev_ holds Vm after the last diffusion step again (fused steps do
   /// not keep it).
   void syncPrev();
-  std::string nonFiniteError(int64_t point, double t) const;
+  /// The error of a Vm no longer finite at `point`; the tissue stopped.
+  std::string nonFiniteError(int64_t point, double t);
   bool diffuseCrankNicolson(std::string &error);
   /// A Crank-Nicolson solve's outcome: its iterations counted, an error
   /// where it did not converge.
@@ -341,6 +344,7 @@ private:
   std::vector<std::vector<int64_t>> stimulusPoints_;
   double c_[3] = {0, 0, 0};
   int64_t step_ = 0, activated_ = 0;
+  bool nonFinite_ = false;
   bool hasSource_ = false, initialized_ = false, identity_ = false;
   /// Explicit diffusion on the devices (DiffusionTask).
   bool onDevices_ = false;

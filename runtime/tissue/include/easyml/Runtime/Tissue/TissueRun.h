@@ -15,6 +15,7 @@
 #ifndef EASYML_RUNTIME_TISSUERUN_H
 #define EASYML_RUNTIME_TISSUERUN_H
 
+#include "easyml/Runtime/Support/Status.h"
 #include "easyml/Runtime/Tissue/TissueConfig.h"
 
 #include <cmath>
@@ -27,6 +28,7 @@ namespace easyml {
 namespace rt {
 
 class ModelHandle;
+class ModelProvider;
 class SimulationInterface;
 class TissueComm;
 struct SimulationOptions;
@@ -57,6 +59,8 @@ struct TissueResult {
     int64_t fromStep = -1;
   };
   std::vector<Recovery> recoveries;
+  /// The run stopped on a value that is no longer finite.
+  bool nonFinite = false;
   /// One process: the runtime's report of the run (devices, waves, the
   /// balancer's repartitions and decisions), as JSON.
   std::string runtimeJson;
@@ -77,14 +81,13 @@ struct TissueRanks {
 };
 
 /// Runs `setup`; `progress` (if set) gets the fraction done now and then.
-/// `cacheDir`: where compiled models are kept ("" for the default).
-/// Across `ranks` every rank calls it; rank 0 writes the files and gets
-/// the whole result (the others: the report).
-bool runTissue(const TissueSetup &setup, TissueResult &result,
-               std::string &error,
-               const std::function<void(double)> &progress = nullptr,
-               const std::string &cacheDir = "",
-               const TissueRanks *ranks = nullptr);
+/// `models` loads (or compiles) the configuration's model. Across `ranks`
+/// every rank calls it; rank 0 writes the files and gets the whole result
+/// (the others: the report). On an error (NonFinite where Vm or a state
+/// stopped being finite) no output file is left behind.
+Status runTissue(const TissueSetup &setup, TissueResult &result,
+                 const std::function<void(double)> &progress,
+                 ModelProvider &models, const TissueRanks *ranks = nullptr);
 
 } // namespace rt
 } // namespace easyml
