@@ -28,7 +28,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -278,7 +280,14 @@ int main(int argc, char **argv) {
   // --help lists this tool's options; LLVM's and MLIR's own (timing, IR
   // printing, codegen flags) stay accepted and show under --help-hidden.
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
+  // Response files (@FILE) expanded once, so that the artifact cache keys
+  // on the options they hold, not on their names.
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  llvm::SmallVector<const char *, 32> args(argv, argv + argc);
+  if (!cl::ExpandResponseFiles(saver, cl::TokenizeGNUCommandLine, args))
+    return fail("cannot read a response file of the command line");
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               "EasyML compiler: cardiac ionic models "
                               "(.model) to MLIR and native code\n");
 
@@ -305,8 +314,8 @@ int main(int argc, char **argv) {
     auto cacheTimer = timing.nest("cache");
     if (!noCache && !splitInputFile)
       cache =
-          CompileCacheEntry::get(compiler, llvm::ArrayRef(argv, argc),
-                                 outputFile, name, file->getBuffer(), cacheDir);
+          CompileCacheEntry::get(compiler, llvm::ArrayRef(args), outputFile,
+                                 name, file->getBuffer(), cacheDir);
     if (auto hit = cache ? cache->read() : nullptr) {
       auto output = mlir::openOutputFile(outputFile, &errorMessage);
       if (!output)
