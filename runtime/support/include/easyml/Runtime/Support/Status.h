@@ -54,10 +54,10 @@ public:
   }
 
   bool ok() const { return !error_; }
-  /// The error's kind and message (only on an error).
+  /// The error's kind (Failed for a success, which has none).
   ErrorKind kind() const {
     assert(error_ && "kind() of a success");
-    return error_->kind;
+    return error_ ? error_->kind : ErrorKind::Failed;
   }
   const std::string &message() const {
     static const std::string none;
@@ -83,20 +83,25 @@ private:
 /// A value, or the error that stopped it being made.
 template <typename T> class [[nodiscard]] Expected {
 public:
-  Expected(T value) : value_(std::move(value)) {}
-  /// An error; `status` must not be a success.
+  Expected(T &&value) : value_(std::move(value)) {}
+  Expected(const T &value) : value_(value) {}
+  /// An error. A success given here (a caller's mistake) becomes a Failed
+  /// error, so that it is never taken for a value.
   Expected(Status status) : status_(std::move(status)) {
     assert(!status_.ok() && "an Expected made from a success");
+    if (status_.ok())
+      status_ = Status::failed("internal error: a result without its value");
   }
 
   bool ok() const { return value_.has_value(); }
   const Status &status() const { return status_; }
-  T &operator*() { return *value_; }
-  const T &operator*() const { return *value_; }
-  T *operator->() { return &*value_; }
-  const T *operator->() const { return &*value_; }
-  /// The value, moved out.
-  T take() { return std::move(*value_); }
+  /// The value; only where ok() (std::bad_optional_access otherwise).
+  T &operator*() { return value_.value(); }
+  const T &operator*() const { return value_.value(); }
+  T *operator->() { return &value_.value(); }
+  const T *operator->() const { return &value_.value(); }
+  /// The value, moved out; only where ok().
+  T take() { return std::move(value_.value()); }
 
 private:
   std::optional<T> value_;
