@@ -61,7 +61,6 @@ if [ -n "$MAKE" ]; then
     "$BIN/easyml-compile" "$CORPUS/models/ohara-cipa-v1-2017/model.model" "@$MAKE/models/$m.rsp" --model-name ohara-cipa-v1-2017 \
       --variant=cpu-simd,cuda --cuda-chips=sm_90 --cpu=x86-64-v4 \
       --per-cell-params=gNa,gNaL,PCa_base,gK1,gKs,gto,gKr,Kmax,Ku,n,halfmax,Vhalf,Kt,D \
-      $([ $m = qnet-adaptive ] && echo --adaptive) \
       --emit=shared -o "$MAKE/models/$m.so" || exit 1
   done
   echo "packed: $MAKE ($(du -sh "$MAKE" | cut -f1))"

@@ -50,9 +50,10 @@ std::string run(const StudyArgs &a, ModelProvider &models,
   std::vector<std::string> flags;
   if (a.options.adaptive)
     flags.push_back("--adaptive");
-  auto model = loadStudyModel(a.model, m, a.options, flags, models, error);
-  if (!model)
-    throw std::runtime_error(error);
+  auto loaded = loadStudyModel(a.model, m, a.options, flags, models);
+  if (!loaded.ok())
+    throw std::runtime_error(loaded.status().message());
+  std::unique_ptr<ModelHandle> model = loaded.take();
   std::vector<DrugStudyRow> rows;
   auto t0 = std::chrono::steady_clock::now();
   bool ok;
@@ -65,7 +66,9 @@ std::string run(const StudyArgs &a, ModelProvider &models,
         py::gil_scoped_acquire acquire;
         progress(beat);
       };
-    ok = runDrugStudy(*model, m, cells, a.options, rows, error, report);
+    Status s = runDrugStudy(*model, m, cells, a.options, rows, report);
+    ok = s.ok();
+    error = s.message();
   }
   if (!ok)
     throw std::runtime_error(error);

@@ -98,22 +98,25 @@ easyml::rt::studyCompileFlags(const ChannelMapping &m,
   return {"--add-statements=" + statements};
 }
 
-std::unique_ptr<ModelHandle> easyml::rt::loadStudyModel(
+Expected<std::unique_ptr<ModelHandle>> easyml::rt::loadStudyModel(
     const std::string &modelPath, const ChannelMapping &m,
     const DrugStudyOptions &protocol, const std::vector<std::string> &flags,
-    ModelProvider &models, std::string &error) {
+    ModelProvider &models) {
   // A library compiled before (with the qNet state; runDrugStudy checks).
+  if (isModelLibrary(modelPath))
+    return models.load({modelPath, flags});
+  std::string error;
   std::vector<std::string> all = flags;
-  if (!isModelLibrary(modelPath)) {
-    std::vector<std::string> study = studyCompileFlags(m, protocol, error);
-    if (study.empty())
-      return nullptr;
-    all.insert(all.end(), study.begin(), study.end());
-  }
+  std::vector<std::string> study = studyCompileFlags(m, protocol, error);
+  if (study.empty())
+    return Status::invalid(error);
+  all.insert(all.end(), study.begin(), study.end());
   auto loaded = models.load({modelPath, all});
   if (!loaded.ok())
-    return error = loaded.status().message(), nullptr;
-  return loaded.take();
+    return loaded.status().withContext(
+        "model " + m.model + " with the study's qNet state (the drug "
+        "mapping's 'qnet' and 'stimulus_into' variables): ");
+  return loaded;
 }
 
 std::string easyml::rt::drugStudyCsv(const std::vector<DrugStudyRow> &rows) {

@@ -341,6 +341,8 @@ public:
   }
 
   bool run(std::string &error);
+  /// What kind of error run() stopped on.
+  ErrorKind errorKind() const { return errorKind_; }
 
 private:
   /// The stage's recording and beat events (the first: its biomarkers
@@ -375,6 +377,7 @@ private:
   /// that just ended (stopConverged).
   std::vector<int64_t> settled_;
   int64_t period_ = 1, start_ = 0;
+  ErrorKind errorKind_ = ErrorKind::Failed;
   bool steady_ = false;
 };
 
@@ -509,8 +512,10 @@ bool StudyRun::run(std::string &error) {
   if (!o_.loadStates.empty()) {
     // The saved states; this study's drugs, and qNet from zero.
     if (!loadState(o_.loadStates, first, error, /*restoreClock=*/false) ||
-        !setDrugParameters(first, m_, cells_, error))
+        !setDrugParameters(first, m_, cells_, error)) {
+      errorKind_ = ErrorKind::Invalid; // a state of another study
       return false;
+    }
     std::vector<double> zero(cells_.size(), 0.0);
     first.setStateRow(tracker_.qnetIndex, zero.data());
     for (int64_t r : adaptiveRows(first.desc()))
@@ -554,6 +559,7 @@ bool StudyRun::run(std::string &error) {
       if (where.cell >= 0 && where.cell < static_cast<int64_t>(stage_.cells.size()))
         where.cell = stage_.cells[where.cell];
       error = "a value is no longer finite: " + where.message();
+      errorKind_ = ErrorKind::NonFinite;
       return false;
     }
     if (reached || steady_)
@@ -591,20 +597,22 @@ bool StudyRun::run(std::string &error) {
 
 } // namespace
 
-bool easyml::rt::runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
-                              const std::vector<DrugCell> &cells,
-                              const DrugStudyOptions &o,
-                              std::vector<DrugStudyRow> &rows,
-                              std::string &error,
-                              const std::function<void(int64_t)> &progress) {
+Status easyml::rt::runDrugStudy(const ModelHandle &model,
+                                const ChannelMapping &m,
+                                const std::vector<DrugCell> &cells,
+                                const DrugStudyOptions &o,
+                                std::vector<DrugStudyRow> &rows,
+                                const std::function<void(int64_t)> &progress) {
   int64_t qnet = stateIndex(model.desc(), kQnetState);
   if (qnet < 0)
-    return error = "model " + std::string(model.desc().name) +
-                   " has no qNet state: give the EasyML file (the study "
-                   "adds it)",
-           false;
+    return Status::invalid("model " + std::string(model.desc().name) +
+                           " has no qNet state: give the EasyML file (the "
+                           "study adds it)");
   if (std::string e = checkOptions(cells, o); !e.empty())
-    return error = e, false;
+    return Status::invalid(e);
   StudyRun run(model, m, cells, o, qnet, rows, progress);
-  return run.run(error);
+  std::string error;
+  if (!run.run(error))
+    return Status::error(run.errorKind(), error);
+  return Status::success();
 }

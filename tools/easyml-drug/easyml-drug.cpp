@@ -268,15 +268,17 @@ std::string responseFileArg(const std::string &arg) {
   return out + "\"";
 }
 
-/// --write-compile-args FILE: the arguments that add the study's states,
-/// one per line, for easyml-compile to build the study's model ahead (with
-/// the study's --adaptive and --compile-args given to it as well).
+/// --write-compile-args FILE: the arguments that add the study's states
+/// (and --adaptive, which they depend on), one per line, for easyml-compile
+/// to build the study's model ahead.
 int writeCompileArgs(const rt::CommandLine &a, const rt::ChannelMapping &m,
                      const rt::DrugStudyOptions &protocol) {
   std::string e;
   std::vector<std::string> study = rt::studyCompileFlags(m, protocol, e);
   if (study.empty())
     return error(e, rt::kExitInvalid);
+  if (protocol.adaptive)
+    study.push_back("--adaptive");
   std::string text;
   for (const std::string &arg : study)
     text += responseFileArg(arg) + "\n";
@@ -344,23 +346,24 @@ int main(int argc, char **argv) {
   if (options.adaptive)
     flags.push_back("--adaptive");
   rt::CompilerProcess models(tools::findCompiler(), "");
-  auto model =
-      rt::loadStudyModel(args.get("model"), mapping, options, flags, models, e);
-  if (!model)
-    return error(e, rt::kExitInvalid);
+  auto loaded =
+      rt::loadStudyModel(args.get("model"), mapping, options, flags, models);
+  if (!loaded.ok())
+    return error(loaded.status().message(), rt::exitStatus(loaded.status()));
+  std::unique_ptr<rt::ModelHandle> model = loaded.take();
   bool bar = !args.has("quiet") && isatty(fileno(stderr));
   auto t0 = std::chrono::steady_clock::now();
   std::vector<rt::DrugStudyRow> rows;
-  bool ok = rt::runDrugStudy(
-      *model, mapping, cells, options, rows, e, [&](int64_t beat) {
+  rt::Status run = rt::runDrugStudy(
+      *model, mapping, cells, options, rows, [&](int64_t beat) {
         if (bar)
           std::fprintf(stderr, "\rbeat %lld of %lld", (long long)beat,
                        (long long)options.beats);
       });
   if (bar)
     std::fprintf(stderr, "\n");
-  if (!ok)
-    return error(e);
+  if (!run.ok())
+    return error(run.message(), rt::exitStatus(run));
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();

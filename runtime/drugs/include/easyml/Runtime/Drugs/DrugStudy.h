@@ -23,6 +23,7 @@
 
 #include "easyml/Runtime/Core/ModelProvider.h"
 #include "easyml/Runtime/Drugs/DrugBlock.h"
+#include "easyml/Runtime/Support/Status.h"
 #include "easyml/Runtime/Simulation/Simulation.h"
 
 #include <cmath>
@@ -57,12 +58,10 @@ std::vector<std::string> studyCompileFlags(const ChannelMapping &m,
 /// with `flags` and the study's (studyCompileFlags); a shared library (.so)
 /// is loaded as it is, one compiled with those flags ahead (where no
 /// compiler is, e.g. a GPU machine; runDrugStudy checks its qNet state).
-std::unique_ptr<ModelHandle> loadStudyModel(const std::string &modelPath,
-                                            const ChannelMapping &m,
-                                            const DrugStudyOptions &protocol,
-                                            const std::vector<std::string> &flags,
-                                            ModelProvider &models,
-                                            std::string &error);
+Expected<std::unique_ptr<ModelHandle>>
+loadStudyModel(const std::string &modelPath, const ChannelMapping &m,
+               const DrugStudyOptions &protocol,
+               const std::vector<std::string> &flags, ModelProvider &models);
 
 struct DrugStudyOptions {
   int64_t beats = 1000;
@@ -155,12 +154,14 @@ void calciumDurations(const std::vector<double> &ca, double every,
 double cipaMaxDv(const std::vector<double> &v, const std::vector<double> &dv,
                  double every);
 
-/// Runs the study; `progress` (if set) gets the beats done.
-bool runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
-                  const std::vector<DrugCell> &cells,
-                  const DrugStudyOptions &options,
-                  std::vector<DrugStudyRow> &rows, std::string &error,
-                  const std::function<void(int64_t)> &progress = nullptr);
+/// Runs the study; `progress` (if set) gets the beats done. An error is
+/// Invalid for a model without the qNet state, bad options or saved
+/// states of another study, NonFinite when a value stops being finite.
+Status runDrugStudy(const ModelHandle &model, const ChannelMapping &m,
+                    const std::vector<DrugCell> &cells,
+                    const DrugStudyOptions &options,
+                    std::vector<DrugStudyRow> &rows,
+                    const std::function<void(int64_t)> &progress = nullptr);
 
 /// The rows as CSV (drug, sample, dose, concentration_nM, qnet, apd50, apd90,
 /// triangulation, dvdt_max, v_peak, v_rest, ca_amplitude, catd50, catd90,
