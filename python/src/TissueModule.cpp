@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // run_tissue(config, cache_dir, progress, checkpoint, checkpoint_every,
-// restart): the runtime's runTissue on a configuration file (the Python
-// layer writes it from its arguments), with the activation map and the
-// final Vm as (nz, ny, nx) arrays.
+// restart, recover, compiler): the runtime's runTissue on a configuration
+// file (the Python layer writes it from its arguments; `compiler`, the
+// easyml-compile that model files are compiled with, "" for libraries
+// only), with the activation map and the final Vm as (nz, ny, nx) arrays.
 //
 //===----------------------------------------------------------------------===//
 

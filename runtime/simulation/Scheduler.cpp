@@ -191,6 +191,7 @@ bool Scheduler::fail(const Device &device, const std::string &what) {
   if (failure_.empty()) {
     failure_ = device.description() + ": " + what;
     failedDevice_ = device.id();
+    failedDeviceGpu_ = device.isGpu();
   }
   return false;
 }
@@ -523,12 +524,21 @@ bool Scheduler::runWave(const WaveTask &task) {
     r.kernelSeconds += timing[i].kernelSeconds;
     r.waves += 1;
   }
+  if (!checkFinite(task, act, timing))
+    return false;
+  recordWave(task, wall, timing);
+  return usable();
+}
+
+bool Scheduler::checkFinite(const WaveTask &task, const std::vector<int> &act,
+                            const std::vector<WaveTiming> &timing) {
   // A blow-up: the device that counted it replays its first bad cell.
   for (int i : act) {
     if (timing[i].nonFinite == 0)
       continue;
     Device &device = *set_.devices[i];
     auto where = std::make_unique<NonFinite>();
+    std::string err;
     if (!device.diagnose(task, *where, err))
       return fail(device, err);
     // An adaptive integrator forced past its tolerance is the likely cause
@@ -540,6 +550,11 @@ bool Scheduler::runWave(const WaveTask &task) {
     bad_ = std::move(where);
     return false;
   }
+  return true;
+}
+
+void Scheduler::recordWave(const WaveTask &task, double wall,
+                           const std::vector<WaveTiming> &timing) {
   // The wave's record and the balancer's view of it.
   WaveRecord w;
   w.step0 = task.step0;
@@ -562,7 +577,6 @@ bool Scheduler::runWave(const WaveTask &task) {
   if (logged && !report.repartitions.empty() &&
       report.repartitions.back().step == task.step0 + task.nsteps)
     report.waves.back().repartition = true;
-  return usable();
 }
 
 void Scheduler::endWave(const WaveTask &task,

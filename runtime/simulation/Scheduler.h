@@ -42,6 +42,7 @@ public:
   const std::string &failure() const { return failure_; }
   /// The id of the device whose call made the failure, or "".
   const std::string &failedDevice() const { return failedDevice_; }
+  bool failedDeviceGpu() const { return failedDeviceGpu_; }
   bool usable() const { return setupError_.empty() && failure_.empty(); }
 
   CellStore &store() { return *store_; }
@@ -227,6 +228,13 @@ private:
   void resetBalancer(const BalanceOptions &options);
   /// Has the balancer count hot cells (options.balance.hotVm) in Vm.
   void countHotCells();
+  /// False (bad_ set, or the device failed) when a device counted a
+  /// non-finite value in the wave: it replays its first bad cell.
+  bool checkFinite(const WaveTask &task, const std::vector<int> &act,
+                   const std::vector<WaveTiming> &timing);
+  /// The wave in the report, the phase speeds and the balancer.
+  void recordWave(const WaveTask &task, double wall,
+                  const std::vector<WaveTiming> &timing);
   void endWave(const WaveTask &task, const std::vector<WaveTiming> &timing);
   //===--- Periodic cost (PhaseSplit.cpp) ------------------------------===//
   /// After a compute wave: each device's speed at its phase of the cycle.
@@ -259,6 +267,7 @@ private:
   const easyml_model_desc &desc_;
   SimulationOptions options_;
   std::string setupError_, failure_, failedDevice_;
+  bool failedDeviceGpu_ = false;
   std::unique_ptr<CellStore> store_;
   DeviceSet set_;
   std::vector<CellRange> ranges_; // per device

@@ -49,8 +49,8 @@ bool Simulation::valid(std::string &error) {
 
 const std::string &Simulation::failure() const { return scheduler_->failure(); }
 
-const std::string &Simulation::failedDevice() const {
-  return scheduler_->failedDevice();
+DeviceName Simulation::failedDevice() const {
+  return {scheduler_->failedDevice(), scheduler_->failedDeviceGpu()};
 }
 
 std::string Simulation::deviceDescription() const {
@@ -67,11 +67,13 @@ std::vector<std::string> Simulation::activeDevices() const {
   return ids;
 }
 
-std::vector<std::string> Simulation::workingDevices() const {
-  std::vector<std::string> ids;
-  for (int i : scheduler_->working())
-    ids.push_back(scheduler_->devices()[i]->id());
-  return ids;
+std::vector<DeviceName> Simulation::workingDevices() const {
+  std::vector<DeviceName> out;
+  for (int i : scheduler_->working()) {
+    const Device &d = *scheduler_->devices()[i];
+    out.push_back({d.id(), d.isGpu()});
+  }
+  return out;
 }
 
 const ParamSet &Simulation::paramSet() const { return scheduler_->params(); }

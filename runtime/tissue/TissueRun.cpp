@@ -308,10 +308,12 @@ namespace {
 /// the devices it ran on.
 bool attempt(const TissueSetup &setup, const ModelHandle &model,
              const std::string &devices, const std::string &from,
-             TissueResult &result, std::string &error,
+             TissueResult &result, std::string &error, ErrorKind &kind,
              const std::function<void(double)> &progress,
              const TissueRanks *ranks, std::string &lost,
-             std::vector<std::string> &working) {
+             std::vector<DeviceName> &working) {
+  // Until the run starts, an error is in what the configuration asks.
+  kind = ErrorKind::Invalid;
   SimulationOptions options = deviceOptions(setup);
   options.devices = DeviceSpec(devices);
   if (!options.devices.valid())
@@ -352,6 +354,7 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
     result.files.clear();
     return false;
   }
+  kind = ErrorKind::Failed;
   if (sim->rank() == 0)
     mkdir(setup.outputs.directory.c_str(), 0777);
   Writer writer(setup, result.files);
@@ -370,10 +373,12 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
       finish(setup, *sim, tissue, writer, result, error))
     return true;
   result.nonFinite = tissue.stoppedNonFinite();
+  if (result.nonFinite)
+    kind = ErrorKind::NonFinite;
   if (sim->ranks() == 1 && sim->local()) {
-    const std::string &id = sim->local()->failedDevice();
-    if (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0) {
-      lost = id;
+    DeviceName failed = sim->local()->failedDevice();
+    if (failed.gpu) {
+      lost = failed.id;
       working = sim->local()->workingDevices();
     }
   }
@@ -383,16 +388,15 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
 /// `active` without `lost`, as a device list: the setup's CPU pools as it
 /// gives them, the other GPUs one by one ("" when none is left).
 std::string without(const TissueSetup &setup,
-                    const std::vector<std::string> &active,
+                    const std::vector<DeviceName> &active,
                     const std::string &lost) {
   std::string out;
   for (const DeviceSpec::Item &item : DeviceSpec(setup.devices).items)
     if (item.kind == DeviceSpec::Item::Kind::Cpu)
       out += (out.empty() ? "" : "+") + item.text;
-  for (const std::string &id : active)
-    if (id != lost &&
-        (id.rfind("cuda:", 0) == 0 || id.rfind("rocm:", 0) == 0))
-      out += (out.empty() ? "" : "+") + id;
+  for (const DeviceName &d : active)
+    if (d.gpu && d.id != lost)
+      out += (out.empty() ? "" : "+") + d.id;
   return out;
 }
 
@@ -401,19 +405,34 @@ std::string without(const TissueSetup &setup,
 Status easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
                              const std::function<void(double)> &progress,
                              ModelProvider &models, const TissueRanks *ranks) {
-  auto loaded = models.load({setup.model, {}});
+  // Across ranks, rank 0 first (the others then find the compiler's
+  // cache filled), and every rank learns whether all loaded it.
+  TissueComm *comm = ranks ? ranks->comm : nullptr;
+  Expected<std::unique_ptr<ModelHandle>> loaded =
+      Status::failed("the model was not loaded");
+  for (int turn = 0; turn < (comm ? 2 : 1); ++turn) {
+    if (!comm || (comm->rank() == 0) == (turn == 0))
+      loaded = models.load({setup.model, {}});
+    if (comm && turn == 0)
+      comm->minimum(0); // rank 0 is done
+  }
+  if (comm && comm->minimum(loaded.ok() ? 1 : 0) == 0)
+    return loaded.ok() ? Status::invalid("another rank could not load model '" +
+                                         setup.model + "'")
+                       : loaded.status();
   if (!loaded.ok())
     return loaded.status();
   std::unique_ptr<ModelHandle> model = loaded.take();
   std::string error;
+  ErrorKind kind = ErrorKind::Failed;
   std::string devices = setup.devices, from = setup.restart;
   std::vector<std::string> written;
   for (;;) {
     std::string lost;
-    std::vector<std::string> working;
+    std::vector<DeviceName> working;
     result.files.clear();
-    bool ok = attempt(setup, *model, devices, from, result, error, progress,
-                      ranks, lost, working);
+    bool ok = attempt(setup, *model, devices, from, result, error, kind,
+                      progress, ranks, lost, working);
     written.insert(written.end(), result.files.begin(), result.files.end());
     if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
       result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
@@ -440,9 +459,7 @@ Status easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   for (const std::string &f : written)
     std::remove(f.c_str());
   result.files.clear();
-  return Status::error(result.nonFinite ? ErrorKind::NonFinite
-                                        : ErrorKind::Failed,
-                       error);
+  return Status::error(kind, error);
 }
 
 std::string TissueResult::json(const TissueSetup &setup) const {

@@ -42,6 +42,13 @@
 namespace easyml {
 namespace rt {
 
+/// A device as its users tell it apart: its id ("cpu", "cuda:1") and
+/// whether it is a GPU (what a lost device's recovery goes by).
+struct DeviceName {
+  std::string id;
+  bool gpu = false;
+};
+
 /// How a simulation uses the machine.
 struct SimulationOptions {
   /// The devices: "cpu"; "gpu:0,2", "gpu:all" or "gpu" (GPUs the model has
@@ -182,9 +189,9 @@ public:
   /// Empty while all is well; after a device call failed, what failed on
   /// which device. The simulation does nothing more once it has failed.
   const std::string &failure() const override;
-  /// After a failure, the id of the device whose call failed ("cuda:1"),
-  /// or "" when it was no device's.
-  const std::string &failedDevice() const;
+  /// After a failure, the device whose call failed (an empty id when it
+  /// was no device's).
+  DeviceName failedDevice() const;
   /// Where a value first became non-finite, or null.
   const NonFinite *nonFinite() const override;
   bool agree(bool ok, std::string &) override { return ok; }
@@ -287,10 +294,10 @@ public:
   //===--- One process only -------------------------------------------===//
   /// Identifiers of the devices that hold cells ("cpu", "cuda:0").
   std::vector<std::string> activeDevices() const;
-  /// Identifiers of the devices in play (those given, or those automatic
-  /// dimensioning chose) not lost, whether they hold cells now or not (the
-  /// balancer may have left a slow one without).
-  std::vector<std::string> workingDevices() const;
+  /// The devices in play (those given, or those automatic dimensioning
+  /// chose) not lost, whether they hold cells now or not (the balancer may
+  /// have left a slow one without).
+  std::vector<DeviceName> workingDevices() const;
   /// Takes the shared values and settings of `params` (same model).
   void setParamSet(const ParamSet &params);
   /// Back to one value for all cells (its shared value in params()).
