@@ -253,10 +253,11 @@ Status Protocol::restart() {
       ok = false;
     }
   }
-  if (ok && resume.complete && root)
-    ok = reopenCommitted(error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(Status::invalid(e));
+  ok = !resume.complete || !root || reopenCommitted(error);
+  if (std::string e = check(ok, error); !e.empty())
+    return stop(Status::failed(e));
   restarted = true;
   startStep = sim.step();
   if (!p.quiet && root)
@@ -405,7 +406,7 @@ Status easyml::rt::runBenchProtocol(SimulationInterface &sim,
   Protocol run(sim, p);
   std::string error;
   if (!sim.valid(error))
-    return run.stop(Status::failed(error));
+    return run.stop(Status::invalid(error));
   if (!p.quiet && run.root) {
     std::fprintf(stderr, "Ionic model: %s", sim.desc().name);
     if (p.mpi)

@@ -6,20 +6,24 @@
 //
 // The runtime's tools (easyml-bench, easyml-tissue, easyml-drug) accept
 // model files: they compile them with the easyml-compile installed beside
-// them (the build puts every tool in one bin/, cmake --install too), else
-// the one the PATH finds, and hand it to the runtime as its model provider.
+// them (the build puts every tool in one bin/, cmake --install too), or
+// the one $EASYML_COMPILE names, else the one the PATH finds, and hand it
+// to the runtime as its model provider.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_TOOLS_FINDCOMPILER_H
 #define EASYML_TOOLS_FINDCOMPILER_H
 
+#include <cstdlib>
 #include <string>
 #include <unistd.h>
 
 namespace easyml::tools {
 
 inline std::string findCompiler() {
+  if (const char *named = std::getenv("EASYML_COMPILE"); named && *named)
+    return named;
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {

@@ -77,13 +77,13 @@ void mpiStop() { rt::mpi::stop(); }
 bool mpiAgree(bool ok, std::string &) { return ok; }
 void mpiStop() {}
 int runDistributed(const BenchRun &) {
-  fail("this easyml-bench was built without MPI");
+  fail("this easyml-bench was built without MPI", rt::kExitFailed);
 }
 #endif
 
-std::vector<OptionSpec> optionSpecs() {
+/// The model, its parameters, populations and biomarkers.
+std::vector<OptionSpec> modelOptions() {
   using K = ArgKind;
-  constexpr OptionEffect HowItRuns = OptionEffect::HowItRuns;
   return {
       {"load-module", 0, K::Required,
        "compiled model (.so from easyml-compile --emit=shared)", ""},
@@ -122,6 +122,13 @@ std::vector<OptionSpec> optionSpecs() {
        "list the GPUs the CUDA driver and HIP report (with a model: the "
        "code object each would load) and exit",
        ""},
+  };
+}
+
+/// openCARP bench's protocol and its files.
+std::vector<OptionSpec> protocolOptions() {
+  using K = ArgKind;
+  return {
       {"numstim", 0, K::Required, "number of stimuli (<= 0: none)", "1"},
       {"stim-start", 'i', K::Required, "first stimulus time (ms)", "1.0"},
       {"stim-dur", 'T', K::Required, "stimulus duration (ms)", "1.0"},
@@ -151,6 +158,15 @@ std::vector<OptionSpec> optionSpecs() {
        "samples x cells); under MPI every rank writes its cells with MPI-IO "
        "while the next epoch computes",
        ""},
+  };
+}
+
+/// How the run goes (none changes the result): checkpoints, MPI,
+/// devices, balancing, dimensioning.
+std::vector<OptionSpec> runOptions() {
+  using K = ArgKind;
+  constexpr OptionEffect HowItRuns = OptionEffect::HowItRuns;
+  return {
       {"checkpoint", 0, K::Required,
        "write the whole run to this file every --checkpoint-every ms (a "
        "killed run continues with --restart, its output files "
@@ -232,6 +248,14 @@ std::vector<OptionSpec> optionSpecs() {
        "with --devices auto: fewer GPUs are chosen while within this "
        "fraction of the best",
        "0.05", HowItRuns},
+  };
+}
+
+/// Compiling --model, reports, the pointwise check, help.
+std::vector<OptionSpec> toolOptions() {
+  using K = ArgKind;
+  constexpr OptionEffect HowItRuns = OptionEffect::HowItRuns;
+  return {
       {"no-tables", 0, K::None,
        "with --model: evaluate lookup-table expressions directly", ""},
       {"compile-args", 0, K::Required,
@@ -258,6 +282,14 @@ std::vector<OptionSpec> optionSpecs() {
       {"help", 'h', K::None, "print this help", ""},
       {"version", 0, K::None, "print the version", ""},
   };
+}
+
+std::vector<OptionSpec> optionSpecs() {
+  std::vector<OptionSpec> all;
+  for (auto group : {modelOptions, protocolOptions, runOptions, toolOptions})
+    for (OptionSpec &o : group())
+      all.push_back(std::move(o));
+  return all;
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,9 +364,9 @@ bool readNumbers(const CommandLine &cl, Numbers &n,
 
 /// Loads --load-module, or compiles --model through easyml-compile's cache
 /// (under MPI rank 0 first, the others then hit the cache). Null after a
-/// message (said once).
+/// message (said once), with `status` the exit status.
 std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
-                                           BenchRun &run) {
+                                           BenchRun &run, int &status) {
   for (const char *option : {"no-tables", "compile-args"})
     if (cl.has(option) && !cl.has("model"))
       fail(std::string("--") + option +
@@ -360,6 +392,7 @@ std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
         model = loaded.take();
       else
         error = loaded.status().message();
+      status = rt::exitStatus(loaded.status());
     }
     if (turn == 0)
       mpiAgree(true, ignored);
@@ -406,7 +439,7 @@ int answerQuestions(const CommandLine &cl, const rt::ModelHandle &model,
   if (!json.empty())
     std::printf("%s\n", json.c_str());
   if (!ok)
-    fail(error, rt::kExitFailed);
+    fail(error);
   return 0;
 }
 
@@ -563,9 +596,11 @@ int main(int argc, char **argv) {
   run.protocol.mpi = run.mpi;
   if (rank != 0)
     run.protocol.quiet = true;
-  std::unique_ptr<rt::ModelHandle> model = loadModel(cl, rank, run);
+  int loadStatus = rt::kExitInvalid; // a rank that did not load, told to stop
+  std::unique_ptr<rt::ModelHandle> model = loadModel(cl, rank, run, loadStatus);
   if (!model)
-    return mpiStop(), rt::kExitInvalid;
+    return mpiStop(),
+           loadStatus == rt::kExitSuccess ? rt::kExitInvalid : loadStatus;
   if (run.mpi && rank != 0 &&
       (cl.has("imp-info") || cl.has("list-devices") || cl.has("pointwise")))
     return mpiStop(), 0; // rank 0 answers
