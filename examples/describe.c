@@ -1,6 +1,7 @@
 /* What a simulator that has its own time loop needs from a compiled model:
- * the descriptor alone (easyml/ABI/ABI.h), without the EasyML runtime. Prints
- * the model's states with their initial values and its parameters. */
+ * the descriptor, read through the ABI's header alone (easyml/ABI/ABI.h);
+ * nothing of the EasyML runtime is called. Prints the model's sizes and
+ * its variants. */
 #include "luo_rudy_1991.h"
 
 #include <easyml/ABI/ABI.h>

@@ -58,6 +58,26 @@ def layer_of_include(path):
     return None
 
 
+def layer_of_file(root, path):
+    """The layer folder a file lies in, or None."""
+    rel = os.path.relpath(os.path.normpath(path), root).replace(os.sep, "/")
+    for folder in LAYERS:
+        if rel == folder or rel.startswith(folder + "/"):
+            return folder
+    return None
+
+
+def target_layer(root, path, inc):
+    """The layer an include reaches: by its prefix, or a relative path
+    ("../simulation/Scheduler.h") by where it lands."""
+    target = layer_of_include(inc)
+    if target is None and "/" in inc and not inc.startswith("easyml"):
+        landing = os.path.join(os.path.dirname(path), inc)
+        if os.path.exists(landing):
+            target = layer_of_file(root, landing)
+    return target
+
+
 def files_under(root, folder):
     for dirpath, _, names in os.walk(os.path.join(root, folder)):
         for name in sorted(names):
@@ -86,7 +106,7 @@ def check_runtime(root, problems):
                                     "compiler (LLVM, MLIR or easyml's compiler "
                                     "libraries)")
                     continue
-                target = layer_of_include(inc)
+                target = target_layer(root, path, inc)
                 if target is None or target == folder:
                     continue
                 other = LAYERS[target][0]
