@@ -223,22 +223,22 @@ bool Simulation::initialize(double dt) {
 }
 
 std::vector<std::string> Simulation::tableWarnings() const {
-  return scheduler_->tableWarnings;
+  return scheduler_->tableWarnings();
 }
 
-double Simulation::tablesSeconds() const { return scheduler_->tablesSeconds; }
+double Simulation::tablesSeconds() const { return scheduler_->tablesSeconds(); }
 
-double Simulation::initSeconds() const { return scheduler_->initSeconds; }
+double Simulation::initSeconds() const { return scheduler_->initSeconds(); }
 
 void Simulation::addStimulus(const Stimulus &stimulus) {
-  scheduler_->timeline.addStimulus(stimulus);
+  scheduler_->timeline().addStimulus(stimulus);
 }
 
 void Simulation::spanIntervalsUntil(int64_t step) {
-  scheduler_->spanUntil = step;
+  scheduler_->spanIntervalsUntil(step);
 }
 
-void Simulation::clearStimuli() { scheduler_->timeline.clearStimuli(); }
+void Simulation::clearStimuli() { scheduler_->timeline().clearStimuli(); }
 
 bool Simulation::record(const std::vector<std::string> &variables,
                         CellRange cells, int64_t first, int64_t every,
@@ -297,18 +297,16 @@ bool Simulation::record(const std::vector<std::string> &variables,
   plan.capacity = std::max<int64_t>(
       1, std::min<int64_t>(cap, scheduler_->options().maxSamplesPerWave));
   plan.host.assign(static_cast<size_t>(plan.capacity * perSample), 0.0);
-  Scheduler::Recording &r = scheduler_->recording;
-  plan.version = r.plan.version + 1;
-  r.plan = std::move(plan);
-  r.fn = std::move(fn);
-  scheduler_->timeline.setRecording(first, every);
+  plan.version = scheduler_->recordPlan().version + 1;
+  scheduler_->setRecording(std::move(plan), std::move(fn));
+  scheduler_->timeline().setRecording(first, every);
   return true;
 }
 
-void Simulation::stopRecording() { scheduler_->timeline.stopRecording(); }
+void Simulation::stopRecording() { scheduler_->timeline().stopRecording(); }
 
 int Simulation::addEvent(int64_t step, EventFn fn, int64_t every) {
-  return scheduler_->timeline.addEvent(
+  return scheduler_->timeline().addEvent(
       step,
       [this, fn](int64_t s, std::string &error) {
         return fn(*this, s, error);
@@ -317,20 +315,29 @@ int Simulation::addEvent(int64_t step, EventFn fn, int64_t every) {
 }
 
 void Simulation::onSync(std::function<bool(int64_t, std::string &)> fn) {
-  scheduler_->syncFns.push_back(std::move(fn));
+  // The caller's check after every wave.
+  struct SyncObserver : StepObserver {
+    std::function<bool(int64_t, std::string &)> fn;
+    bool afterStep(int64_t step, std::string &error) override {
+      return fn(step, error);
+    }
+  };
+  auto observer = std::make_unique<SyncObserver>();
+  observer->fn = std::move(fn);
+  scheduler_->observe(std::move(observer));
 }
 
-void Simulation::removeEvent(int id) { scheduler_->timeline.removeEvent(id); }
+void Simulation::removeEvent(int id) { scheduler_->timeline().removeEvent(id); }
 
 void Simulation::onProgress(std::function<void(int64_t)> fn) {
-  scheduler_->progress = std::move(fn);
+  scheduler_->setProgress(std::move(fn));
 }
 
 bool Simulation::run(int64_t untilStep) {
   return scheduler_->run(untilStep);
 }
 
-double Simulation::computeSeconds() { return scheduler_->computeSeconds; }
+double Simulation::computeSeconds() { return scheduler_->computeSeconds(); }
 
 int64_t Simulation::step() const { return scheduler_->step(); }
 
@@ -433,7 +440,7 @@ double *Simulation::vm() {
 }
 
 void Simulation::keepExternalsOnDevices(bool keep) {
-  scheduler_->keepExternals = keep;
+  scheduler_->keepExternals(keep);
 }
 
 bool Simulation::sendHalos(const DiffusionTask &task, bool always) {
@@ -444,7 +451,7 @@ bool Simulation::diffuse(const DiffusionTask &task) {
   return scheduler_->diffuse(task);
 }
 
-double Simulation::haloSeconds() const { return scheduler_->haloSeconds; }
+double Simulation::haloSeconds() const { return scheduler_->haloSeconds(); }
 
 bool Simulation::releaseActivation(bool keep) {
   return scheduler_->releaseActivation(keep);
@@ -458,11 +465,11 @@ void Simulation::addStepSeconds(double seconds) {
   scheduler_->addStepSeconds(seconds);
 }
 
-void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fused = step; }
+void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fuse(step); }
 
 bool Simulation::canFuse() const { return scheduler_->canFuse(); }
 
-bool Simulation::lastWaveFused() const { return scheduler_->lastWaveFused; }
+bool Simulation::lastWaveFused() const { return scheduler_->lastWaveFused(); }
 
 double *Simulation::iion() {
   int64_t i = desc().iion_index;
@@ -470,16 +477,15 @@ double *Simulation::iion() {
 }
 
 std::vector<int64_t> Simulation::counters() {
-  return scheduler_->counters;
+  return scheduler_->counters();
 }
 
 void Simulation::setThreads(int threads) { scheduler_->setThreads(threads); }
 int Simulation::threads() const { return scheduler_->threads(); }
-double Simulation::gpuKernelMs() const { return scheduler_->gpuKernelMs; }
+double Simulation::gpuKernelMs() const { return scheduler_->gpuKernelMs(); }
 
 const RunReport &Simulation::report() const {
-  scheduler_->updateReport();
-  return scheduler_->report;
+  return scheduler_->report();
 }
 
 std::map<std::string, double> Simulation::speeds() const {
@@ -502,29 +508,29 @@ bool Simulation::enableBiomarkers(const BiomarkerOptions &options,
                                           : scheduler_->failure();
     return false;
   }
-  return scheduler_->enableBiomarkers(options, error);
+  return scheduler_->beats().enable(options, error);
 }
 
-bool Simulation::closeBeat() { return scheduler_->closeBeat(); }
+bool Simulation::closeBeat() { return scheduler_->beats().close(); }
 
 const BiomarkerTable &Simulation::biomarkers() const {
-  return scheduler_->bio.table;
+  return scheduler_->beats().table();
 }
 
 void Simulation::clearBiomarkers() {
-  BiomarkerTable().values.swap(scheduler_->bio.table.values);
+  BiomarkerTable().values.swap(scheduler_->beats().table().values);
 }
 
 void Simulation::biomarkerHistory(std::vector<double> &lastApd90,
                                   std::vector<double> &lastChange) const {
-  lastApd90 = scheduler_->bio.lastApd90;
-  lastChange = scheduler_->bio.lastChange;
+  lastApd90 = scheduler_->beats().lastApd90();
+  lastChange = scheduler_->beats().lastChange();
 }
 
 void Simulation::setBiomarkerHistory(const std::vector<double> &lastApd90,
                                      const std::vector<double> &lastChange) {
-  scheduler_->bio.lastApd90 = lastApd90;
-  scheduler_->bio.lastChange = lastChange;
+  scheduler_->beats().lastApd90() = lastApd90;
+  scheduler_->beats().lastChange() = lastChange;
 }
 
 int64_t Simulation::packedCellSize() const {
@@ -544,7 +550,7 @@ bool Simulation::unpackCells(CellRange cells, const double *in) {
 }
 
 Simulation::Clock Simulation::clock() const {
-  return {scheduler_->step(), scheduler_->bio.beat, scheduler_->bio.beatStart};
+  return {scheduler_->step(), scheduler_->beats().beat(), scheduler_->beats().beatStart()};
 }
 
 void Simulation::setClock(const Clock &clock) {

@@ -215,8 +215,8 @@ BiomarkerTable Simulation::lastBeat(int64_t &totalRows) {
 }
 
 void Simulation::addOutput(double seconds, double bytes) {
-  scheduler_->report.outputSeconds += seconds;
-  scheduler_->report.outputBytes += bytes;
+  scheduler_->report().outputSeconds += seconds;
+  scheduler_->report().outputBytes += bytes;
 }
 
 std::string Simulation::reportJson(int indent) { return report().json(indent); }

@@ -149,7 +149,7 @@ bool Simulation::checkpointState(PopulationState &st, std::string &error,
   for (int64_t e = 0; e < d.num_externals; ++e)
     st.externals.push_back(d.external_sim_names[e]);
   st.params = packedParamNames(s);
-  st.accumulators = s.bio.on ? EASYML_BIO_NUM_ROWS + 2 : 0;
+  st.accumulators = s.beats().on() ? EASYML_BIO_NUM_ROWS + 2 : 0;
   Clock c = clock();
   st.step = c.step;
   st.beat = c.beat;
@@ -160,7 +160,7 @@ bool Simulation::checkpointState(PopulationState &st, std::string &error,
                    std::to_string(s.packedCellSize()) + " values, not " +
                    std::to_string(st.width()),
            false;
-  st.rows = s.bio.table.values;
+  st.rows = s.beats().table().values;
   if (!values)
     return true;
   st.values.resize(st.cells * st.width());
@@ -189,7 +189,7 @@ bool Simulation::restoreState(const PopulationState &st, int64_t firstCell,
                    join(params),
            false;
   }
-  int64_t acc = s.bio.on ? EASYML_BIO_NUM_ROWS + 2 : 0;
+  int64_t acc = s.beats().on() ? EASYML_BIO_NUM_ROWS + 2 : 0;
   if (st.accumulators != acc)
     return error = std::string(st.accumulators ? "with" : "without") +
                    " biomarkers, this run " + (acc ? "with" : "without"),
@@ -209,7 +209,7 @@ bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
   if (!checkpointState(st, error, /*values=*/false))
     return false;
   position.speeds = speeds();
-  position.counters = scheduler_->counters;
+  position.counters = scheduler_->counters();
   st.run = position.json();
   st.extra = std::move(position.data);
   // Packed and written a block of cells at a time: no copy of the whole
@@ -236,8 +236,8 @@ bool Simulation::loadCheckpoint(const std::string &path, RunPosition &position,
     return false;
   if (!restoreState(st, 0, numCells(), error))
     return error = path + ": " + error, false;
-  scheduler_->bio.table.values = st.rows;
-  if (position.counters.size() == scheduler_->counters.size())
-    scheduler_->counters = position.counters;
+  scheduler_->beats().table().values = st.rows;
+  if (position.counters.size() == scheduler_->counters().size())
+    scheduler_->setCounters(position.counters);
   return true;
 }

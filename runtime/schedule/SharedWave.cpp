@@ -3,35 +3,14 @@
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
-//
-// Two devices computing on the host (CPU pools side by side) need not split
-// a wave in advance: their cells are adjacent, so each computes chunks from
-// its own end of them, one chunk after another, until they meet. Whatever
-// the cost of a cell does during the wave (an upstroke costing the scalar
-// code more than the vector code, another process taking a core for a
-// while), both finish within one chunk of each other, and the meeting
-// point is the next wave's split. Which chunk each takes next is
-// MeetingFronts' policy. Each side runs on a thread kept for the whole
-// simulation, bound to CPUs of its own where the pools fit (HostCpus.h).
-//
-// A chunk taken from the other device's side starts from that device's
-// copy of the cells' states: brought to the host store first where that
-// device keeps its own copy (`baseline` keeps openCARP's record per cell),
-// and into the taker's own copy where it keeps one. Every cell is computed
-// by one device for the whole wave, so the result is the one the two
-// variants give cell by cell, whatever the chunks.
-//
-//===----------------------------------------------------------------------===//
 
-#include "Scheduler.h"
-
-#include "easyml/Runtime/Schedule/Balancer.h"
+#include "SharedWave.h"
 #include "easyml/Runtime/Devices/HostCpus.h"
 #include "easyml/Runtime/Devices/HostWorker.h"
 #include "easyml/Runtime/Schedule/MeetingFronts.h"
+#include "easyml/Runtime/Support/Clock.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -40,11 +19,6 @@
 using namespace easyml::rt;
 
 namespace {
-
-double now() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 /// The fewest cell-steps a chunk computes.
 constexpr int64_t kMinChunkCellSteps = 1024;
@@ -62,64 +36,50 @@ struct Side {
 
 } // namespace
 
-bool Scheduler::sharePair(int &a, int &b) const {
-  if (!options_.balance.share || options_.balance.fixed || window_.open ||
-      balanced_.size() != 2)
-    return false;
-  std::vector<int> act = active();
-  if (act.size() != 2)
-    return false;
-  a = act[0];
-  b = act[1];
-  for (int i : act)
-    if (!set_.devices[i]->runsOnHost() || !set_.devices[i]->computesChunks())
-      return false;
-  if (ranges_[a].begin > ranges_[b].begin)
-    std::swap(a, b);
-  return ranges_[a].end == ranges_[b].begin &&
-         ranges_[a].size() + ranges_[b].size() >= 2 * align_;
-}
+SharedWave::SharedWave(DeviceTeam &team) : team_(team) {}
 
-void Scheduler::preparePairWorkers(int a, int b) {
+SharedWave::~SharedWave() = default;
+
+void SharedWave::prepareWorkers(int a, int b) {
   // Workers copied into a forked child have no threads there: new ones.
   // Pools re-made with other threads (setThreads) get CPUs anew.
-  const int ta = set_.devices[a]->hostThreads(),
-            tb = set_.devices[b]->hostThreads();
+  const int ta = team_.device(a).hostThreads(),
+            tb = team_.device(b).hostThreads();
   const PairKey key{a, b, ta, tb};
-  if (pairWorkers_[1] && pairWorkers_[1]->inThisProcess() && pairKey_ == key)
+  if (workers_[1] && workers_[1]->inThisProcess() && key_ == key)
     return;
-  pairKey_ = key;
-  for (std::unique_ptr<HostWorker> &w : pairWorkers_)
+  key_ = key;
+  for (std::unique_ptr<HostWorker> &w : workers_)
     w.reset();
   std::optional<std::pair<CpuList, CpuList>> cpus;
   if (mayBindPools())
     cpus = splitCores(coresOf(allowedCpus()), ta, tb);
   if (cpus) {
     // Each side on a worker bound to its CPUs, the caller waiting.
-    pairWorkers_[0] = std::make_unique<HostWorker>(cpus->first);
-    pairWorkers_[1] = std::make_unique<HostWorker>(cpus->second);
-    if (!pairWorkers_[0]->cpus().empty() && !pairWorkers_[1]->cpus().empty() &&
-        !pairCpusLost_) {
-      report.pairCpus = {formatCpus(cpus->first), formatCpus(cpus->second)};
+    workers_[0] = std::make_unique<HostWorker>(cpus->first);
+    workers_[1] = std::make_unique<HostWorker>(cpus->second);
+    if (!workers_[0]->cpus().empty() && !workers_[1]->cpus().empty() &&
+        !cpusLost_) {
+      team_.report().pairCpus = {formatCpus(cpus->first), formatCpus(cpus->second)};
       return;
     }
-    pairWorkers_[0].reset();
+    workers_[0].reset();
   }
   // Unbound: the lower side on the caller's thread, the upper on a worker.
-  pairWorkers_[1] = std::make_unique<HostWorker>();
-  report.pairCpus.clear();
+  workers_[1] = std::make_unique<HostWorker>();
+  team_.report().pairCpus.clear();
 }
 
-bool Scheduler::shareWave(const WaveTask &task, int a, int b,
-                          std::vector<WaveTiming> &timing,
-                          std::vector<std::string> &errs,
-                          std::vector<char> &failed) {
-  const std::vector<CellRange> before = ranges_;
+bool SharedWave::run(const WaveTask &task, int a, int b,
+                     std::vector<WaveTiming> &timing,
+                     std::vector<std::string> &errs,
+                     std::vector<char> &failed) {
+  const std::vector<CellRange> before = team_.ranges;
   CellRange all{before[a].begin, before[b].end};
   // The lower device's part of the work from the speeds measured so far,
   // else from the shares of the last split.
-  bool known = speeds_[a] > 0 && speeds_[b] > 0;
-  double partA = known ? speeds_[a] / (speeds_[a] + speeds_[b])
+  bool known = team_.speeds[a] > 0 && team_.speeds[b] > 0;
+  double partA = known ? team_.speeds[a] / (team_.speeds[a] + team_.speeds[b])
                        : static_cast<double>(before[a].size()) / all.size();
   // A chunk computes at least kMinChunkCellSteps cell-steps (a one-step
   // wave of a tissue: a few thousand cells), so that what each costs
@@ -127,8 +87,8 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   // Each side's chunks on its own alignment: a scalar pool's last chunks
   // can be a cell or two, and the two end a cell or two apart, not a
   // vector's worth of the scalar pool's time.
-  MeetingFronts fronts(all, set_.devices[a]->alignment(),
-                       set_.devices[b]->alignment(), partA, known,
+  MeetingFronts fronts(all, team_.device(a).alignment(),
+                       team_.device(b).alignment(), partA, known,
                        kMinChunkCellSteps / std::max<int64_t>(1, task.nsteps));
   Side sides[2];
   sides[0].device = a;
@@ -136,18 +96,18 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   sides[1].lower = false;
   // The first chunk of each is taken before either starts, so that both
   // compute in every wave.
-  double start = now();
+  double start = monotonicSeconds();
   CellRange first[2] = {fronts.take(true, start), fronts.take(false, start)};
   auto workChunks = [&](int k) {
     Side &me = sides[k];
-    Device &device = *set_.devices[me.device];
-    Device &other = *set_.devices[sides[1 - k].device];
+    Device &device = team_.device(me.device);
+    Device &other = team_.device(sides[1 - k].device);
     CellRange theirs = before[sides[1 - k].device];
     // The device's clock starts with the wave, not with its first chunk.
     device.computeCells(CellRange{}, me.error);
     for (CellRange c = first[k]; !c.empty() && me.error.empty();
-         c = fronts.take(me.lower, now())) {
-      double t0 = now();
+         c = fronts.take(me.lower, monotonicSeconds())) {
+      double t0 = monotonicSeconds();
       // Cells from the other side: their states where this device reads
       // them.
       CellRange taken = c.intersect(theirs);
@@ -158,7 +118,7 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
         break;
       if (!device.computeCells(c, me.error))
         break;
-      fronts.done(me.lower, c.size(), now() - t0);
+      fronts.done(me.lower, c.size(), monotonicSeconds() - t0);
     }
   };
   auto work = [&](int k) {
@@ -169,12 +129,12 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
     } catch (const std::exception &e) {
       sides[k].error = std::string("shared wave: ") + e.what();
     }
-    sides[k].finished = now();
-    if (pairWorkers_[0])
+    sides[k].finished = monotonicSeconds();
+    if (workers_[0])
       sides[k].cpus = allowedCpus();
   };
-  preparePairWorkers(a, b);
-  pairWorkers_[1]->start([&] { work(1); });
+  prepareWorkers(a, b);
+  workers_[1]->start([&] { work(1); });
   std::exception_ptr thrown;
   {
     // The workers use this frame: they are waited for however the rest
@@ -192,21 +152,21 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
               thrown = std::current_exception();
           }
       }
-    } join{pairWorkers_, thrown};
-    if (pairWorkers_[0])
-      pairWorkers_[0]->start([&] { work(0); });
+    } join{workers_, thrown};
+    if (workers_[0])
+      workers_[0]->start([&] { work(0); });
     else
       work(0);
   }
   if (thrown)
     std::rethrow_exception(thrown);
   // The report claims the binding only while it holds, for good once lost.
-  if (pairWorkers_[0]) {
+  if (workers_[0]) {
     for (int k = 0; k < 2; ++k)
-      pairCpusLost_ |= sides[k].cpus != pairWorkers_[k]->cpus();
-    pairCpusLost_ |= poolBindingLost();
-    if (pairCpusLost_)
-      report.pairCpus.clear();
+      cpusLost_ |= sides[k].cpus != workers_[k]->cpus();
+    cpusLost_ |= poolBindingLost();
+    if (cpusLost_)
+      team_.report().pairCpus.clear();
   }
   // The devices now own what they computed; wait() reports the wave.
   int64_t meet = fronts.meeting();
@@ -216,7 +176,7 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
   int bad = -1;
   bool computed = sides[0].error.empty() && sides[1].error.empty();
   for (const Side &s : sides) {
-    Device &device = *set_.devices[s.device];
+    Device &device = team_.device(s.device);
     std::string &err = errs[s.device];
     err = s.error;
     // A failed wave stops the simulation with the ranges it had.
@@ -233,16 +193,14 @@ bool Scheduler::shareWave(const WaveTask &task, int a, int b,
       bad = s.device;
   }
   if (bad >= 0)
-    return fail(*set_.devices[bad], errs[bad]);
-  ranges_ = next;
-  ++report.sharedWaves;
-  report.cellsHandedOver += std::abs(meet - before[a].end);
-  // The measured speeds split the first chunks of the next wave, and the
-  // balancer starts from this split if sharing stops.
+    return team_.fail(team_.device(bad), errs[bad]);
+  team_.ranges = next;
+  ++team_.report().sharedWaves;
+  team_.report().cellsHandedOver += std::abs(meet - before[a].end);
+  // The measured speeds split the first chunks of the next wave.
   for (const Side &s : sides)
     if (timing[s.device].seconds > 0 && next[s.device].size() > 0)
-      speeds_[s.device] = static_cast<double>(next[s.device].size()) *
-                          task.nsteps / timing[s.device].seconds;
-  balancer_->reset({ranges_[balanced_[0]], ranges_[balanced_[1]]});
+      team_.speeds[s.device] = static_cast<double>(next[s.device].size()) *
+                               task.nsteps / timing[s.device].seconds;
   return true;
 }

@@ -1,25 +1,30 @@
-//===- SchedulerBeats.cpp - beats and their biomarkers --------------------===//
+//===- BeatRecorder.cpp - per-cell biomarkers, beat by beat --------------===//
 //
 // Part of the EasyML toolchain.
 //
 //===----------------------------------------------------------------------===//
-//
-// A beat starts at every stimulus onset. The kernels update each cell's
-// biomarker accumulators after every step; closing a beat brings them to
-// the host, turns them into one table row per cell and resets them.
-//
-//===----------------------------------------------------------------------===//
 
-#include "Scheduler.h"
+#include "BeatRecorder.h"
 
-#include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace easyml::rt;
 
-bool Scheduler::enableBiomarkers(const BiomarkerOptions &options,
-                                 std::string &error) {
-  const easyml_model_desc &d = desc_;
+BeatRecorder::BeatRecorder(DeviceTeam &team, RecoveryPolicy &recovery,
+                           const Timeline &timeline, const double &dt)
+    : team_(team), recovery_(recovery), timeline_(timeline), dt_(dt) {}
+
+bool BeatRecorder::beforeStep(int64_t step, std::string &error) {
+  (void)error; // a failure is the team's
+  if (!team_.bio || step <= beatStart_ || !timeline_.stimulusStartsAt(step))
+    return true;
+  return close(beat_ > 0 || timeline_.stimulusStartsAt(beatStart_));
+}
+
+bool BeatRecorder::enable(const BiomarkerOptions &options,
+                          std::string &error) {
+  const easyml_model_desc &d = team_.desc();
   if (!(d.features & EASYML_FEATURE_BIOMARKERS)) {
     error = std::string("model ") + d.name +
             " was compiled without biomarker support (recompile it)";
@@ -41,66 +46,66 @@ bool Scheduler::enableBiomarkers(const BiomarkerOptions &options,
       return false;
     }
   }
-  bio.on = true;
-  bio.options = options;
-  bio.beatStart = step_;
-  bio.lastApd90.assign(store_->cells(),
+  team_.bio = true;
+  options_ = options;
+  beatStart_ = team_.step;
+  lastApd90_.assign(team_.store().cells(),
                        std::numeric_limits<double>::quiet_NaN());
-  bio.lastChange = bio.lastApd90;
-  store_->enableBio(ca);
-  for (auto &device : set_.devices)
+  lastChange_ = lastApd90_;
+  team_.store().enableBio(ca);
+  for (auto &device : team_.devices())
     if (!device->sharesHostStore() && !device->range().empty() &&
         !device->upload(device->range(), kBioRows, error))
-      return fail(*device, error);
+      return team_.fail(*device, error);
   return true;
 }
 
 /// The host's reset accumulators to every device; one that fails is
 /// dropped (dropBetweenWaves).
-bool Scheduler::uploadNewAccumulators(const std::string &why,
-                                      std::string &err) {
-  for (size_t i = 0; i < set_.devices.size(); ++i) {
-    Device &device = *set_.devices[i];
+bool BeatRecorder::uploadNewAccumulators(const std::string &why,
+                                         std::string &err) {
+  for (int i = 0; i < team_.size(); ++i) {
+    Device &device = team_.device(i);
     if (!device.sharesHostStore() && !device.range().empty() &&
         !device.upload(device.range(), kBioRows, err) &&
-        !dropBetweenWaves(static_cast<int>(i), why, err))
+        !recovery_.dropBetweenWaves(i, why, err))
       return false;
   }
   return true;
 }
 
-bool Scheduler::closeBeat(bool keep) {
-  if (!bio.on || !usable())
+bool BeatRecorder::close(bool keep) {
+  if (!team_.bio || !team_.usable())
     return false;
   std::string err;
-  if (step_ == bio.beatStart)
+  if (team_.step == beatStart_)
     return true; // nothing happened since the beat started
   if (!keep) {
-    store_->resetBio();
+    team_.store().resetBio();
     if (!uploadNewAccumulators("starting a beat", err))
       return false;
-    bio.beatStart = step_;
+    beatStart_ = team_.step;
     return true;
   }
-  for (size_t i = 0; i < set_.devices.size(); ++i) {
-    Device &device = *set_.devices[i];
+  for (int i = 0; i < team_.size(); ++i) {
+    Device &device = team_.device(i);
     if (!device.sharesHostStore() && !device.range().empty() &&
         !device.download(device.range(), kBioRows, err) &&
-        !dropBetweenWaves(static_cast<int>(i), "closing a beat", err))
+        !recovery_.dropBetweenWaves(i, "closing a beat", err))
       return false;
   }
-  CellStore &st = *store_;
+  CellStore &st = team_.store();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const BiomarkerOptions &o = bio.options;
+  const BiomarkerOptions &o = options_;
   int64_t n = st.cells();
-  size_t base = bio.table.values.size();
-  bio.table.values.resize(base + n * kBioNumColumns, nan);
-  double start = bio.beatStart * dt_;
+  size_t base = table_.values.size();
+  table_.values.resize(base + n * kBioNumColumns, nan);
+  double start = beatStart_ * dt_;
   for (int64_t c = 0; c < n; ++c) {
     auto acc = [&](int row) { return st.bio(row)[c]; };
-    double *r = bio.table.values.data() + base + c * kBioNumColumns;
+    double *r = table_.values.data() + base + c * kBioNumColumns;
     r[kBioCell] = static_cast<double>(c);
-    r[kBioBeat] = static_cast<double>(bio.beat);
+    r[kBioBeat] = static_cast<double>(beat_);
     r[kBioStart] = start;
     r[kBioVRest] = acc(EASYML_BIO_V_REST);
     r[kBioVPeak] = acc(EASYML_BIO_V_PEAK);
@@ -127,20 +132,20 @@ bool Scheduler::closeBeat(bool keep) {
       if (excited)
         r[kBioCaTimeToPeak] = acc(EASYML_BIO_T_CA_PEAK) - up;
     }
-    double change = r[kBioApd90] - bio.lastApd90[c];
+    double change = r[kBioApd90] - lastApd90_[c];
     r[kBioApd90Change] = change;
-    double prev = bio.lastChange[c];
+    double prev = lastChange_[c];
     if (std::fabs(change) > o.alternansMs && std::fabs(prev) > o.alternansMs &&
         (change > 0) != (prev > 0))
       flags |= kBioAlternans;
-    bio.lastApd90[c] = r[kBioApd90];
-    bio.lastChange[c] = change;
+    lastApd90_[c] = r[kBioApd90];
+    lastChange_[c] = change;
     r[kBioFlags] = flags;
   }
   st.resetBio();
   if (!uploadNewAccumulators("starting a beat", err))
     return false;
-  ++bio.beat;
-  bio.beatStart = step_;
+  ++beat_;
+  beatStart_ = team_.step;
   return true;
 }

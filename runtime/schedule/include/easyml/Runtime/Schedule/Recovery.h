@@ -1,0 +1,85 @@
+//===- Recovery.h - going on without a lost device --------------*- C++ -*-===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+//
+// A GPU can fail mid-run (a lost device, an ECC error, a launch that does
+// not come back). While more than one device runs and a GPU is among them,
+// the recovery policy keeps a host copy of every GPU's cells after each
+// wave. When a device fails a wave, the others finish theirs; a survivor
+// (the CPU pool when there is one) then recomputes the lost device's cells
+// for that wave from the host copy of its start, recording their samples
+// as the lost device would have; the lost device is dropped and the cells
+// are split over the others. Each cell is computed by the same steps from
+// the same state, so with the same variant everywhere the results are
+// bit-identical to a run without the failure.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EASYML_RUNTIME_SCHEDULE_RECOVERY_H
+#define EASYML_RUNTIME_SCHEDULE_RECOVERY_H
+
+#include "easyml/Runtime/Schedule/DeviceTeam.h"
+
+#include <string>
+#include <vector>
+
+namespace easyml::rt {
+
+class Partitioner;
+
+class RecoveryPolicy {
+public:
+  /// `enabled`: SimulationOptions::recover.
+  RecoveryPolicy(DeviceTeam &team, Partitioner &partitioner, bool enabled);
+
+  /// Whether a lost GPU's cells can be recomputed now (host copies kept).
+  bool armed() const;
+  /// Before a compute wave: the GPUs' cells' externals on the host (the
+  /// wave's start), which a copy failing after it puts back.
+  void saveWaveStartExternals();
+  /// After a wave: the GPUs' cells to the host, the copy a recovery starts
+  /// from. A device whose copy fails is put in `copyLost` (its error in
+  /// `copyErrs`) with the host's copy of the wave's start restored.
+  bool keepHostCopies(std::vector<int> &copyLost,
+                      std::vector<std::string> &copyErrs);
+  /// keepHostCopies, with a device whose copy fails recovered at once;
+  /// after a recovery, the survivors' copies again.
+  bool keepHostCopies(const WaveTask &task);
+  /// Devices `lostNow` failed the wave `task` (errs): recompute their cells
+  /// on a survivor, drop them, split the cells over the others. False
+  /// (with the team's failure) when that cannot be done.
+  /// `survivorsCounted`: the others' counters of the wave are counted.
+  bool recoverWave(const WaveTask &task, const std::vector<int> &lostNow,
+                   const std::vector<std::string> &errs,
+                   std::vector<WaveTiming> &timing,
+                   bool survivorsCounted = false);
+  /// Device `i` failed while taking its cells of `next` (out of memory as
+  /// its share grew, a failed copy): with every device's cells current on
+  /// the host, drop it and move to a split over the others; else fail.
+  bool dropFromMove(int i, const std::vector<CellRange> &next,
+                    const std::string &why, const std::string &error);
+  /// Device `i` failed a copy between waves (`why`: biomarker
+  /// accumulators at a beat): its queue drained, dropped as above.
+  bool dropBetweenWaves(int i, const std::string &why,
+                        const std::string &error);
+
+private:
+  bool rescue(Device &x, CellRange cells, const WaveTask &task,
+              WaveTiming &timing, std::string &error);
+  /// Device `f` is dropped for good: it holds nothing, is never called.
+  void drop(int f);
+
+  DeviceTeam &team_;
+  Partitioner &partitioner_;
+  bool enabled_;
+  /// Per device: its cells' externals on the host at the wave's start and
+  /// the cells they are of (saveWaveStartExternals).
+  std::vector<std::vector<double>> extCopy_;
+  std::vector<CellRange> extCopyRange_;
+};
+
+} // namespace easyml::rt
+
+#endif // EASYML_RUNTIME_SCHEDULE_RECOVERY_H
