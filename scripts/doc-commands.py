@@ -5,7 +5,13 @@ folder where build/, examples/ and scripts/ lead to the build tree and the
 sources (so the page's paths work as they do from the repository).
 
   scripts/doc-commands.py docs/getting-started.md --sections 4 5 6 7 8 \\
-      --build build [--python /usr/bin/python3]
+      --build build [--python /usr/bin/python3] [--work DIR] \\
+      [--replace "--num 10000=--num 1000"]
+
+--work runs the blocks in DIR (made if missing) instead of a new scratch
+folder, so a test can look at what they wrote; --replace changes a
+block's text before it runs (a smaller size for the test suite, said in
+the test).
 
 Prints each block's output; exits non-zero at the first block that fails,
 naming it.
@@ -49,21 +55,40 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--python", help="the python3 the page's commands get "
                     "(one with numpy and matplotlib)")
+    ap.add_argument("--work", help="the folder to run in (made if missing)")
+    ap.add_argument("--replace", action="append", default=[],
+                    metavar="OLD=NEW", help="change OLD to NEW in every block")
     args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="easyml-doc-")
-    os.symlink(os.path.abspath(args.build), os.path.join(work, "build"))
-    for d in ("examples", "scripts"):
-        os.symlink(os.path.join(ROOT, d), os.path.join(work, d))
+    if args.work:
+        work = os.path.abspath(args.work)
+        os.makedirs(work, exist_ok=True)
+    else:
+        work = tempfile.mkdtemp(prefix="easyml-doc-")
+    links = [("build", os.path.abspath(args.build))] + [
+        (d, os.path.join(ROOT, d)) for d in ("examples", "scripts", "data")]
+    for name, target in links:
+        path = os.path.join(work, name)
+        if os.path.islink(path):
+            os.unlink(path)
+        os.symlink(target, path)
     env = dict(os.environ)
     if args.python:
         bin_dir = os.path.join(work, ".bin")
-        os.mkdir(bin_dir)
+        os.makedirs(bin_dir, exist_ok=True)
+        if os.path.islink(os.path.join(bin_dir, "python3")):
+            os.unlink(os.path.join(bin_dir, "python3"))
         os.symlink(args.python, os.path.join(bin_dir, "python3"))
         env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     # Open MPI refuses root unless told (a container's usual user).
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     found = blocks(args.page, set(args.sections))
+    for old_new in args.replace:
+        old, new = old_new.split("=", 1)
+        if not any(old in text for _, text in found):
+            print("doc-commands.py: --replace: '%s' is in no block" % old)
+            return 1
+        found = [(n, text.replace(old, new)) for n, text in found]
     for section, text in found:
         p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", text],
                            cwd=work, env=env, capture_output=True, text=True)

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, compile the bundled default
-# model (Luo-Rudy 1991, written from the paper) to a shared library and
-# simulate two beats with easyml-bench, printing the trace and the report.
+# The main job: install what is missing, build every tool and the Python
+# package, make build/venv (a Python with numpy, matplotlib and easyml, for
+# the tutorials), compile the bundled default model (Luo-Rudy 1991,
+# written from the paper) to a shared library and simulate two beats with
+# easyml-bench, printing the trace and the report.
 # Usage: scripts/run.sh [model file [easyml-bench options...]]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" easyml-compile easyml-opt easyml-bench easyml-python
+"$root/scripts/build.sh" easyml-compile easyml-opt easyml-bench easyml-tissue \
+  easyml-drug easyml-python
+"$root/scripts/make-venv.sh"
 model=${1:-$root/examples/models/luo_rudy_1991.model}
 shift || true
 bin=${EASYML_BUILD_DIR:-$root/build}/bin

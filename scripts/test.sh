@@ -8,6 +8,7 @@ build=${EASYML_BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh" || exit 1
 "$root/scripts/build.sh" || exit 1
 "$root/scripts/build.sh" EasyMLFrontendTests easyml-fuzz-frontend mlir-doc || exit 1
+"$root/scripts/make-venv.sh" || exit 1
 
 log=$(mktemp)
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build/test" | tee "$log"

@@ -27,8 +27,9 @@ import numpy as np
 from . import _easyml
 from ._paths import COMPILER_CANDIDATES
 
-__all__ = ["Error", "CompileError", "Model", "Simulation", "Stimulus",
-           "compile", "load"]
+__all__ = ["Error", "CompileError", "ParamWarning", "Model", "Simulation",
+           "Stimulus", "compile", "load", "Tissue", "TissueResult",
+           "DrugStudyResult", "drug_study", "classify_risk"]
 
 
 class Error(RuntimeError):
@@ -64,15 +65,20 @@ class Model:
             raise Error(str(e)) from None
         self.path = path  # as loaded (a compiled model's file is removed)
 
-    name = property(lambda self: self._handle.name)
-    states = property(lambda self: list(self._handle.states))
-    #: Per-cell values the integrators keep between steps (e.g. the step
-    #: size of a cvode group, "cvode.h.0"): readable and settable with
-    #: Simulation.state/set_state and recordable like states.
-    hidden = property(lambda self: list(self._handle.hidden))
-    parameters = property(lambda self: list(self._handle.parameters))
-    flags = property(lambda self: list(self._handle.flags))
-    variants = property(lambda self: list(self._handle.variants))
+    name = property(lambda self: self._handle.name,
+                    doc="The model's name (its file name without .model).")
+    states = property(lambda self: list(self._handle.states),
+                      doc="The state variables' names, Vm first when it is one.")
+    hidden = property(lambda self: list(self._handle.hidden),
+                      doc="Per-cell values the integrators keep between steps "
+                          "(e.g. 'cvode.h.0'): read and set with "
+                          "Simulation.state/set_state, recordable like states.")
+    parameters = property(lambda self: list(self._handle.parameters),
+                          doc="The parameters' names.")
+    flags = property(lambda self: list(self._handle.flags),
+                     doc="The flags' names (openCARP's model flags).")
+    variants = property(lambda self: list(self._handle.variants),
+                        doc="The compiled variants (baseline, cpu-simd, cuda, rocm).")
 
     @property
     def defaults(self) -> Dict[str, float]:
@@ -170,8 +176,10 @@ class Simulation:
         self._biomarkers = False
         self.per_cell: Dict[str, np.ndarray] = {}
 
-    cells = property(lambda self: self._sim.cells)
-    devices = property(lambda self: self._sim.devices)
+    cells = property(lambda self: self._sim.cells,
+                     doc="The number of cells.")
+    devices = property(lambda self: self._sim.devices,
+                       doc="The devices the cells run on, as the runtime names them.")
 
     @property
     def time(self) -> float:
@@ -247,6 +255,8 @@ class Simulation:
         return self._call(self._sim.get_state, name)
 
     def set_state(self, name: str, values) -> None:
+        """Sets a state (or hidden value) of every cell: one value for all,
+        or one per cell."""
         self._not_across_ranks("set_state()")
         self._start()
         self._call(self._sim.set_state, name,
