@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Devices/DiffusionDevice.h"
 #include "easyml/Runtime/Devices/HostCpus.h"
 
 #include "FusedStep.h"
@@ -34,7 +35,7 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-class CpuDevice final : public Device {
+class CpuDevice final : public Device, public DiffusionDevice {
 public:
   CpuDevice(const easyml_model_desc &desc, const easyml_variant &variant,
             int threads, const std::string &id)
@@ -156,6 +157,7 @@ public:
   }
 
   bool fusesDiffusion() const override { return variant_->diffuse != nullptr; }
+  DiffusionDevice *diffusion() override { return this; }
 
   bool diagnose(const WaveTask &task, NonFinite &where, std::string &) override;
 

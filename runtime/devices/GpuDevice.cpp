@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Devices/DiffusionDevice.h"
 #include "easyml/Runtime/Devices/Diffusion.h"
 #include "easyml/Runtime/Devices/GpuDriver.h"
 
@@ -29,7 +30,7 @@ namespace {
 
 constexpr size_t kDouble = sizeof(double);
 
-class GpuDevice final : public Device {
+class GpuDevice final : public Device, public DiffusionDevice {
 public:
   GpuDevice(const easyml_model_desc &desc, const easyml_variant &variant,
             std::unique_ptr<GpuContext> ctx, const GpuDeviceInfo &info,
@@ -82,6 +83,7 @@ public:
   bool diffuse(const DiffusionTask &task, std::string &error) override;
   bool finishDiffusion(const DiffusionTask &task,
                        std::string &error) override;
+  DiffusionDevice *diffusion() override { return this; }
 
 private:
   int64_t local(int64_t cell) const { return cell - window_.begin; }

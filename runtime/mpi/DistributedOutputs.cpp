@@ -24,6 +24,10 @@ bool DistributedSimulation::agree(bool ok, std::string &error) {
   return rt::agree(comm_, ok, error);
 }
 
+TissueCoupling *DistributedSimulation::coupling() {
+  return local_ ? local_->coupling() : nullptr;
+}
+
 std::string DistributedSimulation::deviceDescription() const {
   return "rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
          (local_ ? ": " + local_->deviceDescription()

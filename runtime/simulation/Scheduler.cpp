@@ -7,6 +7,7 @@
 #include "Scheduler.h"
 #include "DeviceSelection.h"
 
+#include "easyml/Runtime/Devices/DiffusionDevice.h"
 #include "easyml/Runtime/Support/Clock.h"
 
 #include <algorithm>
@@ -191,8 +192,10 @@ bool Scheduler::runWave(const WaveTask &task) {
 
 bool Scheduler::canFuse() const {
   std::vector<int> act = team_.active();
-  return act.size() == 1 && team_.device(act[0]).fusesDiffusion() &&
-         partitioner_.settled();
+  if (act.size() != 1)
+    return false;
+  DiffusionDevice *x = team_.device(act[0]).diffusion();
+  return x && x->fusesDiffusion() && partitioner_.settled();
 }
 
 void Scheduler::setRecording(RecordPlan plan,

@@ -7,6 +7,7 @@
 #include "easyml/Runtime/Simulation/Simulation.h"
 
 #include "Scheduler.h"
+#include "SimulationCoupling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -439,37 +440,11 @@ double *Simulation::vm() {
   return i < 0 ? nullptr : external(i);
 }
 
-void Simulation::keepExternalsOnDevices(bool keep) {
-  scheduler_->keepExternals(keep);
+TissueCoupling *Simulation::coupling() {
+  if (!coupling_)
+    coupling_ = makeTissueCoupling(*this, *scheduler_);
+  return coupling_.get();
 }
-
-bool Simulation::sendHalos(const DiffusionTask &task, bool always) {
-  return scheduler_->sendHalos(task, always);
-}
-
-bool Simulation::diffuse(const DiffusionTask &task) {
-  return scheduler_->diffuse(task);
-}
-
-double Simulation::haloSeconds() const { return scheduler_->haloSeconds(); }
-
-bool Simulation::releaseActivation(bool keep) {
-  return scheduler_->releaseActivation(keep);
-}
-
-void Simulation::dropActivation() { scheduler_->dropActivation(); }
-
-bool Simulation::syncVm() { return scheduler_->syncExternals(); }
-
-void Simulation::addStepSeconds(double seconds) {
-  scheduler_->addStepSeconds(seconds);
-}
-
-void Simulation::fuseDiffusion(FusedStep *step) { scheduler_->fuse(step); }
-
-bool Simulation::canFuse() const { return scheduler_->canFuse(); }
-
-bool Simulation::lastWaveFused() const { return scheduler_->lastWaveFused(); }
 
 double *Simulation::iion() {
   int64_t i = desc().iion_index;

@@ -54,8 +54,8 @@ easyml_diffuse_fn diffusionEntry(const easyml_variant &v) {
 /// The model's diffusion operator: that of the CPU pool's variant, else of
 /// any CPU variant (the operator is the same in every variant).
 bool Tissue::generatedDiffusion(std::string &error) {
-  const easyml_model_desc &d = sim_.local()->desc();
-  std::vector<const easyml_variant *> order = {&sim_.local()->variant()};
+  const easyml_model_desc &d = sim_.desc();
+  std::vector<const easyml_variant *> order = {&sim_.coupling()->variant()};
   for (int64_t i = 0; i < d.num_variants; ++i)
     order.push_back(&d.variants[i]);
   for (const easyml_variant *v : order) {
@@ -94,7 +94,7 @@ bool Tissue::initialize(std::string &error) {
     return error = "the time step is " + number(options_.dt) +
                    " ms: it must be positive",
            false;
-  if (sim_.ranks() == 1 && !sim_.local())
+  if (sim_.ranks() == 1 && !sim_.coupling())
     return error = "the simulation holds no cells", false;
   const ProcessGrid &pg = options_.processGrid;
   if (!pg.automatic())
@@ -155,7 +155,7 @@ bool Tissue::initialize(std::string &error) {
     return error = sim_.failure(), false;
   if (options_.biomarkers && !sim_.enableBiomarkers(BiomarkerOptions(), error))
     return false;
-  sim_.local()->keepExternalsOnDevices(onDevices_);
+  sim_.coupling()->keepExternalsOnDevices(onDevices_);
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
@@ -181,14 +181,14 @@ bool Tissue::initialize(std::string &error) {
 double *Tissue::gridVm() {
   if (ranked_)
     return vr_.data();
-  return identity_ ? sim_.local()->vm() : v_.data();
+  return identity_ ? sim_.coupling()->vm() : v_.data();
 }
 
 void Tissue::gatherVm() {
   // Across ranks a block's Vm is vr_'s (diffuseOnRanks*).
   if (identity_ || ranked_)
     return;
-  const double *vm = sim_.local()->vm();
+  const double *vm = sim_.coupling()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
     v_[cellPoint_[k]] = vm[k];
 }
@@ -196,20 +196,20 @@ void Tissue::gatherVm() {
 void Tissue::scatterVm() {
   if (identity_ || ranked_)
     return;
-  double *vm = sim_.local()->vm();
+  double *vm = sim_.coupling()->vm();
   for (size_t k = 0; k < cellPoint_.size(); ++k)
     vm[k] = v_[cellPoint_[k]];
 }
 
 Tissue::~Tissue() {
-  if (deviceActivation_ && sim_.local())
-    sim_.local()->dropActivation();
+  if (deviceActivation_ && sim_.coupling())
+    sim_.coupling()->dropActivation();
 }
 
 bool Tissue::syncHostVm() {
   if (!hostVmStale_)
     return true;
-  if (!sim_.local()->syncVm())
+  if (!sim_.coupling()->syncVm())
     return false;
   hostVmStale_ = false;
   return true;
@@ -217,7 +217,7 @@ bool Tissue::syncHostVm() {
 
 bool Tissue::syncHost(std::string &error) {
   bool ok = syncHostVm() && (!deviceActivation_ || ranked_ ||
-                             sim_.local()->releaseActivation(/*keep=*/true));
+                             sim_.coupling()->releaseActivation(/*keep=*/true));
   if (!ok)
     error = "bringing the devices' values to the host: " + sim_.failure();
   return ok;
@@ -232,7 +232,7 @@ std::vector<double> Tissue::vm() {
     return gatherCells(own);
   }
   std::vector<double> out(grid_.points(), NAN);
-  const double *v = identity_ ? sim_.local()->vm() : v_.data();
+  const double *v = identity_ ? sim_.coupling()->vm() : v_.data();
   for (int64_t p : cellPoint_)
     out[p] = v[p];
   return out;
@@ -242,7 +242,7 @@ std::vector<double> Tissue::activationTimes() {
   if (ranked_)
     return gatherCells(lat_);
   if (deviceActivation_)
-    sim_.local()->releaseActivation(/*keep=*/true);
+    sim_.coupling()->releaseActivation(/*keep=*/true);
   return lat_;
 }
 
@@ -357,7 +357,7 @@ bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
       task.activation = &act_;
     }
     task.downloadVm = last && !task.activation;
-    if (!sim_.local()->sendHalos(task) || !sim_.local()->diffuse(task))
+    if (!sim_.coupling()->sendHalos(task) || !sim_.coupling()->diffuse(task))
       return error = sim_.failure(), false;
   }
   activatedOnDevices_ = task.activation != nullptr;
@@ -517,7 +517,7 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
   const PoolBinding bind = PoolBinding::current();
   if (ranked_ && runsAreCells_) {
     // Run by run: the slots and the cells of a run are contiguous.
-    double *vm = sim_.local()->vm();
+    double *vm = sim_.coupling()->vm();
     const int64_t *points = cellPoint_.data() + cells_.begin;
     const int64_t nruns = static_cast<int64_t>(runs_.size());
 #pragma omp parallel num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
@@ -542,7 +542,7 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
     // Vm of cell c is at v[slots[c]]; across ranks (this rank's cells)
     // prev_ and lat_ are the cell's, else the point's.
     const double *v = gridVm();
-    double *vm = ranked_ ? sim_.local()->vm() : nullptr;
+    double *vm = ranked_ ? sim_.coupling()->vm() : nullptr;
     const int64_t c0 = ranked_ ? cells_.begin : 0;
     const int64_t n = ranked_ ? cells_.size() : cellPoint_.size();
     const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
@@ -591,7 +591,7 @@ void Tissue::syncPrev() {
 }
 
 FusedStep *Tissue::fusedStep() {
-  if (!fusable_ || !sim_.local()->canFuse())
+  if (!fusable_ || !sim_.coupling()->canFuse())
     return nullptr;
   FusedStep &f = fused_;
   f.diffusion = diffusionTask();
@@ -613,12 +613,12 @@ bool Tissue::ionicStep(bool &fused, std::string &error) {
   FusedStep *f = fusedStep();
   if (!f || !f->activation)
     syncPrev();
-  sim_.local()->fuseDiffusion(f);
+  sim_.coupling()->fuseDiffusion(f);
   bool ok = sim_.run(step_ + 1);
   // A failed move between ranks leaves a rank without a simulation.
-  if (Simulation *local = sim_.local())
-    local->fuseDiffusion(nullptr);
-  fused = ok && f && sim_.local()->lastWaveFused();
+  if (TissueCoupling *cells = sim_.coupling())
+    cells->fuseDiffusion(nullptr);
+  fused = ok && f && sim_.coupling()->lastWaveFused();
   if (!ok) {
     const NonFinite *bad = sim_.nonFinite();
     nonFinite_ = bad != nullptr;
@@ -647,7 +647,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     scatterVm();
     stimulusSource(step_);
     bool fused = false;
-    double haloBefore = ranked_ ? sim_.local()->haloSeconds() : 0;
+    double haloBefore = ranked_ ? sim_.coupling()->haloSeconds() : 0;
     if (!ionicStep(fused, error) || !followRanks(haloBefore, error)) {
       ok = false;
       break;
@@ -691,7 +691,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     // What the devices cost beyond the ionic step, for the simulation's
     // measuring windows (in one process; ranks balance whole steps).
     if (!ranked_)
-      sim_.local()->addStepSeconds(now() - t1);
+      sim_.coupling()->addStepSeconds(now() - t1);
     // The ranks balance this rank's whole step, not only its ionic part
     // (the slabs that follow carry diffusion too); waits are not counted.
     if (ranked_)
@@ -702,11 +702,11 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
         ok = false;
     report_.outputSeconds += now() - t2;
   }
-  if (!sim_.local())
+  if (!sim_.coupling())
     return ok;
   scatterVm();
   report_.haloSeconds =
-      sim_.local()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
+      sim_.coupling()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
   report_.rankPoints.clear();
   for (CellRange r : cellRanges_)
     report_.rankPoints.push_back(r.size());

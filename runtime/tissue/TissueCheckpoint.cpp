@@ -100,7 +100,7 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   prevStale_ = false;
   // The devices keep none of the arrays written here.
   if (deviceActivation_)
-    sim_.local()->dropActivation();
+    sim_.coupling()->dropActivation();
   hostVmStale_ = false;
   // Vm of the grid from the cells, as initialize() takes it.
   gatherVm();

@@ -69,7 +69,7 @@ bool Tissue::initializeRanks(std::string &error) {
   cells_ = cells[comm_->rank()];
   cellRanges_ = cells;
   ranked_ = true;
-  int64_t empty = comm_->sum(cells_.size() == 0 || !sim_.local());
+  int64_t empty = comm_->sum(cells_.size() == 0 || !sim_.coupling());
   if (empty > 0)
     return error = std::to_string(empty) + " of " +
                    std::to_string(sim_.ranks()) +
@@ -123,7 +123,7 @@ bool Tissue::followRanks(double haloBefore, std::string &error) {
     return false;
   layOutSlab();
   // The cells' new simulation keeps Vm where the old one did.
-  sim_.local()->keepExternalsOnDevices(onDevices_);
+  sim_.coupling()->keepExternalsOnDevices(onDevices_);
   ++report_.rankRepartitions;
   return true;
 }
@@ -235,7 +235,7 @@ std::array<int, 3> Tissue::cellOrder() const {
 }
 
 void Tissue::loadBlockVm() {
-  const double *vm = sim_.local()->vm();
+  const double *vm = sim_.coupling()->vm();
   if (runsAreCells_) {
     for (const Run &r : runs_) {
       std::memcpy(vr_.data() + r.slot, vm, r.n * sizeof(double));
@@ -272,7 +272,7 @@ bool Tissue::diffuseOnRanksHost(std::string &error) {
 /// sub-step the devices' boundary planes, the halos between ranks and the
 /// devices' sub-step (updateActivation hands the new Vm to the cells).
 bool Tissue::diffuseOnRanks(std::string &error) {
-  Simulation &local = *sim_.local();
+  TissueCoupling &local = *sim_.coupling();
   int64_t own = block_.begin - first_, n = block_.size();
   double *vm = local.vm();
   double t0 = now();
@@ -301,7 +301,7 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     bool ok = local.sendHalos(task, /*always=*/true);
     stepWork_ += now() - t1;
     if (!ok)
-      error = local.failure();
+      error = sim_.failure();
     if (!sim_.agree(ok, error))
       return false;
     double t0 = now();
@@ -312,7 +312,7 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     ok = local.diffuse(task);
     stepWork_ += now() - t2;
     if (!ok)
-      error = local.failure();
+      error = sim_.failure();
     if (!sim_.agree(ok, error))
       return false;
   }

@@ -226,8 +226,8 @@ bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
   result.report = tissue.report();
   result.model = sim.desc().name;
   result.devices = sim.deviceDescription();
-  if (Simulation *one = sim.local(); one && sim.ranks() == 1)
-    result.runtimeJson = one->report().json(2);
+  if (sim.ranks() == 1 && sim.coupling())
+    result.runtimeJson = sim.reportJson(2);
   if (sim.rank() != 0)
     return true;
   for (const auto &x : setup.outputs.probes)

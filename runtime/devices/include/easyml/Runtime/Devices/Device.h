@@ -54,6 +54,7 @@ struct RecordPlan {
 enum class Entry { Init, Compute, Eval };
 
 struct FusedStep;
+class DiffusionDevice;
 
 /// One wave (or an init/eval call) for one device, on its whole range.
 struct WaveTask {
@@ -213,30 +214,9 @@ public:
   /// Waits for the last launch and reports it.
   virtual bool wait(WaveTiming &timing, std::string &error) = 0;
 
-  /// A tissue's diffusion sub-step (DiffusionTask), in three calls the
-  /// scheduler makes on every device in turn: sendHalo() brings the
-  /// boundary planes of the range's Vm to the host; diffuse() starts the
-  /// sub-step (a device computing in the host store writes task.hostOut);
-  /// finishDiffusion() waits for it and leaves the range's new Vm on the
-  /// device (and on the host if task.downloadVm; host devices copy
-  /// hostOut into hostVm). False with `error` when the device cannot.
-  virtual bool sendHalo(const DiffusionTask &task, std::string &error) = 0;
-  virtual bool diffuse(const DiffusionTask &task, std::string &error) = 0;
-  virtual bool finishDiffusion(const DiffusionTask &task,
-                               std::string &error) = 0;
-  /// The device runs a WaveTask's `fused` step (FusedStep).
-  virtual bool fusesDiffusion() const { return false; }
-  /// Brings the part of a DeviceActivation's arrays the device keeps to
-  /// the host and stops keeping it (before cells move, before the host
-  /// reads or writes them). `keep`: the device keeps its copy, which
-  /// stays valid (the host only reads).
-  virtual bool releaseActivation(bool keep, std::string &error) {
-    (void)keep;
-    (void)error;
-    return true;
-  }
-  /// Forgets the part it keeps (the host wrote the arrays).
-  virtual void dropActivation() {}
+  /// What the device does for a tissue (DiffusionDevice.h); null where it
+  /// cannot run a tissue's diffusion.
+  virtual DiffusionDevice *diffusion() { return nullptr; }
 
   /// A host device that can share a wave with another (the scheduler's
   /// shared waves, SharedWave.cpp): after launch(), computeCells() computes

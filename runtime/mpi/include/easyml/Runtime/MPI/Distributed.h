@@ -126,6 +126,7 @@ public:
   /// The rank's simulation of its cells (null when it holds none). It is
   /// replaced when cells move.
   Simulation *local() override { return local_.get(); }
+  TissueCoupling *coupling() override;
   std::string deviceDescription() const override;
   std::string variantName() const override;
   bool valid(std::string &error) override;

@@ -179,6 +179,7 @@ public:
   int64_t numCells() const override;
   CellRange owned() const override { return CellRange{0, numCells()}; }
   Simulation *local() override { return this; }
+  TissueCoupling *coupling() override;
   /// The devices in use: "CPU, 2 threads, cpu-simd ... + cuda device 0:
   /// ...".
   std::string deviceDescription() const override;
@@ -392,38 +393,6 @@ public:
   double *vm();
   double *iion();
 
-  /// For a tissue (Tissue.h), whose cell k is grid point k: compute waves
-  /// leave the externals on the GPUs (the host's Vm is stale between a
-  /// wave and the diffusion sub-step that brings it back), and one explicit
-  /// diffusion sub-step on every device over its cells: sendHalos() brings
-  /// the devices' boundary planes to the host (`always`: even from a
-  /// single device, for neighbour ranks), diffuse() runs it. False with
-  /// failure() when a device fails.
-  void keepExternalsOnDevices(bool keep);
-  bool sendHalos(const DiffusionTask &task, bool always = false);
-  bool diffuse(const DiffusionTask &task);
-  /// Seconds diffuse() has spent bringing halos to the host so far.
-  double haloSeconds() const;
-  /// A tissue's activation pass on the devices that keep Vm (a
-  /// DiffusionTask's DeviceActivation): releaseActivation() brings what
-  /// the devices keep of its arrays to the host (`keep`: they keep it
-  /// too, for a host that only reads), dropActivation() makes them
-  /// forget it (the host wrote the arrays), syncVm() brings Vm, which
-  /// such steps leave on the devices, to the host.
-  bool releaseActivation(bool keep);
-  void dropActivation();
-  bool syncVm();
-  /// Seconds the last step spent outside its ionic wave (a tissue's
-  /// diffusion, halos, activation pass): `auto`'s measuring windows count
-  /// them, so that they compare device sets by whole steps.
-  void addStepSeconds(double seconds);
-  /// A tissue step in one pass (FusedStep): where canFuse() holds when a
-  /// one-step compute wave starts, the wave runs `step` (null: no longer),
-  /// and lastWaveFused() says so after it.
-  void fuseDiffusion(FusedStep *step);
-  bool canFuse() const;
-  bool lastWaveFused() const;
-
   /// CPU threads (before the first wave).
   void setThreads(int threads);
   int threads() const;
@@ -443,6 +412,8 @@ public:
 private:
   const ModelHandle &model_;
   std::unique_ptr<Scheduler> scheduler_;
+  /// Made on first use (coupling()).
+  std::unique_ptr<TissueCoupling> coupling_;
 };
 
 } // namespace rt

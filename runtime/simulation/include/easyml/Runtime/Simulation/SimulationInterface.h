@@ -27,6 +27,7 @@
 #include "easyml/Runtime/Core/Params.h"
 #include "easyml/Runtime/Core/RunSummary.h"
 #include "easyml/Runtime/Core/Timeline.h"
+#include "easyml/Runtime/Simulation/TissueCoupling.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +103,10 @@ public:
   /// The one-process simulation of those cells (null when it holds none):
   /// per-cell access (states, state files) goes through it.
   virtual Simulation *local() = 0;
+  /// The diffusion coupling of this rank's cells (null when it holds
+  /// none): what a tissue needs beyond this interface. Asked for again
+  /// after cells moved between ranks.
+  virtual TissueCoupling *coupling() = 0;
   /// The devices in use on this rank ("CPU, 2 threads, ...").
   virtual std::string deviceDescription() const = 0;
   /// The CPU pool's (or first device's) variant.
