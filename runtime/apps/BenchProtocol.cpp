@@ -133,9 +133,8 @@ Status Protocol::setUp() {
   for (const std::string &w : sim.tableWarnings())
     warn(w);
   if (!p.readIni.empty() && sim.local()) {
-    std::string error;
-    if (!readStateFile(p.readIni, *sim.local(), error))
-      return stop(Status::invalid(error));
+    if (Status read = readStateFile(p.readIni, *sim.local()); !read.ok())
+      return stop(read);
     sim.local()->evaluate(0);
   }
   if (std::string e = check(sim.failure().empty(), sim.failure()); !e.empty())
@@ -163,9 +162,10 @@ Status Protocol::setUp() {
                    if (s.rank() != 0 || !s.local())
                      return true;
                    double o0 = now();
-                   bool ok = writeStateFile(p.saveIni, *s.local(), error);
+                   Status written = writeStateFile(p.saveIni, *s.local());
                    outputSeconds += now() - o0;
-                   return ok;
+                   error = written.message();
+                   return written.ok();
                  });
   return openOutputs();
 }

@@ -79,14 +79,11 @@ bool checkLayout(StateLines &f, const easyml_model_desc &d) {
 
 } // namespace
 
-bool easyml::rt::writeStateFile(const std::string &path, Simulation &sim,
-                                std::string &error) {
+Status easyml::rt::writeStateFile(const std::string &path, Simulation &sim) {
   const easyml_model_desc &d = sim.desc();
   OutputFile out(path);
-  if (!out.ok()) {
-    error = out.error();
-    return false;
-  }
+  if (!out.ok())
+    return Status::failed(out.error());
   FILE *f = out.get();
   for (const char *name : kSimExternals) {
     int64_t e = externalIndex(d, name);
@@ -103,19 +100,16 @@ bool easyml::rt::writeStateFile(const std::string &path, Simulation &sim,
     std::fprintf(f, "%-20.17g# %s\n", sim.getState(0, v), name);
   }
   if (out.commit())
-    return true;
-  error = out.error();
-  return false;
+    return Status::success();
+  return Status::failed(out.error());
 }
 
-bool easyml::rt::readStateFile(const std::string &path, Simulation &sim,
-                               std::string &error) {
+Status easyml::rt::readStateFile(const std::string &path, Simulation &sim) {
   const easyml_model_desc &d = sim.desc();
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot open state file '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  if (!in)
+    return Status::invalid("cannot open state file '" + path +
+                           "': " + std::strerror(errno));
   StateLines f{path, {}, {}};
   for (std::string l; std::getline(in, l);)
     f.lines.push_back(l);
@@ -131,10 +125,8 @@ bool easyml::rt::readStateFile(const std::string &path, Simulation &sim,
   }
   for (int64_t v = 0; ok && v < d.sv_size; ++v)
     ok = f.number(kNumExternals + 1 + v, states[v]);
-  if (!ok) {
-    error = f.error;
-    return false;
-  }
+  if (!ok)
+    return Status::invalid(f.error);
   for (auto [e, v] : externals)
     for (int64_t c = 0; c < sim.numCells(); ++c)
       sim.external(e)[c] = v;
@@ -142,5 +134,5 @@ bool easyml::rt::readStateFile(const std::string &path, Simulation &sim,
     std::vector<double> row(sim.numCells(), states[v]);
     sim.setStateRow(v, row.data());
   }
-  return true;
+  return Status::success();
 }

@@ -172,9 +172,10 @@ bool readCmax(const std::string &path, std::map<std::string, double> &cmax,
 
 bool easyml::rt::readChannelMapping(const std::string &path,
                                     ChannelMapping &out, std::string &error) {
-  json::Value v;
-  if (!json::parseFile(path, v, error))
-    return false;
+  Expected<json::Value> parsed = json::parseFile(path);
+  if (!parsed.ok())
+    return fail(error, parsed.status().message());
+  const json::Value &v = *parsed;
   auto bad = [&](const std::string &what) {
     return fail(error, path + ": " + what);
   };

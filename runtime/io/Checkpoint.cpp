@@ -78,9 +78,10 @@ std::string RunPosition::json() const {
 }
 
 bool RunPosition::parse(const std::string &line, std::string &error) {
-  json::Value v;
-  if (!json::parse(line, v, error) || !v.isObject())
+  Expected<json::Value> parsed = json::parse(line);
+  if (!parsed.ok() || !parsed->isObject())
     return error = "a damaged run position", false;
+  const json::Value &v = *parsed;
   const json::Value *s = v.find("settings"), *f = v.find("files"),
                     *sp = v.find("speeds"), *c = v.find("counters");
   if (!s || !s->isString() || !f || !f->isArray() || !sp || !sp->isObject() ||
@@ -186,13 +187,12 @@ bool easyml::rt::readCheckpointPosition(const std::string &path,
   std::getline(in, magic);
   std::getline(in, header);
   std::getline(in, run);
-  json::Value h;
-  std::string ignored;
   if (magic != "EASYML-STATE" || !in)
     return error = path + ": not an EasyML checkpoint", false;
   const json::Value *isRun = nullptr;
-  if (json::parse(header, h, ignored))
-    isRun = h.find("run");
+  Expected<json::Value> h = json::parse(header);
+  if (h.ok())
+    isRun = h->find("run");
   if (!isRun || !isRun->isNumber() || isRun->number == 0)
     return error = path + ": a state file, not a checkpoint", false;
   if (!position.parse(run, error))

@@ -218,29 +218,26 @@ private:
 
 } // namespace
 
-bool easyml::rt::json::parse(const std::string &text, Value &out,
-                             std::string &error) {
+easyml::rt::Expected<Value> easyml::rt::json::parse(const std::string &text) {
   Parser p(text);
-  out = Value();
-  if (p.document(out))
-    return true;
-  error = p.error();
-  return false;
+  Value out;
+  if (!p.document(out))
+    return Status::invalid(p.error());
+  return out;
 }
 
-bool easyml::rt::json::parseFile(const std::string &path, Value &out,
-                                 std::string &error) {
+easyml::rt::Expected<Value>
+easyml::rt::json::parseFile(const std::string &path) {
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot read '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  if (!in)
+    return Status::failed("cannot read '" + path + "': " +
+                          std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
-  if (parse(ss.str(), out, error))
-    return true;
-  error = path + ":" + error;
-  return false;
+  Expected<Value> v = parse(ss.str());
+  if (!v.ok())
+    return v.status().withContext(path + ":");
+  return v;
 }
 
 std::string easyml::rt::json::write(const Value &v) {

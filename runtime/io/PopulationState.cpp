@@ -231,11 +231,13 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
   if (*stop || want != fnv1a(kFnvBasis, bytes.data(), end))
     return error = "checksum mismatch: the file is damaged", false;
   size_t eol = bytes.find('\n', magic);
-  json::Value h;
-  PopulationState s;
-  if (eol == std::string::npos || eol > end ||
-      !json::parse(bytes.substr(magic, eol - magic), h, error))
+  if (eol == std::string::npos || eol > end)
     return error = "a damaged header", false;
+  Expected<json::Value> parsed = json::parse(bytes.substr(magic, eol - magic));
+  if (!parsed.ok())
+    return error = "a damaged header", false;
+  const json::Value &h = *parsed;
+  PopulationState s;
   int64_t rows = 0, extra = 0;
   if (!readHeader(h, s, rows, extra, error))
     return false;

@@ -39,7 +39,7 @@ DeviceTeam::DeviceTeam(const easyml_model_desc &desc, CellStore &store,
   counters.assign(desc.num_counters, 0);
 }
 
-bool DeviceTeam::adopt(DeviceSet set, std::string &error) {
+Status DeviceTeam::adopt(DeviceSet set) {
   set_ = std::move(set);
   size_t n = set_.devices.size();
   ranges.assign(n, {});
@@ -48,12 +48,10 @@ bool DeviceTeam::adopt(DeviceSet set, std::string &error) {
   hostCopy.assign(n, 0);
   for (auto &device : set_.devices) {
     std::string err;
-    if (!device->bind(store_, err)) {
-      error = device->description() + ": " + err;
-      return false;
-    }
+    if (!device->bind(store_, err))
+      return Status::failed(device->description() + ": " + err);
   }
-  return true;
+  return Status::success();
 }
 
 std::vector<int> DeviceTeam::active() const {

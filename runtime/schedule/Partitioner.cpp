@@ -24,7 +24,7 @@ Partitioner::Partitioner(DeviceTeam &team, const Timeline &timeline,
 
 Partitioner::~Partitioner() = default;
 
-bool Partitioner::start(std::string &error) {
+Status Partitioner::start() {
   DeviceSet &set = team_.set();
   RunReport &report = team_.report();
   int64_t cells = team_.store().cells();
@@ -67,9 +67,9 @@ bool Partitioner::start(std::string &error) {
   if (options_.shares.size() == initial.size()) {
     r = splitCells(cells, options_.shares, team_.align);
   } else if (!options_.shares.empty()) {
-    error = std::to_string(options_.shares.size()) + " shares given for " +
-            std::to_string(initial.size()) + " devices";
-    return false;
+    return Status::invalid(std::to_string(options_.shares.size()) +
+                           " shares given for " +
+                           std::to_string(initial.size()) + " devices");
   } else {
     r = team_.splitFor(initial);
   }
@@ -86,12 +86,10 @@ bool Partitioner::start(std::string &error) {
   settleSteps_ = known ? std::max<int64_t>(1, options_.probeSteps) : 1;
   for (int i = 0; i < team_.size(); ++i) {
     std::string err;
-    if (!team_.device(i).own(team_.ranges[i], err)) {
-      error = team_.device(i).description() + ": " + err;
-      return false;
-    }
+    if (!team_.device(i).own(team_.ranges[i], err))
+      return Status::failed(team_.device(i).description() + ": " + err);
   }
-  return true;
+  return Status::success();
 }
 
 std::vector<int> Partitioner::working() const {

@@ -40,10 +40,14 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
       recovery_(team_, partitioner_, options.recover),
       executor_(team_, partitioner_, recovery_),
       beats_(team_, recovery_, timeline_, dt_), params_(model.desc()) {
+  observers_.push_back(&beats_);
   DeviceSet set;
-  if (!selectDevices(model, options, set, setupError_) ||
-      !team_.adopt(std::move(set), setupError_))
+  if (!selectDevices(model, options, set, setupError_))
     return;
+  if (Status adopted = team_.adopt(std::move(set)); !adopted.ok()) {
+    setupError_ = adopted.message();
+    return;
+  }
   report_.model = model.desc().name;
   report_.cells = cells;
   report_.threshold = options.balance.threshold;
@@ -56,8 +60,10 @@ Scheduler::Scheduler(const ModelHandle &model, int64_t cells,
                                     const std::string &error) {
     return recovery_.dropFromMove(i, next, why, error);
   });
-  partitioner_.start(setupError_);
-  observers_.push_back(&beats_);
+  if (Status started = partitioner_.start(); !started.ok()) {
+    setupError_ = started.message();
+    return;
+  }
 }
 
 Scheduler::~Scheduler() = default;

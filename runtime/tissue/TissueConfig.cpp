@@ -449,9 +449,10 @@ std::string settingsOf(const Value &doc) {
 
 bool easyml::rt::readTissueConfig(const std::string &path, TissueSetup &setup,
                                   std::string &error) {
-  Value doc;
-  if (!json::parseFile(path, doc, error))
-    return false;
+  Expected<Value> parsed = json::parseFile(path);
+  if (!parsed.ok())
+    return error = parsed.status().message(), false;
+  const Value &doc = *parsed;
   Reader r;
   r.path = path;
   size_t slash = path.rfind('/');

@@ -14,6 +14,8 @@
 #ifndef EASYML_RUNTIME_STATEFILE_H
 #define EASYML_RUNTIME_STATEFILE_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <string>
 
 namespace easyml {
@@ -21,15 +23,13 @@ namespace rt {
 
 class Simulation;
 
-/// Writes cell 0's state; false (error set) if the file cannot be written.
-bool writeStateFile(const std::string &path, Simulation &sim,
-                    std::string &error);
+/// Writes cell 0's state; a Failed error if the file cannot be written.
+Status writeStateFile(const std::string &path, Simulation &sim);
 
-/// Sets every cell to the file's state; false (error with the file and
-/// line) if it is missing, damaged or for another model. Nothing is changed
-/// unless the whole file reads.
-bool readStateFile(const std::string &path, Simulation &sim,
-                   std::string &error);
+/// Sets every cell to the file's state; an Invalid error (with the file
+/// and line) if it is missing, damaged or for another model. Nothing is
+/// changed unless the whole file reads.
+Status readStateFile(const std::string &path, Simulation &sim);
 
 } // namespace rt
 } // namespace easyml

@@ -13,6 +13,8 @@
 #ifndef EASYML_RUNTIME_JSON_H
 #define EASYML_RUNTIME_JSON_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,12 +44,12 @@ struct Value {
   const char *kindName() const;
 };
 
-/// Parses `text`; false with `error` ("LINE:COLUMN: what") on bad JSON.
-bool parse(const std::string &text, Value &out, std::string &error);
+/// Parses `text`; an Invalid error ("LINE:COLUMN: what") on bad JSON.
+Expected<Value> parse(const std::string &text);
 
-/// Reads and parses the file at `path`; false with `error` ("PATH:LINE:
-/// COLUMN: what", or why it cannot be read).
-bool parseFile(const std::string &path, Value &out, std::string &error);
+/// Reads and parses the file at `path`; an Invalid error ("PATH:LINE:
+/// COLUMN: what"), or a Failed one when it cannot be read.
+Expected<Value> parseFile(const std::string &path);
 
 /// `v` as compact JSON on one line (members in their order, numbers to
 /// 17 significant digits): equal values give equal text.

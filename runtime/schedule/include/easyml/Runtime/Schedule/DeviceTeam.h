@@ -19,6 +19,7 @@
 #include "easyml/Runtime/Core/CellStore.h"
 #include "easyml/Runtime/Devices/Device.h"
 #include "easyml/Runtime/Schedule/Report.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <memory>
 #include <string>
@@ -54,9 +55,9 @@ public:
   DeviceTeam(const easyml_model_desc &desc, CellStore &store,
              RunReport &report);
 
-  /// Takes the opened devices and binds each to the store; false (with
-  /// `error` naming the device) when one cannot be.
-  bool adopt(DeviceSet set, std::string &error);
+  /// Takes the opened devices and binds each to the store; an error
+  /// naming the device when one cannot be.
+  Status adopt(DeviceSet set);
 
   const easyml_model_desc &desc() const { return desc_; }
   CellStore &store() const { return store_; }

@@ -54,8 +54,8 @@ public:
   ~Partitioner();
 
   /// The first split, on the devices given (or the first set dimensioning
-  /// measures); false with `error` when it cannot be made.
-  bool start(std::string &error);
+  /// measures); an error when it cannot be made.
+  Status start();
   const PartitionOptions &options() const { return options_; }
 
   /// Devices `over` failed to take their cells in a move: what the run
