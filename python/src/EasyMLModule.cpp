@@ -91,13 +91,18 @@ struct PySimulation {
     if (comm)
       raise("this easyml was built without MPI (libopenmpi-dev)");
 #endif
-    if (!sim)
-      sim = std::make_unique<Simulation>(model, cells, options);
+    if (!sim) {
+      auto local = std::make_unique<Simulation>(model, cells, options);
+      single = local.get();
+      sim = std::move(local);
+    }
     std::string error;
     if (!sim->valid(error))
       raise(error);
   }
   std::unique_ptr<SimulationInterface> sim;
+  /// `sim` when it runs in one process, else null.
+  Simulation *single = nullptr;
   std::vector<std::string> recorded;
   CellRange recordedCells;
   /// Per sample step: values[variable][cell of the recorded range].
@@ -113,10 +118,10 @@ struct PySimulation {
   }
   /// The simulation in one process (per-cell access), or an error.
   Simulation &one(const char *what) {
-    if (sim->ranks() > 1)
+    if (!single)
       raise(std::string(what) +
             " is not available for a simulation across MPI ranks");
-    return *sim->local();
+    return *single;
   }
   void takeSample(int64_t step, CellRange part, const double *v) {
     int64_t n = recordedCells.size();
@@ -146,7 +151,7 @@ void setPerCell(
           std::to_string(values.ndim() ? values.shape(0) : 0) +
           (values.ndim() > 1 ? ", ...)" : ",)"));
   std::string error;
-  if (!s.sim->setPerCellParam(name, values.data(), error))
+  if (!s.sim->parameters().setPerCell(name, values.data(), error))
     raise(error);
 }
 
@@ -175,7 +180,7 @@ py::tuple takeSamples(PySimulation &s) {
     values.insert(values.end(), row.begin(), row.end());
   }
   s.samples.clear();
-  s.sim->gatherSamples(steps, values, per);
+  s.sim->outputs().gatherSamples(steps, values, per);
   int64_t n = static_cast<int64_t>(steps.size());
   py::array_t<int64_t> outSteps(n);
   std::memcpy(outSteps.mutable_data(), steps.data(), n * sizeof(int64_t));
@@ -241,28 +246,30 @@ void bindModel(py::module_ &m) {
 void bindParameters(py::class_<PySimulation> &c) {
   c.def("get_param",
         [](PySimulation &s, const std::string &name) {
-          int64_t p = s.sim->paramSet().index(name);
+          int64_t p = s.sim->parameters().paramSet().index(name);
           if (p < 0 || p >= s.sim->desc().num_params)
             raise(std::string("model ") + s.sim->desc().name +
                   " has no parameter '" + name + "'");
-          return s.sim->params()[p];
+          return s.sim->parameters().values()[p];
         })
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
              std::string error;
-             if (!s.sim->modifyParams(mods, error))
+             if (!s.sim->parameters().modify(mods, error))
                raise(error);
            })
       .def("set_param",
            [](PySimulation &s, const std::string &name, double value) {
              std::string error;
-             if (!s.sim->setParam(name, value, error))
+             if (!s.sim->parameters().set(name, value, error))
                raise(error);
            })
       .def("param_warnings",
-           [](PySimulation &s) { return s.sim->unusedParamSettings(); })
+           [](PySimulation &s) { return s.sim->parameters().unusedSettings(); })
       .def("param_info",
-           [](PySimulation &s) { return paramInfo(s.sim->paramSet()); })
+           [](PySimulation &s) {
+             return paramInfo(s.sim->parameters().paramSet());
+           })
       .def("set_param_per_cell", &setPerCell)
       .def("sample_params", &sampleParams);
 }
@@ -318,14 +325,15 @@ void bindRun(py::class_<PySimulation> &c) {
              o.minAmplitude = minAmplitude;
              o.alternansMs = alternansMs;
              std::string error;
-             if (!s.sim->enableBiomarkers(o, error))
+             if (!s.sim->biomarkers().enable(o, error))
                raise(error);
            })
-      .def("close_beat", [](PySimulation &s) { s.check(s.sim->closeBeat()); })
+      .def("close_beat",
+           [](PySimulation &s) { s.check(s.sim->biomarkers().closeBeat()); })
       .def("biomarker_rows",
            [](PySimulation &s) {
              // Every rank's rows, in one process's order, on every rank.
-             BiomarkerTable t = s.sim->allBiomarkers();
+             BiomarkerTable t = s.sim->biomarkers().all();
              py::array_t<double> a({t.rows(), (int64_t)kBioNumColumns});
              std::memcpy(a.mutable_data(), t.values.data(),
                          t.values.size() * sizeof(double));
@@ -335,7 +343,7 @@ void bindRun(py::class_<PySimulation> &c) {
            [](PySimulation &s, const std::string &path,
               std::vector<std::string> params) {
              std::string error;
-             if (!s.sim->writeBiomarkers(path, params, error))
+             if (!s.sim->biomarkers().write(path, params, error))
                raise(error);
            })
       .def_static("biomarker_columns", []() {
@@ -356,7 +364,7 @@ void bindValues(py::class_<PySimulation> &c) {
             raise(std::string("model ") + one.desc().name + " has no state '" +
                   name + "'");
           py::array_t<double> out(one.numCells());
-          one.getStateRow(v, out.mutable_data());
+          one.values().getStateRow(v, out.mutable_data());
           return out;
         })
       .def("set_state",
@@ -371,25 +379,28 @@ void bindValues(py::class_<PySimulation> &c) {
              if (values.ndim() != 1 || values.shape(0) != one.numCells())
                raise("state '" + name + "': expected " +
                      std::to_string(one.numCells()) + " values");
-             one.setStateRow(v, values.data());
+             one.values().setStateRow(v, values.data());
            })
       // Vm and Iion: the host arrays themselves (current after every run).
       .def_property_readonly("vm",
                              [](py::object self) {
                                auto &s = self.cast<PySimulation &>();
-                               return rowView(s, s.one("vm").vm(), self);
+                               return rowView(s, s.one("vm").values().vm(),
+                                              self);
                              })
       .def_property_readonly("iion",
                              [](py::object self) {
                                auto &s = self.cast<PySimulation &>();
-                               return rowView(s, s.one("iion").iion(), self);
+                               return rowView(s, s.one("iion").values().iion(),
+                                              self);
                              })
-      .def("report_json", [](PySimulation &s) { return s.sim->reportJson(); })
+      .def("report_json",
+           [](PySimulation &s) { return s.sim->figures().reportJson(); })
       .def(
           "save_checkpoint",
           [](PySimulation &s, const std::string &path) {
             std::string error;
-            if (!s.sim->saveCheckpoint(path, RunPosition(), error))
+            if (!s.sim->outputs().saveCheckpoint(path, RunPosition(), error))
               raise(error);
           },
           py::arg("path"),
@@ -400,7 +411,7 @@ void bindValues(py::class_<PySimulation> &c) {
           [](PySimulation &s, const std::string &path) {
             std::string error;
             RunPosition position;
-            if (!s.sim->loadCheckpoint(path, position, error))
+            if (!s.sim->outputs().loadCheckpoint(path, position, error))
               raise(error);
           },
           py::arg("path"),

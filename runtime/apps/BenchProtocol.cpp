@@ -95,7 +95,7 @@ struct Protocol {
 Status Protocol::setParameters() {
   std::string error;
   std::vector<std::string> log;
-  if (!sim.modifyParams(p.impPar, error, &log))
+  if (!sim.parameters().modify(p.impPar, error, &log))
     return stop(Status::invalid(error));
   if (!p.quiet && root)
     for (auto &l : log)
@@ -119,7 +119,7 @@ Status Protocol::setParameters() {
       names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "Per-cell parameters: %s\n", names.c_str());
   }
-  for (const std::string &w : sim.unusedParamSettings())
+  for (const std::string &w : sim.parameters().unusedSettings())
     warn(w);
   return Status::success();
 }
@@ -130,19 +130,19 @@ Status Protocol::setUp() {
     return stop(Status::invalid("--ca-variable applies to --biomarkers"));
   if (!sim.initialize(p.dt))
     return stop(Status::failed(sim.failure()));
-  for (const std::string &w : sim.tableWarnings())
+  for (const std::string &w : sim.figures().tableWarnings())
     warn(w);
-  if (!p.readIni.empty() && sim.local()) {
-    if (Status read = readStateFile(p.readIni, *sim.local()); !read.ok())
+  if (CellValues *cells = sim.cellValues(); !p.readIni.empty() && cells) {
+    if (Status read = readStateFile(p.readIni, sim.desc(), *cells); !read.ok())
       return stop(read);
-    sim.local()->evaluate(0);
+    cells->evaluate(0);
   }
   if (std::string e = check(sim.failure().empty(), sim.failure()); !e.empty())
     return stop(Status::failed(e));
   if (!p.biomarkers.empty()) {
     BiomarkerOptions bo;
     bo.caVariable = p.caVariable;
-    if (!sim.enableBiomarkers(bo, error))
+    if (!sim.biomarkers().enable(bo, error))
       return stop(Status::invalid(error));
   }
   if (p.numstim > 0) {
@@ -157,16 +157,16 @@ Status Protocol::setUp() {
   if (Status s = restart(); !s.ok())
     return s;
   if (p.saveStep >= 0 && next(p.saveStep, 0, true) >= 0)
-    sim.addEvent(p.saveStep,
-                 [&](SimulationInterface &s, int64_t, std::string &error) {
-                   if (s.rank() != 0 || !s.local())
-                     return true;
-                   double o0 = now();
-                   Status written = writeStateFile(p.saveIni, *s.local());
-                   outputSeconds += now() - o0;
-                   error = written.message();
-                   return written.ok();
-                 });
+    sim.addEvent(
+        p.saveStep, [&](SimulationInterface &s, int64_t, std::string &error) {
+          if (s.rank() != 0 || !s.cellValues())
+            return true;
+          double o0 = now();
+          Status written = writeStateFile(p.saveIni, s.desc(), *s.cellValues());
+          outputSeconds += now() - o0;
+          error = written.message();
+          return written.ok();
+        });
   return openOutputs();
 }
 
@@ -183,9 +183,9 @@ Status Protocol::openOutputs() {
     if (rows < 0)
       return stop(Status::invalid("the checkpoint has no position for output '" +
                          p.saveVm + "'"));
-    vmAll = sim.openMatrix(p.saveVm,
-                           sampleCount(p.outFirst, p.outEvery, p.nLast + 1),
-                           sim.numCells(), error, rows);
+    vmAll = sim.outputs().openMatrix(
+        p.saveVm, sampleCount(p.outFirst, p.outEvery, p.nLast + 1),
+        sim.numCells(), error, rows);
     if (!vmAll)
       return stop(Status::failed(error));
   }
@@ -246,7 +246,7 @@ Status Protocol::restart() {
   if (p.restart.empty())
     return Status::success();
   std::string error;
-  bool ok = sim.loadCheckpoint(p.restart, resume, error);
+  bool ok = sim.outputs().loadCheckpoint(p.restart, resume, error);
   if (ok) {
     if (std::string why = resume.settingsDiffer(p.settings); !why.empty()) {
       error = p.restart + ": another run's checkpoint: " + why;
@@ -281,7 +281,7 @@ bool Protocol::checkpoint(std::string &error, bool complete) {
       return false;
     position.files.emplace_back(p.saveVm, rows);
   }
-  bool ok = sim.saveCheckpoint(p.checkpoint, position, error);
+  bool ok = sim.outputs().saveCheckpoint(p.checkpoint, position, error);
   struct stat st;
   if (ok && ::stat(p.checkpoint.c_str(), &st) == 0)
     checkpointBytes = static_cast<double>(st.st_size);
@@ -351,7 +351,7 @@ Status Protocol::runAndFinish(RunSummary &summary) {
         sim.nonFinite() ? ErrorKind::NonFinite : ErrorKind::Failed,
         whyStopped(sim)));
   bool closed = restarted && resume.complete;
-  if (!p.biomarkers.empty() && !closed && !sim.closeBeat())
+  if (!p.biomarkers.empty() && !closed && !sim.biomarkers().closeBeat())
     return stop(Status::failed(whyStopped(sim)));
   wall = now() - wallStart;
   std::string error;
@@ -370,11 +370,11 @@ Status Protocol::runAndFinish(RunSummary &summary) {
     return stop(Status::failed(error));
   if (!p.biomarkers.empty()) {
     double o0 = now();
-    if (!sim.writeBiomarkers(p.biomarkers, perCell.names, error))
+    if (!sim.biomarkers().write(p.biomarkers, perCell.names, error))
       return stop(Status::failed(error));
     outputSeconds += now() - o0;
     int64_t rows = 0;
-    BiomarkerTable last = sim.lastBeat(rows);
+    BiomarkerTable last = sim.biomarkers().lastBeat(rows);
     if (root)
       summary.biomarkersJson =
           summarizeBiomarkers(last, rows, p.quiet ? nullptr : stderr);
@@ -383,17 +383,17 @@ Status Protocol::runAndFinish(RunSummary &summary) {
     outputSeconds += outputs.seconds;
   if (vmAll) {
     outputSeconds += vmAll->seconds();
-    sim.addOutput(0, vmAll->bytes());
+    sim.figures().addOutput(0, vmAll->bytes());
     summary.writer = vmAll->summary();
     summary.writerJson = vmAll->summaryJson();
   }
-  sim.addOutput(outputSeconds, 0);
+  sim.figures().addOutput(outputSeconds, 0);
   summary.checkpoints = checkpoints;
   summary.checkpointSeconds = checkpointSeconds;
   summary.checkpointBytes = checkpointBytes;
   summary.restartStep = restarted ? startStep : -1;
-  summary.computeSeconds = sim.computeSeconds();
-  summary.outputSeconds = sim.slowest(outputSeconds);
+  summary.computeSeconds = sim.figures().computeSeconds();
+  summary.outputSeconds = sim.figures().slowest(outputSeconds);
   summary.wallSeconds = wall;
   return Status::success();
 }

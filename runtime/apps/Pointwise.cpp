@@ -73,7 +73,7 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     return false;
   }
   Simulation sim(model, rows.size(), o.variant);
-  if (!sim.valid(error) || !sim.modifyParams(o.impPar, error))
+  if (!sim.valid(error) || !sim.parameters().modify(o.impPar, error))
     return false;
   sim.initialize(o.dt);
   std::vector<int> stateCol(d.num_states);
@@ -88,8 +88,8 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
       return false;
     }
   }
-  double *vm = sim.vm();
-  if (!vm || !sim.iion()) {
+  double *vm = sim.values().vm();
+  if (!vm || !sim.values().iion()) {
     error = "model " + std::string(d.name) + " has no Vm or Iion external";
     return false;
   }
@@ -97,15 +97,15 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
   for (int64_t s = 0; s < d.num_states; ++s) {
     for (size_t r = 0; r < rows.size(); ++r)
       row[r] = rows[r][stateCol[s]];
-    sim.setStateRow(s, row.data());
+    sim.values().setStateRow(s, row.data());
   }
   for (size_t r = 0; r < rows.size(); ++r)
     vm[r] = rows[r][vCol];
-  sim.evaluate(0);
+  sim.values().evaluate(0);
   double maxErr = 0, maxRef = 0;
   size_t worst = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
-    double err = std::fabs(sim.iion()[r] - rows[r][iCol]);
+    double err = std::fabs(sim.values().iion()[r] - rows[r][iCol]);
     if (!(err <= maxErr)) {
       maxErr = err;
       worst = r;
@@ -123,7 +123,8 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     std::fprintf(f, "%s\n", header.c_str());
     for (size_t r = 0; r < rows.size(); ++r)
       for (size_t c = 0; c < cols.size(); ++c)
-        std::fprintf(f, "%.12g%s", (int)c == iCol ? sim.iion()[r] : rows[r][c],
+        std::fprintf(f, "%.12g%s",
+                     (int)c == iCol ? sim.values().iion()[r] : rows[r][c],
                      c + 1 < cols.size() ? "," : "\n");
     if (!out.commit()) {
       error = out.error();
@@ -147,7 +148,7 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     for (size_t r = 0; r < rows.size(); ++r) {
       std::fprintf(f, "%zu", r);
       for (int64_t s = 0; s < d.num_states; ++s)
-        std::fprintf(f, ",%.17g", sim.getState(r, s));
+        std::fprintf(f, ",%.17g", sim.values().getState(r, s));
       std::fprintf(f, "\n");
     }
     if (!out.commit()) {

@@ -6,7 +6,7 @@
 
 #include "easyml/Runtime/Apps/StateFile.h"
 #include "easyml/Runtime/IO/OutputFile.h"
-#include "easyml/Runtime/Simulation/Simulation.h"
+#include "easyml/Runtime/Simulation/CellValues.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -79,8 +79,9 @@ bool checkLayout(StateLines &f, const easyml_model_desc &d) {
 
 } // namespace
 
-Status easyml::rt::writeStateFile(const std::string &path, Simulation &sim) {
-  const easyml_model_desc &d = sim.desc();
+Status easyml::rt::writeStateFile(const std::string &path,
+                                  const easyml_model_desc &d,
+                                  CellValues &cells) {
   OutputFile out(path);
   if (!out.ok())
     return Status::failed(out.error());
@@ -90,22 +91,23 @@ Status easyml::rt::writeStateFile(const std::string &path, Simulation &sim) {
     if (e < 0)
       std::fprintf(f, "-\n");
     else
-      std::fprintf(f, "%-20.17g# %s\n", sim.external(e)[0], name);
+      std::fprintf(f, "%-20.17g# %s\n", cells.external(e)[0], name);
   }
   std::fprintf(f, "%s\n", d.name);
   for (int64_t v = 0; v < d.sv_size; ++v) {
     const char *name =
         v < d.num_states ? d.state_names[v]
                          : d.param_names[d.nodal_param_index[v - d.num_states]];
-    std::fprintf(f, "%-20.17g# %s\n", sim.getState(0, v), name);
+    std::fprintf(f, "%-20.17g# %s\n", cells.getState(0, v), name);
   }
   if (out.commit())
     return Status::success();
   return Status::failed(out.error());
 }
 
-Status easyml::rt::readStateFile(const std::string &path, Simulation &sim) {
-  const easyml_model_desc &d = sim.desc();
+Status easyml::rt::readStateFile(const std::string &path,
+                                 const easyml_model_desc &d,
+                                 CellValues &cells) {
   std::ifstream in(path);
   if (!in)
     return Status::invalid("cannot open state file '" + path +
@@ -128,11 +130,11 @@ Status easyml::rt::readStateFile(const std::string &path, Simulation &sim) {
   if (!ok)
     return Status::invalid(f.error);
   for (auto [e, v] : externals)
-    for (int64_t c = 0; c < sim.numCells(); ++c)
-      sim.external(e)[c] = v;
+    for (int64_t c = 0; c < cells.cells(); ++c)
+      cells.external(e)[c] = v;
   for (int64_t v = 0; v < d.sv_size; ++v) {
-    std::vector<double> row(sim.numCells(), states[v]);
-    sim.setStateRow(v, row.data());
+    std::vector<double> row(cells.cells(), states[v]);
+    cells.setStateRow(v, row.data());
   }
   return Status::success();
 }

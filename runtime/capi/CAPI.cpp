@@ -43,15 +43,19 @@ static easyml_sim *make(const easyml_model *model, int64_t numCells,
     failWith("easyml_sim_create: needs a model and at least one cell");
     return nullptr;
   }
-  return wrap(model, options,
-              std::make_unique<Simulation>(*model->handle, numCells, options));
+  auto one = std::make_unique<Simulation>(*model->handle, numCells, options);
+  Simulation *raw = one.get();
+  easyml_sim *out = wrap(model, options, std::move(one));
+  if (out)
+    out->one = raw;
+  return out;
 }
 
 /// The simulation when it runs in one process; else null, with the error
 /// that `what` is not available across ranks.
 static Simulation *oneProcess(easyml_sim *sim, const char *what) {
-  if (sim->sim->ranks() == 1)
-    return sim->sim->local();
+  if (sim->one)
+    return sim->one;
   failWith(std::string(what) +
            " is not available for a simulation across MPI ranks");
   return nullptr;
@@ -164,7 +168,8 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
   std::string error;
   if (!fresh->valid(error))
     return failWith(error);
-  fresh->setParamSet(one->paramSet());
+  fresh->setParamSet(one->parameters().paramSet());
+  sim->one = fresh.get();
   sim->sim = std::move(fresh);
   sim->options = o;
   return 0;
@@ -174,25 +179,25 @@ void easyml_sim_free(easyml_sim *sim) { delete sim; }
 
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers) {
   std::string error;
-  if (!sim->sim->modifyParams(modifiers ? modifiers : "", error))
+  if (!sim->sim->parameters().modify(modifiers ? modifiers : "", error))
     return failWith(error);
   return 0;
 }
 
 const char *easyml_sim_param_warnings(easyml_sim *sim) {
   sim->text.clear();
-  for (const std::string &w : sim->sim->unusedParamSettings())
+  for (const std::string &w : sim->sim->parameters().unusedSettings())
     sim->text += w + "\n";
   return sim->text.c_str();
 }
 
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
   std::string n = name ? name : "", error;
-  if (!sim->sim->setParam(n, value, error))
+  if (!sim->sim->parameters().set(n, value, error))
     return failWith(error);
   // Shared from now on, in one process (across ranks the values a rank
   // was given per cell stay).
-  if (sim->sim->ranks() == 1 && !sim->sim->local()->setSharedParam(n, error))
+  if (sim->one && !sim->one->parameters().setShared(n, error))
     return failWith(error);
   return 0;
 }
@@ -211,7 +216,7 @@ int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
   std::string error;
   if (!values)
     return failWith("easyml_sim_set_param_per_cell: no values");
-  if (!sim->sim->setPerCellParam(name ? name : "", values, error))
+  if (!sim->sim->parameters().setPerCell(name ? name : "", values, error))
     return failWith(error);
   return 0;
 }
@@ -223,13 +228,13 @@ int easyml_sim_enable_biomarkers(easyml_sim *sim, const char *ca_variable) {
   BiomarkerOptions o;
   o.caVariable = ca_variable ? ca_variable : "";
   std::string error;
-  if (!sim->sim->enableBiomarkers(o, error))
+  if (!sim->sim->biomarkers().enable(o, error))
     return failWith(error);
   return 0;
 }
 
 int easyml_sim_close_beat(easyml_sim *sim) {
-  if (!sim->sim->closeBeat())
+  if (!sim->sim->biomarkers().closeBeat())
     return failWith(sim->sim->failure().empty()
                         ? "easyml_sim_close_beat: biomarkers are not enabled"
                         : sim->sim->failure());
@@ -237,7 +242,7 @@ int easyml_sim_close_beat(easyml_sim *sim) {
 }
 
 const double *easyml_sim_biomarkers(easyml_sim *sim, int64_t *rows) {
-  const BiomarkerTable &t = sim->sim->biomarkers();
+  const BiomarkerTable &t = sim->sim->biomarkers().table();
   if (rows)
     *rows = t.rows();
   return t.values.data();
@@ -326,7 +331,7 @@ int easyml_sim_run_until(easyml_sim *sim, double untilMs) {
 int64_t easyml_sim_step(const easyml_sim *sim) { return sim->sim->step(); }
 
 const char *easyml_sim_report_json(easyml_sim *sim) {
-  sim->json = sim->sim->reportJson();
+  sim->json = sim->sim->figures().reportJson();
   return sim->json.c_str();
 }
 
@@ -337,7 +342,7 @@ int easyml_sim_get_state_row(easyml_sim *sim, int64_t var, double *values) {
   Simulation *one = oneProcess(sim, "easyml_sim_get_state_row");
   if (!one)
     return 1;
-  one->getStateRow(var, values);
+  one->values().getStateRow(var, values);
   return status(sim);
 }
 
@@ -349,34 +354,36 @@ int easyml_sim_set_state_row(easyml_sim *sim, int64_t var,
   Simulation *one = oneProcess(sim, "easyml_sim_set_state_row");
   if (!one)
     return 1;
-  one->setStateRow(var, values);
+  one->values().setStateRow(var, values);
   return status(sim);
 }
 
 double *easyml_sim_vm(easyml_sim *sim) {
   Simulation *one = oneProcess(sim, "easyml_sim_vm");
-  return one ? one->vm() : nullptr;
+  return one ? one->values().vm() : nullptr;
 }
 double *easyml_sim_iion(easyml_sim *sim) {
   Simulation *one = oneProcess(sim, "easyml_sim_iion");
-  return one ? one->iion() : nullptr;
+  return one ? one->values().iion() : nullptr;
 }
 const char *easyml_sim_variant(const easyml_sim *sim) {
-  Simulation *local = sim->sim->local();
-  return local ? local->variant().name : "";
+  if (sim->one)
+    return sim->one->variant().name;
+  sim->variant = sim->sim->cellValues() ? sim->sim->variantName() : "";
+  return sim->variant.c_str();
 }
 void easyml_sim_get_states(const easyml_sim *sim, double *aos) {
   if (Simulation *one =
           oneProcess(const_cast<easyml_sim *>(sim), "easyml_sim_get_states"))
-    one->exportStates(aos);
+    one->values().exportStates(aos);
 }
 void easyml_sim_set_states(easyml_sim *sim, const double *aos) {
   if (Simulation *one = oneProcess(sim, "easyml_sim_set_states"))
-    one->importStates(aos);
+    one->values().importStates(aos);
 }
 double *easyml_sim_state(easyml_sim *sim, int64_t cell, int64_t var) {
   Simulation *one = oneProcess(sim, "easyml_sim_state");
-  return one ? &one->state(cell, var) : nullptr;
+  return one ? &one->values().state(cell, var) : nullptr;
 }
 
 int easyml_sim_rank(const easyml_sim *sim) { return sim->sim->rank(); }
@@ -398,7 +405,7 @@ int easyml_sim_write_biomarkers(easyml_sim *sim, const char *path,
     if (!n.empty())
       names.push_back(n);
   std::string error;
-  if (!path || !sim->sim->writeBiomarkers(path, names, error))
+  if (!path || !sim->sim->biomarkers().write(path, names, error))
     return failWith(path ? error : "easyml_sim_write_biomarkers: no path");
   return 0;
 }
@@ -413,8 +420,8 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
     return failWith("easyml_sim_save_vm: Vm is saved already");
   std::string error;
   int64_t resumeRows = std::max<int64_t>(0, sim->resume.file(path));
-  sim->vm = sim->sim->openMatrix(path, samples, sim->sim->numCells(), error,
-                                 resumeRows);
+  sim->vm = sim->sim->outputs().openMatrix(path, samples, sim->sim->numCells(),
+                                           error, resumeRows);
   if (!sim->vm)
     return failWith(error);
   sim->vmPath = path;
@@ -451,7 +458,7 @@ int easyml_sim_checkpoint(easyml_sim *sim, const char *path) {
       return failWith(error);
     position.files.emplace_back(sim->vmPath, rows);
   }
-  if (!sim->sim->saveCheckpoint(path, position, error))
+  if (!sim->sim->outputs().saveCheckpoint(path, position, error))
     return failWith(error);
   return 0;
 }
@@ -463,7 +470,7 @@ int easyml_sim_restart(easyml_sim *sim, const char *path) {
     return failWith("easyml_sim_restart: call it before easyml_sim_save_vm "
                     "(which then continues its file)");
   std::string error;
-  if (!sim->sim->loadCheckpoint(path, sim->resume, error))
+  if (!sim->sim->outputs().loadCheckpoint(path, sim->resume, error))
     return failWith(error);
   return 0;
 }

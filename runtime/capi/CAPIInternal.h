@@ -22,8 +22,11 @@ struct easyml_sim {
   const easyml::rt::ModelHandle *model = nullptr;
   easyml::rt::SimulationOptions options;
   std::unique_ptr<easyml::rt::SimulationInterface> sim;
+  /// `sim` when it runs in one process (per-cell access), else null.
+  easyml::rt::Simulation *one = nullptr;
   std::string json;
   std::string text; // easyml_sim_param_warnings
+  mutable std::string variant; // easyml_sim_variant
   /// easyml_sim_save_vm's file, until easyml_sim_finish.
   std::shared_ptr<easyml::rt::MatrixFile> vm;
   int64_t vmFirst = 0, vmEvery = 1;

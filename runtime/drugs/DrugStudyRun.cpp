@@ -32,7 +32,7 @@ namespace {
 /// Per-cell values of every parameter a drug changes.
 bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
                        const std::vector<DrugCell> &cells, std::string &error) {
-  const ParamSet &ps = sim.paramSet();
+  const ParamSet &ps = sim.parameters().paramSet();
   std::map<std::string, double> base;
   const easyml_model_desc &d = sim.desc();
   for (int64_t i = 0; i < d.num_params; ++i)
@@ -51,7 +51,7 @@ bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
     }
   }
   for (const auto &[name, values] : rows)
-    if (!sim.setPerCellParam(name, values.data(), error))
+    if (!sim.parameters().setPerCell(name, values.data(), error))
       return false;
   return true;
 }
@@ -78,7 +78,7 @@ bool makeStage(const ModelHandle &model, const ChannelMapping &m,
   Simulation &sim = *stage.sim;
   if (!sim.valid(error))
     return false;
-  if (!o.parameters.empty() && !sim.modifyParams(o.parameters, error))
+  if (!o.parameters.empty() && !sim.parameters().modify(o.parameters, error))
     return error = "parameters: " + error, false;
   if (!setDrugParameters(sim, m, mine, error))
     return false;
@@ -102,21 +102,21 @@ struct FinalStates {
     ext.resize(d.num_externals, std::vector<double>(cells, NAN));
     std::vector<double> row(sim.numCells());
     for (size_t v = 0; v < sv.size(); ++v) {
-      sim.getStateRow(static_cast<int64_t>(v), row.data());
+      sim.values().getStateRow(static_cast<int64_t>(v), row.data());
       for (int64_t k : which)
         sv[v][stage.cells[k]] = row[k];
     }
     for (int64_t e = 0; e < d.num_externals; ++e)
       for (int64_t k : which)
-        ext[e][stage.cells[k]] = sim.external(e)[k];
+        ext[e][stage.cells[k]] = sim.values().external(e)[k];
   }
 
   /// Into `sim`, a simulation of every study cell.
   void restore(Simulation &sim) const {
     for (size_t v = 0; v < sv.size(); ++v)
-      sim.setStateRow(static_cast<int64_t>(v), sv[v].data());
+      sim.values().setStateRow(static_cast<int64_t>(v), sv[v].data());
     for (size_t e = 0; e < ext.size(); ++e)
-      std::copy(ext[e].begin(), ext[e].end(), sim.external(e));
+      std::copy(ext[e].begin(), ext[e].end(), sim.values().external(e));
   }
 };
 
@@ -132,23 +132,23 @@ void moveCells(Simulation &from, const std::vector<int64_t> &keep,
       some[k] = values[keep[k]];
   };
   for (size_t v = 0, n = stateRowNames(d).size(); v < n; ++v) {
-    from.getStateRow(static_cast<int64_t>(v), all.data());
+    from.values().getStateRow(static_cast<int64_t>(v), all.data());
     pick(all.data());
-    to.setStateRow(static_cast<int64_t>(v), some.data());
+    to.values().setStateRow(static_cast<int64_t>(v), some.data());
   }
   for (int64_t e = 0; e < d.num_externals; ++e) {
-    pick(from.external(e));
-    std::copy(some.begin(), some.end(), to.external(e));
+    pick(from.values().external(e));
+    std::copy(some.begin(), some.end(), to.values().external(e));
   }
   std::vector<double> apd, change, keptApd(keep.size()), keptChange(keep.size());
-  from.biomarkerHistory(apd, change);
+  from.transfer().biomarkerHistory(apd, change);
   for (size_t k = 0; k < keep.size() && !apd.empty(); ++k) {
     keptApd[k] = apd[keep[k]];
     keptChange[k] = change[keep[k]];
   }
   if (!apd.empty())
-    to.setBiomarkerHistory(keptApd, keptChange);
-  to.setClock(from.clock());
+    to.transfer().setBiomarkerHistory(keptApd, keptChange);
+  to.transfer().setClock(from.transfer().clock());
 }
 
 /// What the study keeps between beats, per study cell.
@@ -166,19 +166,19 @@ struct Tracker {
   void beatEnded() {
     int64_t n = sim().numCells();
     row.resize(n);
-    sim().getStateRow(qnetIndex, row.data());
+    sim().values().getStateRow(qnetIndex, row.data());
     for (int64_t c = 0; c < n; ++c)
       rowOf(c).qnet = row[c];
     std::fill(row.begin(), row.end(), 0.0);
-    sim().setStateRow(qnetIndex, row.data());
-    const BiomarkerTable &t = sim().biomarkers();
+    sim().values().setStateRow(qnetIndex, row.data());
+    const BiomarkerTable &t = sim().biomarkers().table();
     for (int64_t r = 0; r < t.rows(); ++r) {
       const double *b = t.row(r);
       DrugStudyRow &out = rowOf(static_cast<int64_t>(b[kBioCell]));
       out.biomarkers.assign(b, b + kBioNumColumns);
       out.apd90Change = b[kBioApd90Change];
     }
-    sim().clearBiomarkers();
+    sim().biomarkers().clear();
     stateChange();
     countSteps();
   }
@@ -189,11 +189,12 @@ struct Tracker {
     int64_t n = sim().numCells();
     row.resize(n);
     std::vector<int64_t> counters = adaptiveRows(sim().desc());
-    std::vector<double> total(n, static_cast<double>(sim().clock().step));
+    std::vector<double> total(
+        n, static_cast<double>(sim().transfer().clock().step));
     if (!counters.empty())
       std::fill(total.begin(), total.end(), 0.0);
     for (int64_t r : counters) {
-      sim().getStateRow(r, row.data());
+      sim().values().getStateRow(r, row.data());
       for (int64_t c = 0; c < n; ++c)
         total[c] += row[c];
     }
@@ -230,7 +231,7 @@ struct Tracker {
     for (int64_t s = 0; s < states; ++s) {
       if (s == qnetIndex)
         continue;
-      sim().getStateRow(s, row.data());
+      sim().values().getStateRow(s, row.data());
       for (int64_t c = 0; c < n; ++c) {
         double &a = previous[s][stage->cells[c]], b = row[c];
         double scale = std::max(std::fabs(a), std::fabs(b));
@@ -398,7 +399,8 @@ bool StudyRun::startStage(bool first, std::string &error) {
     return error = "the last beat's samples: " + error, false;
   if (first)
     tracker_.stateChange(); // the states the first beat starts from
-  int64_t next = first ? start_ + period_ : sim.clock().step + period_;
+  int64_t next =
+      first ? start_ + period_ : sim.transfer().clock().step + period_;
   sim.addEvent(
       next,
       [this](SimulationInterface &, int64_t step, std::string &) {
@@ -440,7 +442,7 @@ bool StudyRun::applyRows(Stage &stage, std::string &error) {
   for (const auto &[name, all] : rows0_) {
     for (size_t k = 0; k < some.size(); ++k)
       some[k] = all[stage.cells[k]];
-    if (!stage.sim->setPerCellParam(name, some.data(), error))
+    if (!stage.sim->parameters().setPerCell(name, some.data(), error))
       return false;
   }
   return true;
@@ -449,7 +451,7 @@ bool StudyRun::applyRows(Stage &stage, std::string &error) {
 bool StudyRun::enableBiomarkers(Simulation &sim, std::string &error) {
   BiomarkerOptions bio;
   bio.caVariable = m_.calcium;
-  return sim.enableBiomarkers(bio, error);
+  return sim.biomarkers().enable(bio, error);
 }
 
 void StudyRun::choose(int64_t beat) {
@@ -490,7 +492,7 @@ bool StudyRun::saveStates(std::string &error) {
       !applyRows(whole, error))
     return false;
   finals_.restore(*whole.sim);
-  whole.sim->setClock(stage_.sim->clock());
+  whole.sim->transfer().setClock(stage_.sim->transfer().clock());
   return saveState(o_.saveStates, *whole.sim, error);
 }
 
@@ -517,14 +519,14 @@ bool StudyRun::run(std::string &error) {
       return false;
     }
     std::vector<double> zero(cells_.size(), 0.0);
-    first.setStateRow(tracker_.qnetIndex, zero.data());
+    first.values().setStateRow(tracker_.qnetIndex, zero.data());
     for (int64_t r : adaptiveRows(first.desc()))
-      first.setStateRow(r, zero.data());
+      first.values().setStateRow(r, zero.data());
     // Later stages take the file's rows too.
-    for (const std::string &name : first.perCellParams()) {
+    for (const std::string &name : first.parameters().perCellNames()) {
       std::vector<double> &row = rows0_[name];
       row.resize(cells_.size());
-      first.perCellParam(name, row.data());
+      first.parameters().perCell(name, row.data());
     }
   }
   rows_.assign(cells_.size(), DrugStudyRow());
@@ -568,7 +570,7 @@ bool StudyRun::run(std::string &error) {
       return false;
   }
   if (!steady_) {
-    if (!stage_.sim->closeBeat())
+    if (!stage_.sim->biomarkers().closeBeat())
       return error = stage_.sim->failure(), false;
     tracker_.beatEnded();
     tracker_.converged(o_.converge, o_.beats);

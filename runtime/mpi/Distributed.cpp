@@ -7,6 +7,8 @@
 #include "MpiSupport.h"
 
 #include "easyml/Runtime/MPI/Distributed.h"
+
+#include "RankParts.h"
 #include "easyml/Runtime/Core/Population.h"
 
 #include <algorithm>
@@ -189,7 +191,11 @@ DistributedSimulation::DistributedSimulation(MPI_Comm comm,
                                              const SimulationOptions &local,
                                              const DistributedOptions &options)
     : comm_(comm), model_(model), cells_(cells), localOptions_(local),
-      options_(options), params_(model.desc()) {
+      options_(options), params_(model.desc()),
+      parameters_(std::make_unique<RankParameters>(*this)),
+      biomarkers_(std::make_unique<RankBiomarkers>(*this)),
+      outputs_(std::make_unique<RankOutputs>(*this)),
+      figures_(std::make_unique<RankFigures>(*this)) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   const easyml_model_desc &d = model.desc();
@@ -244,56 +250,6 @@ bool DistributedSimulation::valid(std::string &error) {
   return true;
 }
 
-bool DistributedSimulation::setParam(const std::string &name, double value,
-                                     std::string &error) {
-  if (!params_.set(name, value, error))
-    return false;
-  if (local_)
-    local_->setParamSet(params_);
-  return true;
-}
-
-bool DistributedSimulation::modifyParams(const std::string &mods,
-                                         std::string &error,
-                                         std::vector<std::string> *log) {
-  if (!params_.modify(mods, error, log))
-    return false;
-  if (local_)
-    local_->setParamSet(params_);
-  return true;
-}
-
-std::vector<std::string> DistributedSimulation::unusedParamSettings() const {
-  std::vector<bool> rows(params_.size(), false);
-  for (const std::string &name : perCellNames_)
-    rows[params_.index(name)] = true;
-  return params_.unusedSettings(rows);
-}
-
-bool DistributedSimulation::setPerCellParam(const std::string &name,
-                                            const double *values,
-                                            std::string &error) {
-  const easyml_model_desc &d = desc();
-  if (params_.index(name) < 0) {
-    error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
-    return false;
-  }
-  // Checked over every cell, so every rank gives the same answer.
-  for (int64_t c = 0; c < cells_; ++c)
-    if (!std::isfinite(values[c])) {
-      error = "parameter '" + name + "' of cell " + std::to_string(c) +
-              " is not finite (" + std::to_string(values[c]) + ")";
-      return false;
-    }
-  if (local_ && !local_->setPerCellParam(name, values + owned().begin, error))
-    return false;
-  if (std::find(perCellNames_.begin(), perCellNames_.end(), name) ==
-      perCellNames_.end())
-    perCellNames_.push_back(name);
-  perCellValues_[params_.index(name)].assign(values, values + cells_);
-  return true;
-}
-
 bool DistributedSimulation::failWith(const std::string &error) {
   if (failure_.empty())
     failure_ = error;
@@ -315,10 +271,10 @@ bool DistributedSimulation::initialize(double dt) {
     return failWith(mine);
   // Table warnings are the same on every rank: rank 0 says them.
   if (rank_ == 0 && local_)
-    tableWarnings_ = local_->tableWarnings();
+    tableWarnings_ = local_->figures().tableWarnings();
   initialized_ = true;
   step_ = 0;
-  clock_ = Simulation::Clock{};
+  clock_ = RunClock{};
   return true;
 }
 
@@ -399,7 +355,7 @@ void DistributedSimulation::onProgress(std::function<void(int64_t)> fn) {
 bool DistributedSimulation::enableBiomarkers(const BiomarkerOptions &options,
                                              std::string &error) {
   std::string mine;
-  bool ok = !local_ || local_->enableBiomarkers(options, mine);
+  bool ok = !local_ || local_->biomarkers().enable(options, mine);
   if (!rt::agree(comm_, ok, mine)) {
     // Every rank reports the same problem: no rank prefix.
     size_t colon = mine.find(": ");
@@ -414,26 +370,26 @@ bool DistributedSimulation::enableBiomarkers(const BiomarkerOptions &options,
 void DistributedSimulation::drainBiomarkers() {
   if (!bioOn_ || !local_)
     return;
-  const BiomarkerTable &t = local_->biomarkers();
+  const BiomarkerTable &t = local_->biomarkers().table();
   if (!t.rows())
     return;
   size_t base = bio_.values.size();
   bio_.values.insert(bio_.values.end(), t.values.begin(), t.values.end());
   for (size_t i = base; i < bio_.values.size(); i += kBioNumColumns)
     bio_.values[i + kBioCell] += static_cast<double>(owned().begin);
-  local_->clearBiomarkers();
+  local_->biomarkers().clear();
 }
 
 bool DistributedSimulation::closeBeat() {
   std::string mine;
   bool ok = true;
   if (local_) {
-    ok = local_->closeBeat();
+    ok = local_->biomarkers().closeBeat();
     if (!ok)
       mine = local_->failure().empty() ? "closing the beat failed"
                                        : local_->failure();
     else
-      clock_ = local_->clock();
+      clock_ = local_->transfer().clock();
   }
   if (!rt::agree(comm_, ok, mine))
     return failWith(mine);
@@ -443,44 +399,45 @@ bool DistributedSimulation::closeBeat() {
 
 double DistributedSimulation::rankComputeSeconds() const {
   return retiredCompute_ +
-         (local_ ? const_cast<Simulation &>(*local_).computeSeconds() : 0);
+         (local_ ? const_cast<Simulation &>(*local_).figures().computeSeconds()
+                 : 0);
 }
 
 void DistributedSimulation::retireLocal() {
   if (!local_)
     return;
   drainBiomarkers();
-  std::vector<int64_t> c = local_->counters();
+  std::vector<int64_t> c = local_->figures().counters();
   for (size_t i = 0; i < c.size() && i < counters_.size(); ++i)
     counters_[i] += c[i];
-  retiredCompute_ += local_->computeSeconds();
+  retiredCompute_ += local_->figures().computeSeconds();
   addDeviceReports(devices_, local_->report().devices);
 }
 
-std::unique_ptr<Simulation>
-DistributedSimulation::build(CellRange range, const Simulation::Clock &clock,
-                             std::string &error) {
+std::unique_ptr<Simulation> DistributedSimulation::build(CellRange range,
+                                                         const RunClock &clock,
+                                                         std::string &error) {
   SimulationOptions o = localOptions_;
   if (local_)
-    o.speeds = local_->speeds();
+    o.speeds = local_->figures().speeds();
   auto sim = std::make_unique<Simulation>(model_, range.size(), o);
   if (!sim->valid(error))
     return nullptr;
   sim->setParamSet(params_);
   std::vector<double> fill(range.size(), 0.0);
   for (const std::string &name : perCellNames_)
-    if (!sim->setPerCellParam(name, fill.data(), error))
+    if (!sim->parameters().setPerCell(name, fill.data(), error))
       return nullptr;
   sim->initialize(dt_);
   if (!sim->failure().empty()) {
     error = sim->failure();
     return nullptr;
   }
-  if (bioOn_ && !sim->enableBiomarkers(bioOptions_, error))
+  if (bioOn_ && !sim->biomarkers().enable(bioOptions_, error))
     return nullptr;
   for (const Stimulus &s : timeline_.stimuli())
     sim->addStimulus(s);
-  sim->setClock(clock);
+  sim->transfer().setClock(clock);
   if (!applyRecording(*sim, range, error))
     return nullptr;
   return sim;
@@ -493,12 +450,13 @@ bool DistributedSimulation::migrate(const std::vector<CellRange> &next,
     ~Timer() { sum += now() - t0; }
   } timer{now(), migrateSeconds_};
   // Every rank packs the same number of doubles per cell.
-  long long mineK = local_ ? local_->packedCellSize() : 0, k = 0;
+  long long mineK = local_ ? local_->transfer().packedCellSize() : 0, k = 0;
   MPI_Allreduce(&mineK, &k, 1, MPI_LONG_LONG, MPI_MAX, comm_);
   CellRange old = owned(), nw = next[rank_];
   std::vector<double> send(static_cast<size_t>(old.size() * k));
   std::string mine;
-  bool ok = !local_ || local_->packCells(CellRange{0, old.size()}, send.data());
+  bool ok =
+      !local_ || local_->transfer().pack(CellRange{0, old.size()}, send.data());
   if (!ok)
     mine = local_->failure();
   if (!rt::agree(comm_, ok, mine))
@@ -532,13 +490,14 @@ bool DistributedSimulation::migrate(const std::vector<CellRange> &next,
   // The clock is rank 0's (it always holds cells).
   long long c[3] = {clock_.step, clock_.beat, clock_.beatStart};
   MPI_Bcast(c, 3, MPI_LONG_LONG, 0, comm_);
-  Simulation::Clock clock{c[0], c[1], c[2]};
+  RunClock clock{c[0], c[1], c[2]};
   retireLocal();
   std::unique_ptr<Simulation> fresh;
   ok = true;
   if (!nw.empty()) {
     fresh = build(nw, clock, mine);
-    ok = fresh && fresh->unpackCells(CellRange{0, nw.size()}, recv.data());
+    ok =
+        fresh && fresh->transfer().unpack(CellRange{0, nw.size()}, recv.data());
     if (fresh && !ok)
       mine = fresh->failure();
   }
@@ -614,7 +573,7 @@ bool DistributedSimulation::run(int64_t until) {
                                            : local_->failure();
         }
       } else {
-        clock_ = local_->clock();
+        clock_ = local_->transfer().clock();
       }
       if (options_.slowRank == rank_ && options_.slowFactor > 1) {
         double extra = seconds * (options_.slowFactor - 1);
@@ -714,7 +673,7 @@ bool DistributedSimulation::run(int64_t until) {
 std::vector<int64_t> DistributedSimulation::counters() {
   std::vector<long long> mine(counters_.begin(), counters_.end());
   if (local_) {
-    std::vector<int64_t> c = local_->counters();
+    std::vector<int64_t> c = local_->figures().counters();
     for (size_t i = 0; i < c.size() && i < mine.size(); ++i)
       mine[i] += c[i];
   }
@@ -726,7 +685,7 @@ std::vector<int64_t> DistributedSimulation::counters() {
 
 double DistributedSimulation::adaptiveSteps() {
   // Every rank holds cells of the same model: all -1 or none.
-  double mine = local_ ? std::max(0.0, local_->adaptiveSteps()) : 0.0;
+  double mine = local_ ? std::max(0.0, local_->figures().adaptiveSteps()) : 0.0;
   double sum = 0;
   MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm_);
   return adaptiveRows(desc()).empty() ? -1 : sum;

@@ -52,7 +52,8 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
   drainBiomarkers();
   PopulationState st;
   std::string mine;
-  bool ok = failure_.empty() && (!local_ || local_->checkpointState(st, mine));
+  bool ok = failure_.empty() &&
+            (!local_ || local_->transfer().checkpointState(st, mine));
   if (!failure_.empty())
     mine = failure_;
   if (!rt::agree(comm_, ok, mine))
@@ -113,14 +114,15 @@ bool DistributedSimulation::loadCheckpoint(const std::string &path,
   PopulationState st;
   std::string mine;
   bool ok = readCheckpoint(path, st, position, mine);
-  if (ok && local_ && !local_->restoreState(st, owned().begin, cells_, mine)) {
+  if (ok && local_ &&
+      !local_->transfer().restoreState(st, owned().begin, cells_, mine)) {
     mine = path + ": " + mine;
     ok = false;
   }
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
   step_ = st.step;
-  clock_ = Simulation::Clock{st.step, st.beat, st.beatStart};
+  clock_ = RunClock{st.step, st.beat, st.beatStart};
   // This rank's rows of the closed beats, and the counters once (rank 0).
   bio_.values.clear();
   for (size_t r = 0; r + kBioNumColumns <= st.rows.size(); r += kBioNumColumns)

@@ -62,22 +62,6 @@ DistributedSimulation::openMatrix(const std::string &path, int64_t rows,
   return f;
 }
 
-double DistributedSimulation::cellParam(int64_t p, int64_t cell) const {
-  if (perCellValues_.empty() || params_.isDerived(p) == false) {
-    auto it = perCellValues_.find(p);
-    return it != perCellValues_.end() ? it->second[cell] : params_.value(p);
-  }
-  // A derived parameter: from the cell's own values.
-  std::vector<double> values = params_.values();
-  std::vector<bool> rows(values.size(), false);
-  for (auto &[q, v] : perCellValues_) {
-    values[q] = v[cell];
-    rows[q] = true;
-  }
-  params_.deriveCell(values.data(), params_.keepMask(rows));
-  return values[p];
-}
-
 bool DistributedSimulation::writeBiomarkers(
     const std::string &path, const std::vector<std::string> &paramColumns,
     std::string &error) {
@@ -88,7 +72,7 @@ bool DistributedSimulation::writeBiomarkers(
     return false;
   std::vector<double> rows =
       biomarkerRowsWithParams(bio_, params, 0, [&](int64_t p, int64_t cell) {
-        return cellParam(p, cell);
+        return parameters().value(p, cell);
       });
   std::vector<int64_t> keys(bio_.rows());
   for (int64_t r = 0; r < bio_.rows(); ++r)

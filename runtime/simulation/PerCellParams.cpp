@@ -16,7 +16,8 @@ bool setColumns(SimulationInterface &sim, const Columns &table,
                 const std::function<std::string(size_t)> &where,
                 std::string &error) {
   for (size_t c = 0; c < table.names.size(); ++c)
-    if (!sim.setPerCellParam(table.names[c], table.values[c].data(), error)) {
+    if (!sim.parameters().setPerCell(table.names[c], table.values[c].data(),
+                                     error)) {
       error = where(c) + error;
       return false;
     }
@@ -29,8 +30,8 @@ bool SimulationInterface::samplePerCellParams(const std::string &spec,
                                               uint64_t seed, bool grouped,
                                               Columns &taken,
                                               std::string &error) {
-  return samplePopulation(spec, seed, desc(), params(), numCells(), taken,
-                          error, grouped) &&
+  return samplePopulation(spec, seed, desc(), parameters().values(), numCells(),
+                          taken, error, grouped) &&
          setColumns(
              *this, taken, [](size_t) { return "--population: "; }, error);
 }

@@ -17,7 +17,7 @@ public:
       : sim_(sim), scheduler_(scheduler) {}
 
   const easyml_variant &variant() const override { return sim_.variant(); }
-  double *vm() override { return sim_.vm(); }
+  double *vm() override { return sim_.values().vm(); }
   void keepExternalsOnDevices(bool keep) override {
     scheduler_.keepExternals(keep);
   }

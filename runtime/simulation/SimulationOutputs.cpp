@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LocalParts.h"
 #include "Scheduler.h"
 
 #include "easyml/Runtime/IO/OutputFile.h"
@@ -30,7 +31,9 @@ MatrixFile::~MatrixFile() = default;
 
 SimulationInterface::~SimulationInterface() = default;
 
-BiomarkerTable SimulationInterface::allBiomarkers() { return biomarkers(); }
+OutputAccess::~OutputAccess() = default;
+
+BiomarkerAccess::~BiomarkerAccess() = default;
 
 bool SimulationInterface::runUntil(double ms) {
   return run(std::llround(ms / dt()));
@@ -134,19 +137,14 @@ private:
 
 } // namespace
 
-std::shared_ptr<MatrixFile> Simulation::openMatrix(const std::string &path,
-                                                   int64_t rows, int64_t cols,
-                                                   std::string &error,
-                                                   int64_t resumeRows) {
+std::shared_ptr<MatrixFile> LocalOutputs::openMatrix(const std::string &path,
+                                                     int64_t rows, int64_t cols,
+                                                     std::string &error,
+                                                     int64_t resumeRows) {
   auto file = std::make_shared<NpyMatrixFile>();
   if (!file->open(path, rows, cols, resumeRows, error))
     return nullptr;
   return file;
-}
-
-double Simulation::paramValue(int64_t p, int64_t cell) {
-  const double *row = scheduler_->store().paramRow(p);
-  return row ? row[cell] : paramSet().value(p);
 }
 
 /// The biomarker rows with one column per parameter in `paramColumns`,
@@ -187,21 +185,23 @@ bool easyml::rt::biomarkerColumns(const ParamSet &ps,
   return true;
 }
 
-bool Simulation::writeBiomarkers(const std::string &path,
-                                 const std::vector<std::string> &paramColumns,
-                                 std::string &error) {
+bool LocalBiomarkers::write(const std::string &path,
+                            const std::vector<std::string> &paramColumns,
+                            std::string &error) {
   std::vector<std::string> names;
   std::vector<int64_t> params;
-  if (!biomarkerColumns(paramSet(), paramColumns, names, params, error))
+  if (!biomarkerColumns(s_.params(), paramColumns, names, params, error))
     return false;
-  std::vector<double> rows = biomarkerRowsWithParams(
-      biomarkers(), params, 0,
-      [&](int64_t p, int64_t cell) { return paramValue(p, cell); });
+  LocalParameters values(s_);
+  std::vector<double> rows =
+      biomarkerRowsWithParams(table(), params, 0, [&](int64_t p, int64_t cell) {
+        return values.value(p, cell);
+      });
   return writeTable(path, names, rows, error);
 }
 
-BiomarkerTable Simulation::lastBeat(int64_t &totalRows) {
-  const BiomarkerTable &bt = biomarkers();
+BiomarkerTable LocalBiomarkers::lastBeat(int64_t &totalRows) {
+  const BiomarkerTable &bt = table();
   totalRows = bt.rows();
   BiomarkerTable last;
   if (!bt.rows())
@@ -214,49 +214,30 @@ BiomarkerTable Simulation::lastBeat(int64_t &totalRows) {
   return last;
 }
 
-void Simulation::addOutput(double seconds, double bytes) {
-  scheduler_->report().outputSeconds += seconds;
-  scheduler_->report().outputBytes += bytes;
+const char *easyml::rt::biomarkerColumnName(int column) {
+  static const char *const names[kBioNumColumns] = {
+      "cell",         "beat",          "start",        "v_rest",
+      "v_peak",       "dvdt_max",      "apd30",        "apd50",
+      "apd90",        "triangulation", "ca_amplitude", "ca_time_to_peak",
+      "apd90_change", "flags"};
+  return column >= 0 && column < kBioNumColumns ? names[column] : "?";
 }
 
-std::string Simulation::reportJson(int indent) { return report().json(indent); }
-
-void Simulation::printReport(FILE *out) { report().print(out); }
-
-double Simulation::adaptiveSteps() {
-  std::vector<int64_t> rows = adaptiveRows(desc());
-  if (rows.empty())
-    return -1;
-  std::vector<double> values(numCells());
-  double total = 0;
-  for (int64_t row : rows) {
-    getStateRow(row, values.data());
-    for (double v : values)
-      total += v;
+bool LocalBiomarkers::enable(const BiomarkerOptions &options,
+                             std::string &error) {
+  if (!s_.usable()) {
+    error = s_.failure().empty() ? s_.setupError() : s_.failure();
+    return false;
   }
-  return total;
+  return s_.beats().enable(options, error);
 }
 
-void Simulation::summarize(RunSummary &s) {
-  const easyml_model_desc &d = desc();
-  s.model = d.name;
-  s.numStates = d.num_states;
-  s.cells = numCells();
-  s.dt = dt();
-  s.variant = variant().name;
-  s.device = deviceDescription();
-  s.warnings = firedWarnings(d, counters());
-  s.adaptiveSteps = adaptiveSteps();
-  s.acrossRanks = false;
-  s.ranks = 1;
-  s.threads = threads();
-  s.waves = report().totalWaves;
-  s.tablesSeconds = tablesSeconds();
-  s.initSeconds = initSeconds();
-  s.kernelSeconds = gpuKernelMs() / 1e3;
-  std::vector<std::string> active = activeDevices();
-  s.oneDevice = active.size() == 1;
-  s.cpuOnly = s.oneDevice && active[0] == "cpu";
-  s.reportJson = reportJson(2);
-  s.reportTable = printedBy([&](FILE *f) { printReport(f); });
+bool LocalBiomarkers::closeBeat() { return s_.beats().close(); }
+
+const BiomarkerTable &LocalBiomarkers::table() const {
+  return s_.beats().table();
+}
+
+void LocalBiomarkers::clear() {
+  BiomarkerTable().values.swap(s_.beats().table().values);
 }

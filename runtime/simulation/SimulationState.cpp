@@ -11,32 +11,14 @@
 #include "easyml/Runtime/Simulation/Simulation.h"
 #include "easyml/Runtime/Simulation/SimulationState.h"
 
+#include "LocalParts.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 using namespace easyml::rt;
-
-namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-/// The names of the per-cell parameter rows a packed cell carries (the
-/// user's and the derived ones that follow them), in store order.
-std::vector<std::string> packedParamNames(Scheduler &s) {
-  std::vector<std::string> out;
-  for (int64_t p = 0; p < s.store().numParams(); ++p)
-    if (s.store().perCell(p))
-      out.push_back(s.params().name(p));
-  return out;
-}
-
-} // namespace
 
 bool easyml::rt::saveState(const std::string &path, Simulation &sim,
                            std::string &error) {
@@ -47,8 +29,8 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
   s.sv = stateRowNames(d);
   for (int64_t e = 0; e < d.num_externals; ++e)
     s.externals.push_back(d.external_sim_names[e]);
-  s.params = sim.perCellParams();
-  Simulation::Clock c = sim.clock();
+  s.params = sim.parameters().perCellNames();
+  RunClock c = sim.transfer().clock();
   s.step = c.step;
   s.beat = c.beat;
   s.beatStart = c.beatStart;
@@ -58,23 +40,21 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
   s.values.resize(s.cells * width);
   for (size_t v = 0; v < width; ++v) {
     if (v < sv)
-      sim.getStateRow(static_cast<int64_t>(v), row.data());
+      sim.values().getStateRow(static_cast<int64_t>(v), row.data());
     else if (v < ext)
-      std::copy(sim.external(v - sv), sim.external(v - sv) + s.cells,
-                row.begin());
+      std::copy(sim.values().external(v - sv),
+                sim.values().external(v - sv) + s.cells, row.begin());
     else
-      sim.perCellParam(s.params[v - ext], row.data());
+      sim.parameters().perCell(s.params[v - ext], row.data());
     for (int64_t cell = 0; cell < s.cells; ++cell)
       s.values[cell * width + v] = row[cell];
   }
   return writeWholeFile(path, serializeState(s), error, /*sync=*/true);
 }
 
-std::string easyml::rt::stateMismatch(const PopulationState &s, Simulation &sim,
-                                      int64_t cells) {
-  if (cells < 0)
-    cells = sim.numCells();
-  const easyml_model_desc &d = sim.desc();
+std::string easyml::rt::stateMismatch(const PopulationState &s,
+                                      const ParamSet &params, int64_t cells) {
+  const easyml_model_desc &d = params.desc();
   if (s.model != d.name)
     return "a state of model " + s.model + ", not " + d.name;
   if (s.cells != cells)
@@ -95,7 +75,7 @@ std::string easyml::rt::stateMismatch(const PopulationState &s, Simulation &sim,
   if (!sameExternals)
     return "its externals differ from model " + std::string(d.name) + "'s";
   for (const std::string &p : s.params)
-    if (sim.paramSet().index(p) < 0)
+    if (params.index(p) < 0)
       return "per-cell parameter '" + p + "': model " + d.name + " has none";
   return "";
 }
@@ -114,7 +94,9 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
   };
   if (!parseState(bytes.str(), s, error))
     return bad(error);
-  if (std::string why = stateMismatch(s, sim); !why.empty())
+  if (std::string why =
+          stateMismatch(s, sim.parameters().paramSet(), sim.numCells());
+      !why.empty())
     return bad(why);
   size_t width = s.width(), sv = s.sv.size(), ext = sv + s.externals.size();
   std::vector<double> row(s.cells);
@@ -123,14 +105,14 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
     for (int64_t cell = 0; cell < s.cells; ++cell)
       row[cell] = s.values[cell * width + v];
     if (v < sv)
-      sim.setStateRow(static_cast<int64_t>(v), row.data());
+      sim.values().setStateRow(static_cast<int64_t>(v), row.data());
     else if (v < ext)
-      std::copy(row.begin(), row.end(), sim.external(v - sv));
-    else if (!sim.setPerCellParam(s.params[v - ext], row.data(), error))
+      std::copy(row.begin(), row.end(), sim.values().external(v - sv));
+    else if (!sim.parameters().setPerCell(s.params[v - ext], row.data(), error))
       return bad(error);
   }
   if (restoreClock)
-    sim.setClock({s.step, s.beat, s.beatStart});
+    sim.transfer().setClock({s.step, s.beat, s.beatStart});
   return true;
 }
 
@@ -138,78 +120,13 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
 // Simulation
 //===----------------------------------------------------------------------===//
 
-bool Simulation::checkpointState(PopulationState &st, std::string &error,
-                                 bool values) {
-  Scheduler &s = *scheduler_;
-  const easyml_model_desc &d = desc();
-  st = PopulationState();
-  st.model = d.name;
-  st.cells = numCells();
-  st.sv = stateRowNames(d);
-  for (int64_t e = 0; e < d.num_externals; ++e)
-    st.externals.push_back(d.external_sim_names[e]);
-  st.params = packedParamNames(s);
-  st.accumulators = s.beats().on() ? EASYML_BIO_NUM_ROWS + 2 : 0;
-  Clock c = clock();
-  st.step = c.step;
-  st.beat = c.beat;
-  st.beatStart = c.beatStart;
-  st.dt = dt();
-  if (static_cast<int64_t>(st.width()) != s.packedCellSize())
-    return error = "internal error: a packed cell has " +
-                   std::to_string(s.packedCellSize()) + " values, not " +
-                   std::to_string(st.width()),
-           false;
-  st.rows = s.beats().table().values;
-  if (!values)
-    return true;
-  st.values.resize(st.cells * st.width());
-  if (!s.packCells({0, st.cells}, st.values.data()))
-    return error = s.failure(), false;
-  return true;
-}
-
-bool Simulation::restoreState(const PopulationState &st, int64_t firstCell,
-                              int64_t totalCells, std::string &error) {
-  Scheduler &s = *scheduler_;
-  if (std::string why = stateMismatch(st, *this, totalCells); !why.empty())
-    return error = why, false;
-  if (st.dt != dt())
-    return error = "dt " + number(st.dt) + " ms, this run " + number(dt()),
-           false;
-  std::vector<std::string> params = packedParamNames(s);
-  if (st.params != params) {
-    auto join = [](const std::vector<std::string> &v) {
-      std::string out;
-      for (auto &n : v)
-        out += (out.empty() ? "" : ", ") + n;
-      return out.empty() ? std::string("none") : out;
-    };
-    return error = "per-cell parameters " + join(st.params) + ", this run " +
-                   join(params),
-           false;
-  }
-  int64_t acc = s.beats().on() ? EASYML_BIO_NUM_ROWS + 2 : 0;
-  if (st.accumulators != acc)
-    return error = std::string(st.accumulators ? "with" : "without") +
-                   " biomarkers, this run " + (acc ? "with" : "without"),
-           false;
-  if (firstCell < 0 || firstCell + numCells() > st.cells)
-    return error = "internal error: cells out of range", false;
-  if (!s.unpackCells({0, numCells()},
-                     st.values.data() + firstCell * st.width()))
-    return error = s.failure(), false;
-  setClock({st.step, st.beat, st.beatStart});
-  return true;
-}
-
-bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
-                                std::string &error) {
+bool LocalOutputs::saveCheckpoint(const std::string &path, RunPosition position,
+                                  std::string &error) {
   PopulationState st;
-  if (!checkpointState(st, error, /*values=*/false))
+  if (!sim_.transfer().checkpointState(st, error, /*values=*/false))
     return false;
-  position.speeds = speeds();
-  position.counters = scheduler_->counters();
+  position.speeds = s_.speeds();
+  position.counters = s_.counters();
   st.run = position.json();
   st.extra = std::move(position.data);
   // Packed and written a block of cells at a time: no copy of the whole
@@ -219,8 +136,8 @@ bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
   std::vector<double> buffer(std::min(block, st.cells) * width);
   for (int64_t c0 = 0; c0 < st.cells; c0 += block) {
     int64_t c1 = std::min(st.cells, c0 + block);
-    if (!scheduler_->packCells({c0, c1}, buffer.data()))
-      return error = scheduler_->failure(), false;
+    if (!s_.packCells({c0, c1}, buffer.data()))
+      return error = s_.failure(), false;
     if (!file.add(buffer.data(), (c1 - c0) * width * sizeof(double)))
       break; // commit() says why
   }
@@ -229,15 +146,15 @@ bool Simulation::saveCheckpoint(const std::string &path, RunPosition position,
   return file.commit(error);
 }
 
-bool Simulation::loadCheckpoint(const std::string &path, RunPosition &position,
-                                std::string &error) {
+bool LocalOutputs::loadCheckpoint(const std::string &path,
+                                  RunPosition &position, std::string &error) {
   PopulationState st;
   if (!readCheckpoint(path, st, position, error))
     return false;
-  if (!restoreState(st, 0, numCells(), error))
+  if (!sim_.transfer().restoreState(st, 0, s_.store().cells(), error))
     return error = path + ": " + error, false;
-  scheduler_->beats().table().values = st.rows;
-  if (position.counters.size() == scheduler_->counters().size())
-    scheduler_->setCounters(position.counters);
+  s_.beats().table().values = st.rows;
+  if (position.counters.size() == s_.counters().size())
+    s_.setCounters(position.counters);
   return true;
 }

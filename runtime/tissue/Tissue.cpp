@@ -153,7 +153,8 @@ bool Tissue::initialize(std::string &error) {
   }
   if (!sim_.initialize(options_.dt))
     return error = sim_.failure(), false;
-  if (options_.biomarkers && !sim_.enableBiomarkers(BiomarkerOptions(), error))
+  if (options_.biomarkers &&
+      !sim_.biomarkers().enable(BiomarkerOptions(), error))
     return false;
   sim_.coupling()->keepExternalsOnDevices(onDevices_);
   stimulusOn_.assign(stimuli_.size(), false);
@@ -695,7 +696,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     // The ranks balance this rank's whole step, not only its ionic part
     // (the slabs that follow carry diffusion too); waits are not counted.
     if (ranked_)
-      sim_.addWorkSeconds(stepWork_);
+      sim_.figures().addWorkSeconds(stepWork_);
     stepWork_ = 0;
     for (StepFn &fn : onStep_)
       if (ok && !fn(step_, error))
@@ -724,7 +725,7 @@ bool Tissue::beatBoundary(int64_t step, std::string &error) {
   if (!onset)
     return true;
   // The first onset: what came before is no beat; its rows are dropped.
-  if (step > 0 && !sim_.closeBeat())
+  if (step > 0 && !sim_.biomarkers().closeBeat())
     return error = sim_.failure(), false;
   if (firstBeat_ < 0)
     firstBeat_ = step > 0 ? 1 : 0;
@@ -737,7 +738,7 @@ bool Tissue::beatBoundary(int64_t step, std::string &error) {
 bool Tissue::finishBeats(std::string &error) {
   if (!options_.biomarkers || firstBeat_ < 0 || step_ == beatStep_)
     return true;
-  if (!sim_.closeBeat())
+  if (!sim_.biomarkers().closeBeat())
     return error = sim_.failure(), false;
   ++beats_;
   return true;
@@ -748,11 +749,11 @@ std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
   // slabs moved, every rank's rows (gathered once).
   bool moved = ranked_ && rankMoves_ > 0;
   if (moved && allRowsBeats_ != beats_) {
-    allRows_ = std::make_shared<const BiomarkerTable>(sim_.allBiomarkers());
+    allRows_ = std::make_shared<const BiomarkerTable>(sim_.biomarkers().all());
     allRowsBeats_ = beats_;
   }
   std::vector<double> map(grid_.points(), NAN);
-  const BiomarkerTable &t = moved ? *allRows_ : sim_.biomarkers();
+  const BiomarkerTable &t = moved ? *allRows_ : sim_.biomarkers().table();
   for (int64_t r = 0; r < t.rows(); ++r) {
     const double *row = t.row(r);
     if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)

@@ -110,7 +110,7 @@ void Tissue::layOutSlab() {
 }
 
 bool Tissue::followRanks(double haloBefore, std::string &error) {
-  int64_t moves = sim_.rankRepartitions();
+  int64_t moves = sim_.figures().rankRepartitions();
   if (!ranked_ || boxes_ || moves == rankMoves_)
     return true;
   rankMoves_ = moves;

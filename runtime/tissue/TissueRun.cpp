@@ -36,7 +36,7 @@ bool setPointParameters(const TissueSetup &setup, const ProcessGrid &pg,
       return false;
     for (int64_t p : cellPoints)
       cells.push_back(all[p]);
-    if (!sim.setPerCellParam(name, cells.data(), error)) {
+    if (!sim.parameters().setPerCell(name, cells.data(), error)) {
       error = "point_parameters: " + error;
       return false;
     }
@@ -227,7 +227,7 @@ bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
   result.model = sim.desc().name;
   result.devices = sim.deviceDescription();
   if (sim.ranks() == 1 && sim.coupling())
-    result.runtimeJson = sim.reportJson(2);
+    result.runtimeJson = sim.figures().reportJson(2);
   if (sim.rank() != 0)
     return true;
   for (const auto &x : setup.outputs.probes)
@@ -256,7 +256,7 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
   if (!tissue.syncHost(error))
     return false;
   tissue.savePosition(position);
-  if (!sim.saveCheckpoint(setup.checkpoint, position, error))
+  if (!sim.outputs().saveCheckpoint(setup.checkpoint, position, error))
     return false;
   ++result.checkpoints;
   result.checkpointSeconds += std::chrono::duration<double>(
@@ -271,7 +271,7 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
 bool restart(const TissueSetup &setup, SimulationInterface &sim,
              Tissue &tissue, TissueResult &result, std::string &error) {
   RunPosition position;
-  if (!sim.loadCheckpoint(setup.restart, position, error))
+  if (!sim.outputs().loadCheckpoint(setup.restart, position, error))
     return false;
   if (std::string d = position.settingsDiffer(setup.settings); !d.empty())
     return error = setup.restart + ": another run's checkpoint: " + d, false;
@@ -337,7 +337,8 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
             : std::make_unique<Simulation>(model, cells, options);
   if (!sim->valid(error))
     return false;
-  if (!setup.parameters.empty() && !sim->modifyParams(setup.parameters, error))
+  if (!setup.parameters.empty() &&
+      !sim->parameters().modify(setup.parameters, error))
     return error = "parameters: " + error, false;
   if (!setPointParameters(setup, pg, *sim, error))
     return false;
@@ -375,11 +376,11 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
   result.nonFinite = tissue.stoppedNonFinite();
   if (result.nonFinite)
     kind = ErrorKind::NonFinite;
-  if (sim->ranks() == 1 && sim->local()) {
-    DeviceName failed = sim->local()->failedDevice();
+  if (sim->ranks() == 1) {
+    DeviceName failed = sim->figures().failedDevice();
     if (failed.gpu) {
       lost = failed.id;
-      working = sim->local()->workingDevices();
+      working = sim->figures().workingDevices();
     }
   }
   return false;

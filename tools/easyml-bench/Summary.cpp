@@ -25,7 +25,7 @@ int easyml::bench::report(rt::SimulationInterface &sim, const BenchRun &run,
   summary.compileCached = run.cached;
   summary.compileSeconds = run.compileSeconds;
   summary.loadSeconds = run.loadSeconds;
-  sim.summarize(summary);
+  sim.figures().summarize(summary);
   if (sim.rank() != 0)
     return 0;
   for (auto &[name, count] : summary.warnings)
@@ -38,7 +38,7 @@ int easyml::bench::report(rt::SimulationInterface &sim, const BenchRun &run,
   bool ok = true;
   if (run.cl->has("lb-memory") && !summary.acrossRanks)
     ok = rt::writeSpeedMemory(run.cl->get("lb-memory"), sim.desc().name,
-                              sim.local()->speeds(), error);
+                              sim.figures().speeds(), error);
   if (ok && run.cl->has("report-json"))
     ok = summary.writeJson(run.cl->get("report-json"), error);
   if (!ok)

@@ -14,6 +14,7 @@
 #ifndef EASYML_RUNTIME_STATEFILE_H
 #define EASYML_RUNTIME_STATEFILE_H
 
+#include "easyml/ABI/ABI.h"
 #include "easyml/Runtime/Support/Status.h"
 
 #include <string>
@@ -21,15 +22,17 @@
 namespace easyml {
 namespace rt {
 
-class Simulation;
+class CellValues;
 
 /// Writes cell 0's state; a Failed error if the file cannot be written.
-Status writeStateFile(const std::string &path, Simulation &sim);
+Status writeStateFile(const std::string &path, const easyml_model_desc &desc,
+                      CellValues &cells);
 
 /// Sets every cell to the file's state; an Invalid error (with the file
 /// and line) if it is missing, damaged or for another model. Nothing is
 /// changed unless the whole file reads.
-Status readStateFile(const std::string &path, Simulation &sim);
+Status readStateFile(const std::string &path, const easyml_model_desc &desc,
+                     CellValues &cells);
 
 } // namespace rt
 } // namespace easyml

@@ -47,6 +47,11 @@
 
 namespace easyml::rt {
 
+class RankParameters;
+class RankBiomarkers;
+class RankOutputs;
+class RankFigures;
+
 /// How the ranks share the work.
 struct DistributedOptions {
   /// The balance rule across ranks (threshold default 10%).
@@ -123,9 +128,11 @@ public:
   int ranks() const override { return size_; }
   /// This rank's cells (global numbering); may be empty.
   CellRange owned() const override { return ranges_[rank_]; }
-  /// The rank's simulation of its cells (null when it holds none). It is
-  /// replaced when cells move.
-  Simulation *local() override { return local_.get(); }
+  /// Those of the rank's simulation of its cells (null when it holds
+  /// none). It is replaced when cells move.
+  CellValues *cellValues() override {
+    return local_ ? local_->cellValues() : nullptr;
+  }
   TissueCoupling *coupling() override;
   std::string deviceDescription() const override;
   std::string variantName() const override;
@@ -138,22 +145,14 @@ public:
     return nonFinite_.cell >= 0 ? &nonFinite_ : nullptr;
   }
   bool agree(bool ok, std::string &error) override;
-
-  const ParamSet &paramSet() const override { return params_; }
-  bool setParam(const std::string &name, double value,
-                std::string &error) override;
-  bool modifyParams(const std::string &mods, std::string &error,
-                    std::vector<std::string> *log = nullptr) override;
-  std::vector<std::string> unusedParamSettings() const override;
-  bool setPerCellParam(const std::string &name, const double *values,
-                       std::string &error) override;
+  ParameterAccess &parameters() override;
+  using SimulationInterface::parameters;
+  BiomarkerAccess &biomarkers() override;
+  OutputAccess &outputs() override;
+  RunFigures &figures() override;
 
   bool initialize(double dt) override;
   double dt() const override { return dt_; }
-  /// Those of rank 0's (or the first holding) simulation.
-  std::vector<std::string> tableWarnings() const override {
-    return tableWarnings_;
-  }
   void addStimulus(const Stimulus &stimulus) override;
   bool record(const std::vector<std::string> &variables, CellRange cells,
               int64_t first, int64_t every, PartSampleFn fn,
@@ -164,46 +163,11 @@ public:
   void onSync(std::function<bool(int64_t step, std::string &error)> fn)
       override;
   void onProgress(std::function<void(int64_t step)> fn) override;
-  bool enableBiomarkers(const BiomarkerOptions &options,
-                        std::string &error) override;
-  bool closeBeat() override;
-  const BiomarkerTable &biomarkers() const override { return bio_; }
   bool run(int64_t untilStep) override;
   int64_t step() const override { return step_; }
-  std::vector<int64_t> counters() override;
-  double adaptiveSteps() override;
-  std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
-                                         int64_t rows, int64_t cols,
-                                         std::string &error,
-                                         int64_t resumeRows = 0) override;
-  bool writeBiomarkers(const std::string &path,
-                       const std::vector<std::string> &paramColumns,
-                       std::string &error) override;
-  BiomarkerTable lastBeat(int64_t &totalRows) override;
-  BiomarkerTable allBiomarkers() override;
-  void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
-                     int64_t width) override;
-  bool saveCheckpoint(const std::string &path, RunPosition position,
-                      std::string &error) override;
-  bool loadCheckpoint(const std::string &path, RunPosition &position,
-                      std::string &error) override;
-  /// The slowest rank's.
-  double computeSeconds() override;
-  double slowest(double seconds) override;
-  void addOutput(double seconds, double bytes) override {
-    outputSeconds_ += seconds;
-    outputBytes_ += bytes;
-  }
-  std::string reportJson(int indent = 0) override;
-  void printReport(FILE *out) override;
-  void summarize(RunSummary &summary) override;
 
   //===--- Across ranks only ------------------------------------------===//
   MPI_Comm comm() const { return comm_; }
-  int64_t rankRepartitions() const override {
-    return static_cast<int64_t>(report_.repartitions.size());
-  }
-  void addWorkSeconds(double seconds) override { workSeconds_ += seconds; }
   const std::vector<CellRange> &ranges() const { return ranges_; }
   /// The rank that failed first, or -1.
   int failedRank() const { return failedRank_; }
@@ -216,8 +180,43 @@ public:
   bool usedWriters() const { return usedWriters_; }
 
 private:
-  std::unique_ptr<Simulation> build(CellRange range,
-                                    const Simulation::Clock &clock,
+  // The parts (RankParts.h) call the methods below.
+  friend class RankParameters;
+  friend class RankBiomarkers;
+  friend class RankOutputs;
+  friend class RankFigures;
+
+  //===--- Biomarkers (RankBiomarkers) --------------------------------===//
+  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
+  bool closeBeat();
+  bool writeBiomarkers(const std::string &path,
+                       const std::vector<std::string> &paramColumns,
+                       std::string &error);
+  BiomarkerTable lastBeat(int64_t &totalRows);
+  BiomarkerTable allBiomarkers();
+
+  //===--- Outputs (RankOutputs) --------------------------------------===//
+  std::shared_ptr<MatrixFile> openMatrix(const std::string &path, int64_t rows,
+                                         int64_t cols, std::string &error,
+                                         int64_t resumeRows);
+  void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
+                     int64_t width);
+  bool saveCheckpoint(const std::string &path, RunPosition position,
+                      std::string &error);
+  bool loadCheckpoint(const std::string &path, RunPosition &position,
+                      std::string &error);
+
+  //===--- Figures (RankFigures) --------------------------------------===//
+  std::vector<int64_t> counters();
+  double adaptiveSteps();
+  /// The slowest rank's.
+  double computeSeconds();
+  double slowest(double seconds);
+  std::string reportJson(int indent);
+  void printReport(FILE *out);
+  void summarize(RunSummary &summary);
+
+  std::unique_ptr<Simulation> build(CellRange range, const RunClock &clock,
                                     std::string &error);
   bool applyRecording(Simulation &sim, CellRange range, std::string &error);
   bool migrate(const std::vector<CellRange> &next, double imbalance);
@@ -249,15 +248,12 @@ private:
   /// Sample matrices open, flushed after every epoch.
   std::vector<std::weak_ptr<MatrixFile>> matrices_;
   bool usedWriters_ = false;
-  /// The value of parameter `p` for `cell` (global), derived ones
-  /// recomputed from the cell's own values.
-  double cellParam(int64_t p, int64_t cell) const;
   ParamSet params_;
   std::vector<std::string> perCellNames_;
   double dt_ = 0.01;
   bool initialized_ = false;
   int64_t step_ = 0;
-  Simulation::Clock clock_;
+  RunClock clock_;
   /// Stimuli (for the local simulations built as cells move), events and
   /// when to sample; what to record and where samples go.
   Timeline timeline_;
@@ -285,6 +281,10 @@ private:
   double bytesSent_ = 0, bytesReceived_ = 0, migrateSeconds_ = 0;
   double wallSeconds_ = 0;
   DistributedReport report_;
+  std::unique_ptr<RankParameters> parameters_;
+  std::unique_ptr<RankBiomarkers> biomarkers_;
+  std::unique_ptr<RankOutputs> outputs_;
+  std::unique_ptr<RankFigures> figures_;
 };
 
 } // namespace easyml::rt

@@ -23,55 +23,24 @@
 #define EASYML_RUNTIME_SIMULATIONINTERFACE_H
 
 #include "easyml/ABI/ABI.h"
-#include "easyml/Runtime/Devices/Device.h"
-#include "easyml/Runtime/Core/Params.h"
-#include "easyml/Runtime/Core/RunSummary.h"
 #include "easyml/Runtime/Core/Timeline.h"
+#include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Simulation/BiomarkerAccess.h"
+#include "easyml/Runtime/Simulation/CellValues.h"
+#include "easyml/Runtime/Simulation/OutputAccess.h"
+#include "easyml/Runtime/Simulation/ParameterAccess.h"
+#include "easyml/Runtime/Simulation/RunFigures.h"
 #include "easyml/Runtime/Simulation/TissueCoupling.h"
 
 #include <cstdint>
-#include <cstdio>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace easyml {
 namespace rt {
 
-class Simulation;
-struct BiomarkerOptions;
-struct RunPosition;
 struct Columns;
-struct BiomarkerTable;
-
-/// A (rows x cols) float64 .npy matrix (samples x cells) that every rank
-/// writes its columns of, under a temporary name until close().
-class MatrixFile {
-public:
-  virtual ~MatrixFile();
-  /// Row `row` of the columns `part` (part.size() values). Not collective:
-  /// rows may be buffered until the next flush().
-  virtual bool addRow(int64_t row, CellRange part, const double *values,
-                      std::string &error) = 0;
-  /// Writes what was buffered (the simulation calls it at its
-  /// synchronisation points).
-  virtual bool flush(std::string &error) = 0;
-  /// Renames the file into place when `ok` (on every rank), else removes
-  /// it.
-  virtual bool close(bool ok, std::string &error) = 0;
-  /// Seconds this rank spent writing or waiting for its writes, and bytes.
-  virtual double seconds() const = 0;
-  virtual double bytes() const = 0;
-  /// The rows written so far, every one handed to the operating system:
-  /// what a checkpoint records to continue the file (openMatrix's
-  /// `resumeRows`). Not collective.
-  virtual bool checkpoint(int64_t &rows, std::string &error) = 0;
-  /// One line on how the file was written (writer ranks), or "".
-  virtual std::string summary() const { return ""; }
-  /// The same as JSON members (`"writer": {...}`), or "".
-  virtual std::string summaryJson() const { return ""; }
-};
 
 class SimulationInterface {
 public:
@@ -94,15 +63,10 @@ public:
   virtual int ranks() const { return 1; }
   /// The cells this rank holds now (global numbering).
   virtual CellRange owned() const = 0;
-  /// How many times the cells have moved between ranks (the same count on
-  /// every rank; 0 in one process). A move replaces local().
-  virtual int64_t rankRepartitions() const { return 0; }
-  /// Seconds this rank computed for the run outside run() (a tissue's
-  /// diffusion), counted with its next steps when the ranks balance.
-  virtual void addWorkSeconds(double seconds) {}
-  /// The one-process simulation of those cells (null when it holds none):
-  /// per-cell access (states, state files) goes through it.
-  virtual Simulation *local() = 0;
+  /// The values of the cells this rank holds (numbered from owned().begin
+  /// as 0), or null when it holds none. Asked for again after cells moved
+  /// between ranks.
+  virtual CellValues *cellValues() = 0;
   /// The diffusion coupling of this rank's cells (null when it holds
   /// none): what a tissue needs beyond this interface. Asked for again
   /// after cells moved between ranks.
@@ -125,17 +89,20 @@ public:
   /// message ("rank N: ..." across ranks).
   virtual bool agree(bool ok, std::string &error) = 0;
 
-  //===--- Parameters (not collective: every rank makes the same change) ==//
-  virtual const ParamSet &paramSet() const = 0;
-  const std::vector<double> &params() const { return paramSet().values(); }
-  virtual bool setParam(const std::string &name, double value,
-                        std::string &error) = 0;
-  virtual bool modifyParams(const std::string &mods, std::string &error,
-                            std::vector<std::string> *log = nullptr) = 0;
-  /// `values`: numCells() values, the same on every rank.
-  virtual bool setPerCellParam(const std::string &name, const double *values,
-                               std::string &error) = 0;
-  virtual std::vector<std::string> unusedParamSettings() const = 0;
+  //===--- The parts --------------------------------------------------===//
+  /// Model parameters, shared or per cell (not collective: every rank
+  /// makes the same change).
+  virtual ParameterAccess &parameters() = 0;
+  const ParameterAccess &parameters() const {
+    return const_cast<SimulationInterface *>(this)->parameters();
+  }
+  /// Biomarkers per cell and beat.
+  virtual BiomarkerAccess &biomarkers() = 0;
+  /// Sample matrices and checkpoints.
+  virtual OutputAccess &outputs() = 0;
+  /// Warnings, timings, speeds, the report.
+  virtual RunFigures &figures() = 0;
+
   /// A population: per-cell values of the parameters `spec` names, sampled
   /// (samplePopulation; `grouped`: similar samples on neighbouring cells)
   /// and set; `taken` holds them. Every rank draws the same.
@@ -147,20 +114,25 @@ public:
                          std::string &error);
 
   //===--- The protocol -----------------------------------------------===//
+  /// Builds the lookup tables for `dt` (after parameter changes), sets the
+  /// initial state of every cell and computes Iion once; step() becomes 0.
   virtual bool initialize(double dt) = 0;
   virtual double dt() const = 0;
-  /// Lookup table entries that are NaN (initialize()).
-  virtual std::vector<std::string> tableWarnings() const = 0;
   /// Not collective (every rank adds the same).
   virtual void addStimulus(const Stimulus &stimulus) = 0;
-  /// Records `variables` of the global cells `cells` at steps first +
-  /// k*every; each rank gets the samples of the cells it holds. Not
-  /// collective; false with `error` for an unknown variable or bad range.
+  /// Records `variables` (state, external and trace names; externals also
+  /// by simulator name such as "Vm") of the global cells `cells` at steps
+  /// first + k*every; each rank gets the samples of the cells it holds,
+  /// in order, after the wave that took them. One recording at a time.
+  /// Not collective; false with `error` for an unknown variable or bad
+  /// range.
   virtual bool record(const std::vector<std::string> &variables,
                       CellRange cells, int64_t first, int64_t every,
                       PartSampleFn fn, std::string &error) = 0;
   virtual void stopRecording() = 0;
-  /// Not collective (every rank adds the same). Returns its id.
+  /// Registers `fn` for step `step` (and every `every` steps after when
+  /// every > 0). Not collective (every rank adds the same). Returns its
+  /// id.
   virtual int addEvent(int64_t step, EventFn fn, int64_t every = 0) = 0;
   /// Called on every rank once all have reached `step` (after each wave in
   /// one process, each epoch across ranks): collective output goes here.
@@ -169,82 +141,14 @@ public:
                           fn) = 0;
   /// Called on rank 0 with the step reached. Not collective.
   virtual void onProgress(std::function<void(int64_t step)> fn) = 0;
-  virtual bool enableBiomarkers(const BiomarkerOptions &options,
-                                std::string &error) = 0;
-  /// Ends the current beat: its biomarkers join the table.
-  virtual bool closeBeat() = 0;
-  /// This rank's rows of the closed beats (global cells), beat by beat.
-  /// Not collective.
-  virtual const BiomarkerTable &biomarkers() const = 0;
-  /// Runs to `untilStep`. False when a device failed, a value became
-  /// non-finite or an event stopped the run (failure(), nonFinite()).
+  /// Runs from step() to `untilStep`: the state is then at untilStep.
+  /// Events at untilStep fire at the start of the next run. False when a
+  /// device failed, a value became non-finite or an event stopped the run
+  /// (failure(), nonFinite()).
   virtual bool run(int64_t untilStep) = 0;
   bool runUntil(double ms);
+  /// The step the state is at.
   virtual int64_t step() const = 0;
-  /// Warning counters summed over the ranks.
-  virtual std::vector<int64_t> counters() = 0;
-  /// A model compiled with `--adaptive` (each cell's own step): the
-  /// sub-steps its cells have taken since they started, tried and
-  /// accepted or not, summed over the cells and ranks; -1 for a model
-  /// stepped by dt alone.
-  virtual double adaptiveSteps() = 0;
-
-  //===--- Outputs ----------------------------------------------------===//
-  /// A (rows x cols) sample matrix at `path`; the simulation flushes it at
-  /// every synchronisation point while it is open. `resumeRows` > 0
-  /// continues the file a killed run left after that many rows (a
-  /// restart from a checkpoint).
-  virtual std::shared_ptr<MatrixFile>
-  openMatrix(const std::string &path, int64_t rows, int64_t cols,
-             std::string &error, int64_t resumeRows = 0) = 0;
-  /// The biomarker table (every rank's rows, beat by beat, cells in order)
-  /// with, after the biomarkers, one column per name in `paramColumns`:
-  /// each cell's value of that parameter. CSV or a structured .npy by the
-  /// extension (writeTable()).
-  virtual bool writeBiomarkers(const std::string &path,
-                               const std::vector<std::string> &paramColumns,
-                               std::string &error) = 0;
-  /// The last closed beat's rows of every rank, on rank 0 (empty
-  /// elsewhere), and the number of rows of every beat.
-  virtual BiomarkerTable lastBeat(int64_t &totalRows) = 0;
-  /// Every rank's rows of the closed beats, beat by beat and cells in
-  /// order, on every rank.
-  virtual BiomarkerTable allBiomarkers();
-  /// Samples a rank took of the cells it holds, with -inf for the others'
-  /// cells (`values`: `steps.size()` rows of `width`): afterwards every
-  /// rank has every step any rank took (in order) and every cell's value.
-  virtual void gatherSamples(std::vector<int64_t> &steps,
-                             std::vector<double> &values, int64_t width) {}
-
-  //===--- Checkpoints (Checkpoint.h) ---------------------------------===//
-  /// Writes the whole run to `path`, whole or not at all: every cell, the
-  /// clock, the closed beats' biomarkers and `position` (the client's
-  /// settings and output positions), to which the devices' speeds and the
-  /// counters are added.
-  virtual bool saveCheckpoint(const std::string &path, RunPosition position,
-                              std::string &error) = 0;
-  /// Continues the run saved in `path`, after initialize() and the same
-  /// per-cell parameters and biomarker setting as the run that saved it;
-  /// `position` receives its client part. False with `error` naming the
-  /// file and what differs, and nothing changed.
-  virtual bool loadCheckpoint(const std::string &path, RunPosition &position,
-                              std::string &error) = 0;
-
-  //===--- What happened ----------------------------------------------===//
-  /// Compute seconds: the slowest rank's.
-  virtual double computeSeconds() = 0;
-  /// The largest of every rank's `seconds`.
-  virtual double slowest(double seconds) { return seconds; }
-  /// Adds output seconds and bytes to this rank's figures. Not collective.
-  virtual void addOutput(double seconds, double bytes) = 0;
-  /// The run's report (complete on rank 0): waves per device in one
-  /// process; epochs, ranks and their devices across ranks.
-  virtual std::string reportJson(int indent = 0) = 0;
-  /// The same as a table for people, on rank 0.
-  virtual void printReport(FILE *out) = 0;
-  /// Fills the simulation's part of `summary` (model, variant, devices,
-  /// warnings, the report; complete on rank 0).
-  virtual void summarize(RunSummary &summary) = 0;
 };
 
 } // namespace rt

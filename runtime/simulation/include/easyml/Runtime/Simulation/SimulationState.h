@@ -6,7 +6,7 @@
 //
 // A population's state (PopulationState.h, the format) taken from and put
 // into a Simulation. Checkpoints (Checkpoint.h) go through
-// Simulation::saveCheckpoint and loadCheckpoint, defined with these.
+// SimulationInterface::outputs().
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,12 +20,14 @@
 
 namespace easyml::rt {
 
+class ParamSet;
 class Simulation;
 
-/// "" when `s` fits `sim` (the same model, variables, known per-cell
-/// parameters and `cells` cells, by default sim's), else what differs.
-std::string stateMismatch(const PopulationState &s, Simulation &sim,
-                          int64_t cells = -1);
+/// "" when `s` fits a simulation of `params`' model with `cells` cells
+/// (the same model, variables, known per-cell parameters and cell count),
+/// else what differs.
+std::string stateMismatch(const PopulationState &s, const ParamSet &params,
+                          int64_t cells);
 
 /// Every cell of `sim` (after initialize()) to `path`.
 bool saveState(const std::string &path, Simulation &sim, std::string &error);

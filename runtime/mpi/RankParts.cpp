@@ -1,0 +1,123 @@
+//===- RankParts.cpp - the parts of a simulation across ranks -------------===//
+//
+// Part of the EasyML toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankParts.h"
+
+using namespace easyml::rt;
+
+ParameterAccess &DistributedSimulation::parameters() { return *parameters_; }
+BiomarkerAccess &DistributedSimulation::biomarkers() { return *biomarkers_; }
+OutputAccess &DistributedSimulation::outputs() { return *outputs_; }
+RunFigures &DistributedSimulation::figures() { return *figures_; }
+
+bool RankParameters::set(const std::string &name, double value,
+                         std::string &error) {
+  if (!d_.params_.set(name, value, error))
+    return false;
+  if (d_.local_)
+    d_.local_->setParamSet(d_.params_);
+  return true;
+}
+
+bool RankParameters::modify(const std::string &mods, std::string &error,
+                            std::vector<std::string> *log) {
+  if (!d_.params_.modify(mods, error, log))
+    return false;
+  if (d_.local_)
+    d_.local_->setParamSet(d_.params_);
+  return true;
+}
+
+std::vector<std::string> RankParameters::unusedSettings() const {
+  std::vector<bool> rows(d_.params_.size(), false);
+  for (const std::string &name : d_.perCellNames_)
+    rows[d_.params_.index(name)] = true;
+  return d_.params_.unusedSettings(rows);
+}
+
+bool RankParameters::setPerCell(const std::string &name, const double *values,
+                                std::string &error) {
+  const easyml_model_desc &d = d_.desc();
+  if (d_.params_.index(name) < 0) {
+    error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
+    return false;
+  }
+  // Checked over every cell, so every rank gives the same answer.
+  for (int64_t c = 0; c < d_.cells_; ++c)
+    if (!std::isfinite(values[c])) {
+      error = "parameter '" + name + "' of cell " + std::to_string(c) +
+              " is not finite (" + std::to_string(values[c]) + ")";
+      return false;
+    }
+  if (d_.local_ && !d_.local_->parameters().setPerCell(
+                       name, values + d_.owned().begin, error))
+    return false;
+  if (std::find(d_.perCellNames_.begin(), d_.perCellNames_.end(), name) ==
+      d_.perCellNames_.end())
+    d_.perCellNames_.push_back(name);
+  d_.perCellValues_[d_.params_.index(name)].assign(values, values + d_.cells_);
+  return true;
+}
+
+bool RankParameters::setShared(const std::string &name, std::string &error) {
+  int64_t p = d_.params_.index(name);
+  if (p < 0) {
+    error = "model " + std::string(d_.desc().name) + " has no parameter '" +
+            name + "'";
+    return false;
+  }
+  if (d_.local_ && !d_.local_->parameters().setShared(name, error))
+    return false;
+  d_.perCellNames_.erase(
+      std::remove(d_.perCellNames_.begin(), d_.perCellNames_.end(), name),
+      d_.perCellNames_.end());
+  d_.perCellValues_.erase(p);
+  return true;
+}
+
+bool RankParameters::perCell(const std::string &name, double *values) const {
+  auto it = d_.perCellValues_.find(d_.params_.index(name));
+  if (it == d_.perCellValues_.end())
+    return false;
+  std::copy(it->second.begin(), it->second.end(), values);
+  return true;
+}
+
+double RankParameters::value(int64_t p, int64_t cell) const {
+  if (d_.perCellValues_.empty() || d_.params_.isDerived(p) == false) {
+    auto it = d_.perCellValues_.find(p);
+    return it != d_.perCellValues_.end() ? it->second[cell]
+                                         : d_.params_.value(p);
+  }
+  // A derived parameter: from the cell's own values.
+  std::vector<double> values = d_.params_.values();
+  std::vector<bool> rows(values.size(), false);
+  for (auto &[q, v] : d_.perCellValues_) {
+    values[q] = v[cell];
+    rows[q] = true;
+  }
+  d_.params_.deriveCell(values.data(), d_.params_.keepMask(rows));
+  return values[p];
+}
+
+bool RankOutputs::saveCheckpoint(const std::string &path, RunPosition position,
+                                 std::string &error) {
+  return d_.saveCheckpoint(path, std::move(position), error);
+}
+
+std::map<std::string, double> RankFigures::speeds() const {
+  return d_.local_ ? d_.local_->figures().speeds()
+                   : std::map<std::string, double>();
+}
+
+DeviceName RankFigures::failedDevice() const {
+  return d_.local_ ? d_.local_->figures().failedDevice() : DeviceName();
+}
+
+std::vector<DeviceName> RankFigures::workingDevices() const {
+  return d_.local_ ? d_.local_->figures().workingDevices()
+                   : std::vector<DeviceName>();
+}
