@@ -13,6 +13,8 @@
 #include "easyml/Runtime/Tissue/TissueComm.h"
 
 #include "ConjugateGradient.h"
+#include "RankBlock.h"
+#include "TissueBeats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -75,7 +77,10 @@ Tissue::Tissue(SimulationInterface &sim, TissueGrid grid,
                Conductivity conductivity, TissueOptions options,
                TissueComm *comm)
     : sim_(sim), comm_(comm), grid_(std::move(grid)),
-      conductivity_(conductivity), options_(options) {}
+      conductivity_(conductivity), options_(options),
+      beats_(std::make_unique<TissueBeats>(sim, cellPoint_, grid_)) {}
+
+int64_t Tissue::beats() const { return beats_->beats(); }
 
 double Tissue::stableStep(const TissueGrid &grid, const Conductivity &c) {
   double sum = 0;
@@ -145,7 +150,7 @@ bool Tissue::initialize(std::string &error) {
   out_.assign(n, 0);
   src_.assign(n, 0);
   // Across ranks, per cell of this rank; else per point.
-  lat_.assign(ranked_ ? cells_.size() : n, NAN);
+  lat_.assign(ranked_ ? ranks_->cells().size() : n, NAN);
   for (const TissueStimulus &s : stimuli_) {
     stimulusPoints_.push_back(s.region.select(grid_));
     if (stimulusPoints_.back().empty())
@@ -163,10 +168,8 @@ bool Tissue::initialize(std::string &error) {
   if (!ranked_) {
     prev_.assign(gridVm(), gridVm() + n);
   } else {
-    loadBlockVm();
-    prev_.resize(cells_.size());
-    for (int64_t k = 0; k < cells_.size(); ++k)
-      prev_[k] = vr_[cellSlot_[k]];
+    ranks_->loadVm(sim_.coupling()->vm());
+    prev_ = ranks_->cellVm();
   }
   report_ = TissueReport();
   report_.processGrid =
@@ -181,12 +184,12 @@ bool Tissue::initialize(std::string &error) {
 
 double *Tissue::gridVm() {
   if (ranked_)
-    return vr_.data();
+    return ranks_->buffer().data();
   return identity_ ? sim_.coupling()->vm() : v_.data();
 }
 
 void Tissue::gatherVm() {
-  // Across ranks a block's Vm is vr_'s (diffuseOnRanks*).
+  // Across ranks a block's Vm is its buffer's (diffuseOnRanks*).
   if (identity_ || ranked_)
     return;
   const double *vm = sim_.coupling()->vm();
@@ -226,12 +229,8 @@ bool Tissue::syncHost(std::string &error) {
 
 std::vector<double> Tissue::vm() {
   syncHostVm();
-  if (ranked_) {
-    std::vector<double> own(cells_.size());
-    for (int64_t k = 0; k < cells_.size(); ++k)
-      own[k] = vr_[cellSlot_[k]];
-    return gatherCells(own);
-  }
+  if (ranked_)
+    return ranks_->gatherCells(ranks_->cellVm(), sim_.numCells());
   std::vector<double> out(grid_.points(), NAN);
   const double *v = identity_ ? sim_.coupling()->vm() : v_.data();
   for (int64_t p : cellPoint_)
@@ -241,7 +240,7 @@ std::vector<double> Tissue::vm() {
 
 std::vector<double> Tissue::activationTimes() {
   if (ranked_)
-    return gatherCells(lat_);
+    return ranks_->gatherCells(lat_, sim_.numCells());
   if (deviceActivation_)
     sim_.coupling()->releaseActivation(/*keep=*/true);
   return lat_;
@@ -501,7 +500,7 @@ std::vector<CellRange> chunksOutside(int64_t n,
 /// Activation times and the finiteness check, over chunks of the cells on
 /// the threads; the first bad point (lowest index) is the one reported.
 /// Across ranks (prev_ and lat_ per cell of the rank) the same pass hands
-/// the block's new Vm (in vr_) to the cells.
+/// the block's new Vm (in its buffer) to the cells.
 bool Tissue::updateActivation(int64_t step, std::string &error) {
   return updateActivation(step, {}, error);
 }
@@ -516,18 +515,20 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
   // num_threads takes a positive count: the default team where unset.
   const int threads = cpuThreads(options_.threads);
   const PoolBinding bind = PoolBinding::current();
-  if (ranked_ && runsAreCells_) {
+  if (ranked_ && ranks_->runsAreCells()) {
     // Run by run: the slots and the cells of a run are contiguous.
     double *vm = sim_.coupling()->vm();
-    const int64_t *points = cellPoint_.data() + cells_.begin;
-    const int64_t nruns = static_cast<int64_t>(runs_.size());
+    const int64_t *points = cellPoint_.data() + ranks_->cells().begin;
+    const std::vector<RankBlock::Run> &runs = ranks_->runs();
+    const double *vr = ranks_->buffer().data();
+    const int64_t nruns = static_cast<int64_t>(runs.size());
 #pragma omp parallel num_threads(threads) if (threads != 1 && nruns > 1) reduction(+ : found) reduction(min : bad)
     {
       bind.hold();
 #pragma omp for schedule(static)
       for (int64_t i = 0; i < nruns; ++i) {
-        const Run &r = runs_[i];
-        const double *v = vr_.data() + r.slot;
+        const RankBlock::Run &r = runs[i];
+        const double *v = vr + r.slot;
         double *pr = prev + r.cell, *la = lat + r.cell;
         std::memcpy(vm + r.cell, v, r.n * sizeof(double));
         if (!eventful(v, pr, r.n, thr)) {
@@ -544,9 +545,10 @@ bool Tissue::updateActivation(int64_t step, const std::vector<CellRange> &done,
     // prev_ and lat_ are the cell's, else the point's.
     const double *v = gridVm();
     double *vm = ranked_ ? sim_.coupling()->vm() : nullptr;
-    const int64_t c0 = ranked_ ? cells_.begin : 0;
-    const int64_t n = ranked_ ? cells_.size() : cellPoint_.size();
-    const int64_t *slots = ranked_ ? cellSlot_.data() : cellPoint_.data();
+    const int64_t c0 = ranked_ ? ranks_->cells().begin : 0;
+    const int64_t n = ranked_ ? ranks_->cells().size() : cellPoint_.size();
+    const int64_t *slots =
+        ranked_ ? ranks_->cellSlot().data() : cellPoint_.data();
     const std::vector<CellRange> chunks = chunksOutside(n, done);
     const int64_t nchunks = static_cast<int64_t>(chunks.size());
 #pragma omp parallel num_threads(threads) if (threads != 1 && nchunks > 1) reduction(+ : found) reduction(min : bad)
@@ -641,7 +643,8 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
   bool ok = true;
   while (ok && step_ < untilStep) {
     double t0 = now();
-    if (!beatBoundary(step_, error)) {
+    if (options_.biomarkers &&
+        !beats_->boundary(step_, stimuli_, options_.dt, error)) {
       ok = false;
       break;
     }
@@ -707,63 +710,31 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
     return ok;
   scatterVm();
   report_.haloSeconds =
-      sim_.coupling()->haloSeconds() + exchangeSeconds_ + retiredHaloSeconds_;
+      sim_.coupling()->haloSeconds() + retiredHaloSeconds_;
   report_.rankPoints.clear();
-  for (CellRange r : cellRanges_)
-    report_.rankPoints.push_back(r.size());
+  if (ranked_) {
+    report_.haloSeconds += ranks_->exchangeSeconds();
+    for (CellRange r : ranks_->cellRanges())
+      report_.rankPoints.push_back(r.size());
+  }
   report_.wallSeconds += now() - wall0;
   return ok;
 }
 
-bool Tissue::beatBoundary(int64_t step, std::string &error) {
-  if (!options_.biomarkers)
-    return true;
-  bool onset = false;
-  for (const TissueStimulus &s : stimuli_)
-    onset = onset || (s.onAtStep(step, options_.dt) &&
-                      (step == 0 || !s.onAtStep(step - 1, options_.dt)));
-  if (!onset)
-    return true;
-  // The first onset: what came before is no beat; its rows are dropped.
-  if (step > 0 && !sim_.biomarkers().closeBeat())
-    return error = sim_.failure(), false;
-  if (firstBeat_ < 0)
-    firstBeat_ = step > 0 ? 1 : 0;
-  else
-    ++beats_;
-  beatStep_ = step;
-  return true;
-}
-
 bool Tissue::finishBeats(std::string &error) {
-  if (!options_.biomarkers || firstBeat_ < 0 || step_ == beatStep_)
-    return true;
-  if (!sim_.biomarkers().closeBeat())
-    return error = sim_.failure(), false;
-  ++beats_;
-  return true;
+  return !options_.biomarkers || beats_->finish(step_, error);
 }
 
 std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {
   // A rank holds the rows of the beats its cells closed there: after the
-  // slabs moved, every rank's rows (gathered once).
+  // slabs moved, every rank's rows.
   bool moved = ranked_ && rankMoves_ > 0;
-  if (moved && allRowsBeats_ != beats_) {
-    allRows_ = std::make_shared<const BiomarkerTable>(sim_.biomarkers().all());
-    allRowsBeats_ = beats_;
-  }
-  std::vector<double> map(grid_.points(), NAN);
-  const BiomarkerTable &t = moved ? *allRows_ : sim_.biomarkers().table();
-  for (int64_t r = 0; r < t.rows(); ++r) {
-    const double *row = t.row(r);
-    if (static_cast<int64_t>(row[kBioBeat]) == firstBeat_ + beat)
-      map[cellPoint_[static_cast<int64_t>(row[kBioCell])]] = row[column];
-  }
+  std::vector<double> map = beats_->map(column, beat, moved);
   if (!ranked_)
     return map;
   if (moved)
     return comm_->rank() == 0 ? map : std::vector<double>();
-  return gatherCells(ownValues(map));
+  return ranks_->gatherCells(ranks_->ownValues(map), sim_.numCells());
 }
 
 std::string TissueReport::json(int indent) const {

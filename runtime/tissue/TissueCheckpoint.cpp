@@ -17,6 +17,9 @@
 #include "easyml/Runtime/Simulation/SimulationInterface.h"
 #include "easyml/Runtime/Tissue/Tissue.h"
 
+#include "RankBlock.h"
+#include "TissueBeats.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -29,11 +32,13 @@ void Tissue::savePosition(RunPosition &position) {
   syncHostVm();
   syncPrev();
   position.client["tissue.step"] = static_cast<double>(step_);
-  position.client["tissue.beats"] = static_cast<double>(beats_);
-  position.client["tissue.first_beat"] = static_cast<double>(firstBeat_);
-  position.client["tissue.beat_step"] = static_cast<double>(beatStep_);
+  const TissueBeats::Position &at = beats_->position();
+  position.client["tissue.beats"] = static_cast<double>(at.beats);
+  position.client["tissue.first_beat"] = static_cast<double>(at.firstBeat);
+  position.client["tissue.beat_step"] = static_cast<double>(at.beatStep);
   std::vector<double> lat = activationTimes();
-  std::vector<double> prev = ranked_ ? gatherCells(prev_) : prev_;
+  std::vector<double> prev =
+      ranked_ ? ranks_->gatherCells(prev_, sim_.numCells()) : prev_;
   std::array<int, 3> order = cellOrder();
   for (int a = 0; a < 3; ++a)
     position.client[std::string("tissue.cell_order_") + "xyz"[a]] = order[a];
@@ -84,9 +89,7 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
                    std::to_string(sim_.step()),
            false;
   step_ = values[0];
-  beats_ = values[1];
-  firstBeat_ = values[2];
-  beatStep_ = values[3];
+  beats_->setPosition({values[1], values[2], values[3]});
   lat_.assign(position.data.begin(), position.data.begin() + n);
   prev_.assign(position.data.begin() + n, position.data.end());
   activated_ = 0;
@@ -94,8 +97,8 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
     activated_ += !std::isnan(lat_[p]);
   if (ranked_) {
     // Across ranks, per cell of this rank.
-    lat_ = ownValues(lat_);
-    prev_ = ownValues(prev_);
+    lat_ = ranks_->ownValues(lat_);
+    prev_ = ranks_->ownValues(prev_);
   }
   prevStale_ = false;
   // The devices keep none of the arrays written here.
@@ -105,6 +108,6 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   // Vm of the grid from the cells, as initialize() takes it.
   gatherVm();
   if (ranked_)
-    loadBlockVm();
+    ranks_->loadVm(sim_.coupling()->vm());
   return true;
 }

@@ -63,6 +63,8 @@ struct BiomarkerTable;
 struct RunPosition;
 class SimulationInterface;
 class TissueComm;
+class RankBlock;
+class TissueBeats;
 struct CgResult;
 
 struct TissueOptions {
@@ -143,6 +145,8 @@ public:
   /// The simulation must outlive the tissue: its GPUs stop keeping the
   /// tissue's arrays here.
   ~Tissue();
+  Tissue(const Tissue &) = delete;
+  Tissue &operator=(const Tissue &) = delete;
 
   /// Checks the set-up (grid, conductivities, cell count, a stable or
   /// semi-implicit scheme, a diffusion operator) and initialises the
@@ -175,7 +179,7 @@ public:
   /// run(). Collective across ranks.
   bool finishBeats(std::string &error);
   /// Beats closed so far (biomarkers on).
-  int64_t beats() const { return beats_; }
+  int64_t beats() const;
   /// Biomarker `column` (biomarkerColumnName) of beat `beat` at every grid
   /// point (NaN outside the tissue). Across ranks as vm().
   std::vector<double> biomarkerMap(int column, int64_t beat);
@@ -245,12 +249,8 @@ private:
   /// Vm on the host again where steps left it on the devices (false:
   /// a device failed, sim_.failure() says why).
   bool syncHostVm();
-  /// A stimulus starts at `step`: the running beat ends (biomarkers on).
-  bool beatBoundary(int64_t step, std::string &error);
   // Across ranks (TissueRanks.cpp).
   bool initializeRanks(std::string &error);
-  /// Slabs: the blocks, buffer, cells' slots and runs of cellRanges_.
-  void layOutSlab();
   /// After a step in which the simulation moved cells between ranks (its
   /// balancer, slabs only): the slabs follow, and the activation times
   /// and last Vm of the cells move with them.
@@ -260,72 +260,26 @@ private:
   /// The sub-steps on the host's threads over this rank's block (a mask,
   /// or diffusion_on host).
   bool diffuseOnRanksHost(std::string &error);
-  /// Crank-Nicolson over this rank's block: the conjugate gradient with
-  /// the halos of its search direction exchanged before each application
-  /// of the operator and its dot products summed over the ranks.
+  /// Crank-Nicolson over this rank's block.
   bool diffuseCrankNicolsonOnRanks(std::string &error);
-  /// Vm of this rank's cells into vr_ at their points.
-  void loadBlockVm();
-  /// This rank's boxes: the buffer, the cells' slots and the runs.
-  bool initializeBoxes(std::string &error);
-  /// Fills the halo of `v` (laid out as vr_) from the other ranks.
-  bool exchange(double *v, std::string &error);
-  /// out = v + c . L v (+ src) over this rank's runs (v, out as vr_).
-  void applyRuns(const double *v, double *out, const double c[3],
-                 const double *src);
-  /// The whole grid on rank 0 (NaN outside the tissue) from `own`, the
-  /// values of this rank's cells.
-  std::vector<double> gatherCells(const std::vector<double> &own);
-  /// `byPoint` (one value per grid point) at this rank's cells.
-  std::vector<double> ownValues(const std::vector<double> &byPoint) const;
   /// The order the cells are in, saved with a checkpoint: the process
   /// grid of boxes, 1 x 1 x 1 for point order.
   std::array<int, 3> cellOrder() const;
 
   SimulationInterface &sim_;
   TissueComm *comm_;
-  /// Across ranks (ranked_): every rank's block of points (slabs), this
-  /// rank's, and the first point of the halo'd buffer vr_ (with vo_, its
-  /// scratch); every rank's cells.
+  /// Across ranks (ranked_): this rank's block of the grid; boxes_: cut
+  /// into boxes (else slabs).
   bool ranked_ = false, boxes_ = false;
-  std::vector<CellRange> blocks_, cellRanges_;
-  /// Boxes: this rank's buffer, and the flags of its points there (0 in
-  /// the halo and padding).
-  BoxLayout layout_;
-  std::vector<uint8_t> boxMask_;
-  /// Where this rank's cell k (of cells_) is in vr_.
-  std::vector<int64_t> cellSlot_;
-  /// Runs of this rank's points that are contiguous in vr_ and in the
-  /// grid (one per row of a box, a slab in pieces), for the operator.
-  struct Run {
-    int64_t slot, point, n;
-    /// This rank's cell at the run's first point (runsAreCells_).
-    int64_t cell = 0;
-  };
-  std::vector<Run> runs_;
-  /// The runs' points are this rank's cells in order (no mask).
-  bool runsAreCells_ = false;
-  int64_t sx_ = 1, sy_ = 1, sz_ = 1;
-  CellRange block_;
-  /// This rank's cells (global numbers): the points of tissue in block_.
-  CellRange cells_;
-  int64_t first_ = 0;
-  std::vector<double> vr_, vo_;
-  /// Seconds spent exchanging halos between ranks; halo seconds of the
-  /// local simulations a move between ranks replaced.
-  double exchangeSeconds_ = 0, retiredHaloSeconds_ = 0;
+  std::unique_ptr<RankBlock> ranks_;
+  /// Halo seconds of the local simulations a move between ranks
+  /// replaced.
+  double retiredHaloSeconds_ = 0;
   /// The simulation's moves between ranks that the slabs follow.
   int64_t rankMoves_ = 0;
-  /// Every rank's biomarker rows (biomarkerMap after a move), as of beat
-  /// allRowsBeats_.
-  std::shared_ptr<const BiomarkerTable> allRows_;
-  int64_t allRowsBeats_ = -1;
   /// This step's work outside the ionic step on this rank (diffusion,
   /// activation; no waits on other ranks), for the ranks' balancer.
   double stepWork_ = 0;
-  /// Biomarkers: beats closed, and the table's beat number of the first
-  /// beat that began with a stimulus (earlier time is not a beat).
-  int64_t beats_ = 0, firstBeat_ = -1, beatStep_ = 0;
   TissueGrid grid_;
   Conductivity conductivity_;
   TissueOptions options_;
@@ -363,6 +317,8 @@ private:
   std::vector<bool> stimulusOn_;
   uint64_t srcVersion_ = 0;
   TissueReport report_;
+  /// Biomarker beats (options_.biomarkers).
+  std::unique_ptr<TissueBeats> beats_;
 };
 
 } // namespace rt
