@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes docs/python-api.md, the reference of the `easyml` Python package,
 from the package itself: every name of `easyml.__all__` with its
-signature and docstring, and the public methods and properties of its
-classes.
+signature and docstring, the public methods and properties of its
+classes, and each constant with its value and the string literal that
+follows its assignment in the source.
 
   scripts/python-api-doc.py --build build            # writes the page
   scripts/python-api-doc.py --build build --check    # fails if it differs
@@ -11,6 +12,7 @@ Needs the built package (build/python) and numpy.
 """
 
 import argparse
+import ast
 import inspect
 import os
 import sys
@@ -21,14 +23,36 @@ PAGE = os.path.join(ROOT, "docs", "python-api.md")
 
 def sig(obj):
     try:
-        return str(inspect.signature(obj))
+        s = inspect.signature(obj)
     except (TypeError, ValueError):
         return "(...)"
+    if inspect.isclass(obj):  # a constructor returns the instance
+        s = s.replace(return_annotation=inspect.Signature.empty)
+    return str(s)
 
 
 def doc(obj):
     d = inspect.getdoc(obj)
     return (d or "(no description)").strip()
+
+
+def attribute_docs(module):
+    """Name -> the string literal right after its assignment at the top
+    level of the module's source (how constants are documented)."""
+    docs = {}
+    body = ast.parse(inspect.getsource(module)).body
+    for node, after in zip(body, body[1:]):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign):
+            target = node.target
+        else:
+            continue
+        if isinstance(target, ast.Name) and isinstance(after, ast.Expr) \
+                and isinstance(after.value, ast.Constant) \
+                and isinstance(after.value.value, str):
+            docs[target.id] = inspect.cleandoc(after.value.value)
+    return docs
 
 
 def render(easyml):
@@ -43,6 +67,7 @@ def render(easyml):
            "Public names (`easyml.__all__`): " +
            ", ".join("[`%s`](#%s)" % (n, n.lower()) for n in easyml.__all__) + ".",
            ""]
+    constants = attribute_docs(easyml)
     for name in easyml.__all__:
         obj = getattr(easyml, name)
         out.append("## %s" % name)
@@ -68,6 +93,11 @@ def render(easyml):
                     out.append("")
                     out.append(doc(member))
                     out.append("")
+        elif not callable(obj):
+            out.append("```python\n%s = %r\n```" % (name, obj))
+            out.append("")
+            out.append(constants.get(name, "(no description)"))
+            out.append("")
         else:
             out.append("```python\n%s%s\n```" % (name, sig(obj)))
             out.append("")

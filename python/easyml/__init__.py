@@ -20,16 +20,18 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Sequence,
+                    Tuple, Union)
 
 import numpy as np
 
 from . import _easyml
-from ._paths import COMPILER_CANDIDATES
+from ._paths import COMPILER_CANDIDATES as _COMPILER_CANDIDATES
 
 __all__ = ["Error", "CompileError", "ParamWarning", "Model", "Simulation",
            "Stimulus", "compile", "load", "Tissue", "TissueResult",
-           "DrugStudyResult", "drug_study", "classify_risk"]
+           "DrugStudyResult", "drug_study", "classify_risk",
+           "NO_EXCITATION", "NO_REPOLARISATION", "EAD", "ALTERNANS"]
 
 
 class Error(RuntimeError):
@@ -44,7 +46,7 @@ def _compiler() -> str:
     env = os.environ.get("EASYML_COMPILE")
     if env:
         return env
-    for c in COMPILER_CANDIDATES:
+    for c in _COMPILER_CANDIDATES:
         if os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     found = shutil.which("easyml-compile")
@@ -58,34 +60,51 @@ def _compiler() -> str:
 class Model:
     """A compiled model (a shared library made by easyml-compile)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         try:
             self._handle = _easyml.Model(path)
         except RuntimeError as e:
             raise Error(str(e)) from None
         self.path = path  # as loaded (a compiled model's file is removed)
 
-    name = property(lambda self: self._handle.name,
-                    doc="The model's name (its file name without .model).")
-    states = property(lambda self: list(self._handle.states),
-                      doc="The state variables' names, Vm first when it is one.")
-    hidden = property(lambda self: list(self._handle.hidden),
-                      doc="Per-cell values the integrators keep between steps "
-                          "(e.g. 'cvode.h.0'): read and set with "
-                          "Simulation.state/set_state, recordable like states.")
-    parameters = property(lambda self: list(self._handle.parameters),
-                          doc="The parameters' names.")
-    flags = property(lambda self: list(self._handle.flags),
-                     doc="The flags' names (openCARP's model flags).")
-    variants = property(lambda self: list(self._handle.variants),
-                        doc="The compiled variants (baseline, cpu-simd, cuda, rocm).")
+    @property
+    def name(self) -> str:
+        """The model's name (its file name without .model)."""
+        return self._handle.name
+
+    @property
+    def states(self) -> List[str]:
+        """The state variables' names, Vm first when it is one."""
+        return list(self._handle.states)
+
+    @property
+    def hidden(self) -> List[str]:
+        """Per-cell values the integrators keep between steps (e.g.
+        'cvode.h.0'): read and set with Simulation.state/set_state,
+        recordable like states."""
+        return list(self._handle.hidden)
+
+    @property
+    def parameters(self) -> List[str]:
+        """The parameters' names."""
+        return list(self._handle.parameters)
+
+    @property
+    def flags(self) -> List[str]:
+        """The flags' names (openCARP's model flags)."""
+        return list(self._handle.flags)
+
+    @property
+    def variants(self) -> List[str]:
+        """The compiled variants (baseline, cpu-simd, cuda, rocm)."""
+        return list(self._handle.variants)
 
     @property
     def defaults(self) -> Dict[str, float]:
         """Parameter values as compiled."""
         return dict(self._handle.defaults)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "easyml.Model(%r, variants=%r)" % (self.name, self.variants)
 
 
@@ -145,7 +164,7 @@ class Simulation:
 
     def __init__(self, model: Model, cells: int, devices: str = "cpu",
                  dt: float = 0.01, cpu_variant: str = "", threads: int = 0,
-                 comm=None, recover: bool = True):
+                 comm: Any = None, recover: bool = True) -> None:
         """`comm`: an mpi4py communicator to run the cells across its ranks
         (every rank makes the same calls; each runs its block of cells on
         `devices` of its node). Results are the same on every rank, and
@@ -176,17 +195,22 @@ class Simulation:
         self._biomarkers = False
         self.per_cell: Dict[str, np.ndarray] = {}
 
-    cells = property(lambda self: self._sim.cells,
-                     doc="The number of cells.")
-    devices = property(lambda self: self._sim.devices,
-                       doc="The devices the cells run on, as the runtime names them.")
+    @property
+    def cells(self) -> int:
+        """The number of cells."""
+        return self._sim.cells
+
+    @property
+    def devices(self) -> str:
+        """The devices the cells run on, as the runtime names them."""
+        return self._sim.devices
 
     @property
     def time(self) -> float:
         """The simulated time reached (ms)."""
         return self._sim.step * self._dt
 
-    def _call(self, fn, *args):
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
         except RuntimeError as e:
@@ -212,14 +236,15 @@ class Simulation:
         self._before_start("parameters")
         self._call(self._sim.set_param, name, float(value))
 
-    def params(self) -> List[dict]:
+    def params(self) -> List[Dict[str, Any]]:
         """Every parameter and flag: name, value (shared; derived ones
         recomputed), flag, derived, formula (as written), reads (the names
         a derived one is computed from), read_by_kernels, set (by the
         user)."""
         return self._call(self._sim.param_info)
 
-    def set_param(self, name: str, values) -> None:
+    def set_param(self, name: str,
+                  values: Union[Sequence[float], np.ndarray]) -> None:
         """Makes `name` per cell: one value per cell (an array)."""
         self._before_start("parameters")
         values = np.ascontiguousarray(values, dtype=np.float64)
@@ -243,7 +268,7 @@ class Simulation:
         self.per_cell.update(out)
         return dict(out)
 
-    def _before_start(self, what):
+    def _before_start(self, what: str) -> None:
         if self._initialized:
             raise Error("%s must be set before the first run" % what)
 
@@ -254,7 +279,8 @@ class Simulation:
         self._start()
         return self._call(self._sim.get_state, name)
 
-    def set_state(self, name: str, values) -> None:
+    def set_state(self, name: str,
+                  values: Union[float, Sequence[float], np.ndarray]) -> None:
         """Sets a state (or hidden value) of every cell: one value for all,
         or one per cell."""
         self._not_across_ranks("set_state()")
@@ -270,7 +296,7 @@ class Simulation:
         return self._sim.vm
 
     # The time loop ------------------------------------------------------
-    def _start(self):
+    def _start(self) -> None:
         if not self._initialized:
             # A parameter set to no effect (every parameter computed from
             # it is set too) is worth a warning, not an error.
@@ -323,11 +349,11 @@ class Simulation:
                 out[name] = values[:, i, :]
         return out
 
-    def _take_samples(self):
+    def _take_samples(self) -> Tuple[np.ndarray, np.ndarray]:
         # Every rank gets every cell's samples (the runtime gathers them).
         return self._sim.take_samples()
 
-    def _not_across_ranks(self, what):
+    def _not_across_ranks(self, what: str) -> None:
         if self._comm is not None:
             raise Error("%s is not available for a simulation across MPI "
                         "ranks: record it with run(record=...)" % what)
@@ -364,7 +390,7 @@ class Simulation:
         return self._sim.report_json()
 
     # Checkpoints --------------------------------------------------------
-    def save_checkpoint(self, path: str):
+    def save_checkpoint(self, path: str) -> None:
         """Writes the whole run to `path` (every cell, the clock, the
         closed beats' biomarkers), whole or not at all. Samples already
         returned by run() are the caller's to keep."""
@@ -372,7 +398,7 @@ class Simulation:
         self._call(self._sim.save_checkpoint, path)
 
     def load_checkpoint(self, path: str, biomarkers: bool = False,
-                        ca_variable: str = ""):
+                        ca_variable: str = "") -> None:
         """Continues the run saved at `path`: a simulation made and
         parameterised as the one that saved it (`biomarkers` as it ran);
         give run() the same stimuli again. Raises easyml.Error naming what
@@ -383,12 +409,21 @@ class Simulation:
             self._biomarkers = True
         self._call(self._sim.load_checkpoint, path)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "easyml.Simulation(%r, cells=%d, devices=%r)" % (
             self.model.name, self.cells, self.devices)
 
 
-NO_EXCITATION, NO_REPOLARISATION, EAD, ALTERNANS = 1, 2, 4, 8
+NO_EXCITATION: int = 1
+"""Bit of the biomarkers' `flags` field: the beat did not excite
+(docs/biomarkers.md)."""
+NO_REPOLARISATION: int = 2
+"""Bit of the biomarkers' `flags` field: the beat did not repolarise."""
+EAD: int = 4
+"""Bit of the biomarkers' `flags` field: an early afterdepolarisation."""
+ALTERNANS: int = 8
+"""Bit of the biomarkers' `flags` field: alternans (APD90 changed by more
+than 5 ms in this beat and the one before, with opposite signs)."""
 
 from .tissue import Tissue, TissueResult  # noqa: E402
 from .drugs import DrugStudyResult, classify_risk, drug_study  # noqa: E402

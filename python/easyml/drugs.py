@@ -18,11 +18,14 @@ import csv
 import io
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Union)
 
 import numpy as np
 
 from . import _easyml
+
+__all__ = ["DrugStudyResult", "drug_study", "classify_risk"]
 
 
 @dataclass
@@ -87,7 +90,9 @@ def drug_study(model: str, mapping: str, cipa: str = "",
     return DrugStudyResult(table, out["seconds"])
 
 
-def classify_risk(table: Dict[str, np.ndarray], known) -> list:
+def classify_risk(table: Dict[str, np.ndarray],
+                  known: Union[Mapping[str, int], str, os.PathLike]
+                  ) -> List[Dict[str, Any]]:
     """CiPA's torsade risk classification (docs/drug-trials.md) of a study's
     `table`: `known` maps drugs to classes (0 low, 1 intermediate, 2 high),
     or is the path of a CSV with columns `drug` and `CiPA`. One dict per

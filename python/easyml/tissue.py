@@ -16,11 +16,17 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Sequence,
+                    Tuple, Union)
 
 import numpy as np
 
 from . import _easyml
+
+__all__ = ["Tissue", "TissueResult"]
+
+# A length in mm, or one per axis.
+_Lengths = Union[float, Sequence[float]]
 
 
 @dataclass
@@ -31,7 +37,7 @@ class TissueResult:
     list of one array per beat."""
     activation: np.ndarray
     vm: np.ndarray
-    report: dict
+    report: Dict[str, Any]
     biomarkers: Dict[str, List[np.ndarray]] = field(default_factory=dict)
 
 
@@ -40,26 +46,26 @@ class Tissue:
 
     def __init__(self, model: str, points: Optional[Sequence[int]] = None,
                  size_mm: Optional[Sequence[float]] = None,
-                 spacing_mm=0.1, mask: Optional[np.ndarray] = None,
-                 intracellular=(0.17, 0.019, 0.019),
-                 extracellular=(0.62, 0.24, 0.24),
+                 spacing_mm: _Lengths = 0.1, mask: Optional[np.ndarray] = None,
+                 intracellular: _Lengths = (0.17, 0.019, 0.019),
+                 extracellular: _Lengths = (0.62, 0.24, 0.24),
                  surface_to_volume: float = 140, capacitance: float = 1,
                  dt: float = 0.01, scheme: str = "explicit",
                  substeps: Optional[int] = None, parameters: str = "",
                  point_parameters: Optional[Dict[str, np.ndarray]] = None,
                  devices: str = "cpu", variant: str = "", threads: int = 0,
                  activation_threshold: float = 0.0,
-                 diffusion_on: str = "devices"):
+                 diffusion_on: str = "devices") -> None:
         if (points is None) == (size_mm is None):
             raise ValueError("give exactly one of points and size_mm")
         self.model = os.path.abspath(model)
-        grid = {"spacing_mm": _floats(spacing_mm)}
+        grid: Dict[str, Any] = {"spacing_mm": _floats(spacing_mm)}
         if points is not None:
             grid["points"] = [int(n) for n in points]
-        else:
+        elif size_mm is not None:
             grid["size_mm"] = _floats(size_mm)
         self._grid = grid
-        self._arrays = {}
+        self._arrays: Dict[str, np.ndarray] = {}
         if mask is not None:
             self._arrays["mask"] = np.asarray(mask, dtype=np.uint8)
         for name, values in (point_parameters or {}).items():
@@ -76,18 +82,24 @@ class Tissue:
         self._top = {"parameters": parameters, "devices": devices,
                      "variant": variant, "threads": int(threads)}
         self._threshold = float(activation_threshold)
-        self.stimuli = []
+        self.stimuli: List[Dict[str, Any]] = []
 
-    def stimulate(self, box=None, sphere=None, points=None,
+    def stimulate(self,
+                  box: Optional[Tuple[Sequence[float],
+                                      Sequence[float]]] = None,
+                  sphere: Optional[Tuple[Sequence[float], float]] = None,
+                  points: Optional[Iterable[Sequence[int]]] = None,
                   current_per_volume: Optional[float] = None,
                   current_per_area: Optional[float] = None,
                   start: float = 0, duration: float = 1,
-                  period: Optional[float] = None, count: int = 1):
+                  period: Optional[float] = None,
+                  count: int = 1) -> "Tissue":
         """Adds a stimulus: a box ((x0, y0, z0), (x1, y1, z1)) in mm, a
         sphere ((x, y, z), radius) in mm or a list of (ix, iy, iz) grid
         points; a current per volume (uA/cm^3) or per area (uA/cm^2); from
-        `start` for `duration` ms, every `period` ms `count` times."""
-        s = {}
+        `start` for `duration` ms, every `period` ms `count` times. Returns
+        the tissue, so that calls can be chained."""
+        s: Dict[str, Any] = {}
         if box is not None:
             s["box"] = [_floats(box[0]), _floats(box[1])]
         if sphere is not None:
@@ -111,11 +123,11 @@ class Tissue:
                snapshots_every: Optional[float] = None,
                formats: Sequence[str] = ("npy",),
                probes: Optional[Dict[str, Sequence[float]]] = None,
-               biomarkers: Sequence[str] = ()) -> dict:
+               biomarkers: Sequence[str] = ()) -> Dict[str, Any]:
         """The easyml-tissue configuration of a run (arrays are saved as
         .npy files in `folder`)."""
         grid = dict(self._grid)
-        params = {}
+        params: Dict[str, str] = {}
         for key, array in self._arrays.items():
             path = os.path.join(folder, key + ".npy")
             np.save(path, array)
@@ -123,16 +135,16 @@ class Tissue:
                 grid["mask"] = path
             else:
                 params[key[len("param-"):]] = path
-        outputs = {"directory": folder, "activation": "activation",
-                   "activation_threshold": self._threshold,
-                   "formats": list(formats)}
+        outputs: Dict[str, Any] = {
+            "directory": folder, "activation": "activation",
+            "activation_threshold": self._threshold, "formats": list(formats)}
         if snapshots_every:
             outputs["snapshots_every"] = float(snapshots_every)
         if probes:
             outputs["probes"] = {k: _floats(v) for k, v in probes.items()}
         if biomarkers:
             outputs["biomarkers"] = list(biomarkers)
-        cfg = {"model": self.model, "grid": grid,
+        cfg: Dict[str, Any] = {"model": self.model, "grid": grid,
                "conductivity": self._conductivity,
                "time": dict(self._time, duration=float(duration),
                             until_activated=bool(until_activated)),
@@ -191,7 +203,7 @@ class Tissue:
         return TissueResult(out["activation"], out["vm"], report, maps)
 
 
-def _floats(v):
-    if np.isscalar(v):
+def _floats(v: _Lengths) -> Union[float, List[float]]:
+    if isinstance(v, (int, float, np.number)):
         return float(v)
     return [float(x) for x in v]
