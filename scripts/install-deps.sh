@@ -5,7 +5,8 @@ pkgs=(cmake ninja-build python3 git
       llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
       clang-19 lld-19 libomp-19-dev libclang-rt-19-dev libgtest-dev
       rocm-device-libs python3-matplotlib python3-numpy python3-dev
-      pybind11-dev python3-pytest python3-venv libopenmpi-dev openmpi-bin python3-mpi4py)
+      pybind11-dev python3-pytest python3-venv libopenmpi-dev openmpi-bin python3-mpi4py
+      python3-pip python3-setuptools python3-wheel)
 # (Open MPI and mpi4py: one simulation across MPI ranks; without them the
 # MPI tests are reported as skipped, with the reason.
 # The rocm variant links the ROCm device libraries' bitcode; the cuda
