@@ -97,8 +97,8 @@ struct PySimulation {
       sim = std::move(local);
     }
     std::string error;
-    if (!sim->valid(error))
-      raise(error);
+    if (Status st = sim->valid(); !st.ok())
+      raise(st.message());
   }
   std::unique_ptr<SimulationInterface> sim;
   /// `sim` when it runs in one process, else null.
@@ -150,17 +150,15 @@ void setPerCell(
           " values (one per cell), got an array of shape (" +
           std::to_string(values.ndim() ? values.shape(0) : 0) +
           (values.ndim() > 1 ? ", ...)" : ",)"));
-  std::string error;
-  if (!s.sim->parameters().setPerCell(name, values.data(), error))
-    raise(error);
+  if (Status st = s.sim->parameters().setPerCell(name, values.data()); !st.ok())
+    raise(st.message());
 }
 
 py::dict sampleParams(PySimulation &s, const std::string &spec, uint64_t seed,
                       bool grouped) {
   Columns t;
-  std::string error;
-  if (!s.sim->samplePerCellParams(spec, seed, grouped, t, error))
-    raise(error);
+  if (Status st = s.sim->samplePerCellParams(spec, seed, grouped, t); !st.ok())
+    raise(st.message());
   py::dict out;
   for (size_t c = 0; c < t.names.size(); ++c)
     out[py::str(t.names[c])] =
@@ -255,14 +253,13 @@ void bindParameters(py::class_<PySimulation> &c) {
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
              std::string error;
-             if (!s.sim->parameters().modify(mods, error))
-               raise(error);
+             if (Status st = s.sim->parameters().modify(mods); !st.ok())
+               raise(st.message());
            })
       .def("set_param",
            [](PySimulation &s, const std::string &name, double value) {
-             std::string error;
-             if (!s.sim->parameters().set(name, value, error))
-               raise(error);
+             if (Status st = s.sim->parameters().set(name, value); !st.ok())
+               raise(st.message());
            })
       .def("param_warnings",
            [](PySimulation &s) { return s.sim->parameters().unusedSettings(); })
@@ -298,13 +295,13 @@ void bindRun(py::class_<PySimulation> &c) {
              s.samples.clear();
              PySimulation *self = &s;
              std::string error;
-             if (!s.sim->record(
+             if (Status st = s.sim->record(
                      variables, CellRange{begin, end}, first, every,
                      [self](int64_t step, CellRange part, const double *v) {
                        self->takeSample(step, part, v);
-                     },
-                     error))
-               raise(error);
+                     });
+                 !st.ok())
+               raise(st.message());
            })
       .def("stop_recording", [](PySimulation &s) { s.sim->stopRecording(); })
       .def("take_samples", &takeSamples)
@@ -325,8 +322,8 @@ void bindRun(py::class_<PySimulation> &c) {
              o.minAmplitude = minAmplitude;
              o.alternansMs = alternansMs;
              std::string error;
-             if (!s.sim->biomarkers().enable(o, error))
-               raise(error);
+             if (Status st = s.sim->biomarkers().enable(o); !st.ok())
+               raise(st.message());
            })
       .def("close_beat",
            [](PySimulation &s) { s.check(s.sim->biomarkers().closeBeat()); })
@@ -342,9 +339,8 @@ void bindRun(py::class_<PySimulation> &c) {
       .def("write_biomarkers",
            [](PySimulation &s, const std::string &path,
               std::vector<std::string> params) {
-             std::string error;
-             if (!s.sim->biomarkers().write(path, params, error))
-               raise(error);
+             if (Status st = s.sim->biomarkers().write(path, params); !st.ok())
+               raise(st.message());
            })
       .def_static("biomarker_columns", []() {
         std::vector<std::string> c;
@@ -400,8 +396,10 @@ void bindValues(py::class_<PySimulation> &c) {
           "save_checkpoint",
           [](PySimulation &s, const std::string &path) {
             std::string error;
-            if (!s.sim->outputs().saveCheckpoint(path, RunPosition(), error))
-              raise(error);
+            if (Status st =
+                    s.sim->outputs().saveCheckpoint(path, RunPosition());
+                !st.ok())
+              raise(st.message());
           },
           py::arg("path"),
           "Writes the whole run (every cell, the clock, the closed beats' "
@@ -409,10 +407,10 @@ void bindValues(py::class_<PySimulation> &c) {
       .def(
           "load_checkpoint",
           [](PySimulation &s, const std::string &path) {
-            std::string error;
             RunPosition position;
-            if (!s.sim->outputs().loadCheckpoint(path, position, error))
-              raise(error);
+            if (Status st = s.sim->outputs().loadCheckpoint(path, position);
+                !st.ok())
+              raise(st.message());
           },
           py::arg("path"),
           "Continues the run saved at path (after the same set-up: "

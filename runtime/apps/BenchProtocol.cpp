@@ -70,7 +70,8 @@ struct Protocol {
   }
   /// Collective: "" when `ok` on every rank, else the message.
   std::string check(bool ok, std::string msg) {
-    return sim.agree(ok, msg) ? std::string() : msg;
+    Status all = sim.agree(ok ? Status() : Status::failed(msg));
+    return all.ok() ? std::string() : all.message();
   }
   void warn(const std::string &w) {
     if (root)
@@ -93,10 +94,9 @@ struct Protocol {
 };
 
 Status Protocol::setParameters() {
-  std::string error;
   std::vector<std::string> log;
-  if (!sim.parameters().modify(p.impPar, error, &log))
-    return stop(Status::invalid(error));
+  if (Status mods = sim.parameters().modify(p.impPar, &log); !mods.ok())
+    return stop(Status::invalid(mods.message()));
   if (!p.quiet && root)
     for (auto &l : log)
       std::fprintf(stderr, "%s\n", l.c_str());
@@ -104,14 +104,12 @@ Status Protocol::setParameters() {
   // and keeps its block.
   if (!p.paramFile.empty() && !p.population.empty())
     return stop(Status::invalid("give one of --param-file and --population"));
-  bool ok = true;
-  if (!p.paramFile.empty()) {
-    ok = sim.readPerCellParams(p.paramFile, perCell, error);
-  } else if (!p.population.empty()) {
-    ok = sim.samplePerCellParams(p.population, p.seed, p.grouped, perCell,
-                                 error);
-  }
-  if (std::string e = check(ok, error); !e.empty())
+  Status set;
+  if (!p.paramFile.empty())
+    set = sim.readPerCellParams(p.paramFile, perCell);
+  else if (!p.population.empty())
+    set = sim.samplePerCellParams(p.population, p.seed, p.grouped, perCell);
+  if (std::string e = check(set.ok(), set.message()); !e.empty())
     return stop(Status::invalid(e));
   if (!p.quiet && root && !perCell.names.empty()) {
     std::string names;
@@ -142,8 +140,8 @@ Status Protocol::setUp() {
   if (!p.biomarkers.empty()) {
     BiomarkerOptions bo;
     bo.caVariable = p.caVariable;
-    if (!sim.biomarkers().enable(bo, error))
-      return stop(Status::invalid(error));
+    if (Status st = sim.biomarkers().enable(bo); !st.ok())
+      return stop(Status::invalid(st.message()));
   }
   if (p.numstim > 0) {
     Stimulus stim;
@@ -183,11 +181,12 @@ Status Protocol::openOutputs() {
     if (rows < 0)
       return stop(Status::invalid("the checkpoint has no position for output '" +
                          p.saveVm + "'"));
-    vmAll = sim.outputs().openMatrix(
+    auto opened = sim.outputs().openMatrix(
         p.saveVm, sampleCount(p.outFirst, p.outEvery, p.nLast + 1),
-        sim.numCells(), error, rows);
-    if (!vmAll)
-      return stop(Status::failed(error));
+        sim.numCells(), rows);
+    if (!opened.ok())
+      return stop(Status::failed(opened.status().message()));
+    vmAll = opened.take();
   }
   // Every rank records the same variables of the same cells, so every
   // rank cuts the same waves; each takes the samples of the cells it holds.
@@ -226,8 +225,8 @@ Status Protocol::openOutputs() {
     outputSeconds += now() - o0;
   };
   CellRange cells{0, vmAll ? sim.numCells() : 1};
-  ok = sim.record(recorded, cells, p.outFirst, p.outEvery, onSample, error);
-  if (std::string e = check(ok, error); !e.empty())
+  Status rec = sim.record(recorded, cells, p.outFirst, p.outEvery, onSample);
+  if (std::string e = check(rec.ok(), rec.message()); !e.empty())
     return stop(Status::failed(e));
   return Status::success();
 }
@@ -246,7 +245,9 @@ Status Protocol::restart() {
   if (p.restart.empty())
     return Status::success();
   std::string error;
-  bool ok = sim.outputs().loadCheckpoint(p.restart, resume, error);
+  Status loaded = sim.outputs().loadCheckpoint(p.restart, resume);
+  bool ok = loaded.ok();
+  error = loaded.message();
   if (ok) {
     if (std::string why = resume.settingsDiffer(p.settings); !why.empty()) {
       error = p.restart + ": another run's checkpoint: " + why;
@@ -281,7 +282,10 @@ bool Protocol::checkpoint(std::string &error, bool complete) {
       return false;
     position.files.emplace_back(p.saveVm, rows);
   }
-  bool ok = sim.outputs().saveCheckpoint(p.checkpoint, position, error);
+  Status saved = sim.outputs().saveCheckpoint(p.checkpoint, position);
+  bool ok = saved.ok();
+  if (!ok)
+    error = saved.message();
   struct stat st;
   if (ok && ::stat(p.checkpoint.c_str(), &st) == 0)
     checkpointBytes = static_cast<double>(st.st_size);
@@ -370,8 +374,9 @@ Status Protocol::runAndFinish(RunSummary &summary) {
     return stop(Status::failed(error));
   if (!p.biomarkers.empty()) {
     double o0 = now();
-    if (!sim.biomarkers().write(p.biomarkers, perCell.names, error))
-      return stop(Status::failed(error));
+    if (Status st = sim.biomarkers().write(p.biomarkers, perCell.names);
+        !st.ok())
+      return stop(Status::failed(st.message()));
     outputSeconds += now() - o0;
     int64_t rows = 0;
     BiomarkerTable last = sim.biomarkers().lastBeat(rows);
@@ -404,9 +409,8 @@ Status easyml::rt::runBenchProtocol(SimulationInterface &sim,
                                     const BenchProtocol &p,
                                     RunSummary &summary) {
   Protocol run(sim, p);
-  std::string error;
-  if (!sim.valid(error))
-    return run.stop(Status::invalid(error));
+  if (Status st = sim.valid(); !st.ok())
+    return run.stop(Status::invalid(st.message()));
   if (!p.quiet && run.root) {
     std::fprintf(stderr, "Ionic model: %s", sim.desc().name);
     if (p.mpi)

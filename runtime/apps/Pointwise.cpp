@@ -73,8 +73,11 @@ bool easyml::rt::pointwiseCheck(const ModelHandle &model,
     return false;
   }
   Simulation sim(model, rows.size(), o.variant);
-  if (!sim.valid(error) || !sim.parameters().modify(o.impPar, error))
-    return false;
+  Status ready = sim.valid();
+  if (ready.ok())
+    ready = sim.parameters().modify(o.impPar);
+  if (!ready.ok())
+    return error = ready.message(), false;
   sim.initialize(o.dt);
   std::vector<int> stateCol(d.num_states);
   // A whole-cell model's last state is Vm, which its kernels read from the

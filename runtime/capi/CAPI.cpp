@@ -25,9 +25,8 @@ int easyml::rt::capi::failWith(const std::string &msg) {
 easyml_sim *easyml::rt::capi::wrap(const easyml_model *model,
                                    const SimulationOptions &options,
                                    std::unique_ptr<SimulationInterface> sim) {
-  std::string error;
-  if (!sim->valid(error)) {
-    failWith(error);
+  if (Status st = sim->valid(); !st.ok()) {
+    failWith(st.message());
     return nullptr;
   }
   auto *out = new easyml_sim;
@@ -165,9 +164,8 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
                     "' must be set before the first wave");
   // Options shape the devices and the scheduler: start again with them.
   auto fresh = std::make_unique<Simulation>(*sim->model, one->numCells(), o);
-  std::string error;
-  if (!fresh->valid(error))
-    return failWith(error);
+  if (Status st = fresh->valid(); !st.ok())
+    return failWith(st.message());
   fresh->setParamSet(one->parameters().paramSet());
   sim->one = fresh.get();
   sim->sim = std::move(fresh);
@@ -178,9 +176,9 @@ int easyml_sim_set_option(easyml_sim *sim, const char *name, double value) {
 void easyml_sim_free(easyml_sim *sim) { delete sim; }
 
 int easyml_sim_set_params(easyml_sim *sim, const char *modifiers) {
-  std::string error;
-  if (!sim->sim->parameters().modify(modifiers ? modifiers : "", error))
-    return failWith(error);
+  if (Status st = sim->sim->parameters().modify(modifiers ? modifiers : "");
+      !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -192,32 +190,33 @@ const char *easyml_sim_param_warnings(easyml_sim *sim) {
 }
 
 int easyml_sim_set_param(easyml_sim *sim, const char *name, double value) {
-  std::string n = name ? name : "", error;
-  if (!sim->sim->parameters().set(n, value, error))
-    return failWith(error);
+  std::string n = name ? name : "";
+  if (Status st = sim->sim->parameters().set(n, value); !st.ok())
+    return failWith(st.message());
   // Shared from now on, in one process (across ranks the values a rank
   // was given per cell stay).
-  if (sim->one && !sim->one->parameters().setShared(n, error))
-    return failWith(error);
+  if (sim->one)
+    if (Status st = sim->one->parameters().setShared(n); !st.ok())
+      return failWith(st.message());
   return 0;
 }
 
 int easyml_sim_sample_params(easyml_sim *sim, const char *spec, uint64_t seed) {
   Columns table;
-  std::string error;
-  if (!sim->sim->samplePerCellParams(spec ? spec : "", seed, /*grouped=*/true,
-                                     table, error))
-    return failWith(error);
+  if (Status st = sim->sim->samplePerCellParams(spec ? spec : "", seed,
+                                                /*grouped=*/true, table);
+      !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
 int easyml_sim_set_param_per_cell(easyml_sim *sim, const char *name,
                                   const double *values) {
-  std::string error;
   if (!values)
     return failWith("easyml_sim_set_param_per_cell: no values");
-  if (!sim->sim->parameters().setPerCell(name ? name : "", values, error))
-    return failWith(error);
+  if (Status st = sim->sim->parameters().setPerCell(name ? name : "", values);
+      !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -227,9 +226,8 @@ static_assert(EASYML_BIOMARKER_COLUMNS == kBioNumColumns,
 int easyml_sim_enable_biomarkers(easyml_sim *sim, const char *ca_variable) {
   BiomarkerOptions o;
   o.caVariable = ca_variable ? ca_variable : "";
-  std::string error;
-  if (!sim->sim->biomarkers().enable(o, error))
-    return failWith(error);
+  if (Status st = sim->sim->biomarkers().enable(o); !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -294,14 +292,13 @@ int easyml_sim_record(easyml_sim *sim, const char *variables, int64_t cellBegin,
       names.push_back(n);
   if (!fn)
     return failWith("easyml_sim_record: no callback");
-  std::string error;
-  if (!sim->sim->record(
+  if (Status st = sim->sim->record(
           names, CellRange{cellBegin, cellEnd}, firstStep, every,
           [fn, user](int64_t step, CellRange, const double *v) {
             fn(step, v, user);
-          },
-          error))
-    return failWith(error);
+          });
+      !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -404,9 +401,10 @@ int easyml_sim_write_biomarkers(easyml_sim *sim, const char *path,
   for (std::string n; std::getline(ss, n, ',');)
     if (!n.empty())
       names.push_back(n);
-  std::string error;
-  if (!path || !sim->sim->biomarkers().write(path, names, error))
-    return failWith(path ? error : "easyml_sim_write_biomarkers: no path");
+  if (!path)
+    return failWith("easyml_sim_write_biomarkers: no path");
+  if (Status st = sim->sim->biomarkers().write(path, names); !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -420,16 +418,17 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
     return failWith("easyml_sim_save_vm: Vm is saved already");
   std::string error;
   int64_t resumeRows = std::max<int64_t>(0, sim->resume.file(path));
-  sim->vm = sim->sim->outputs().openMatrix(path, samples, sim->sim->numCells(),
-                                           error, resumeRows);
-  if (!sim->vm)
-    return failWith(error);
+  auto opened = sim->sim->outputs().openMatrix(
+      path, samples, sim->sim->numCells(), resumeRows);
+  if (!opened.ok())
+    return failWith(opened.status().message());
+  sim->vm = opened.take();
   sim->vmPath = path;
   sim->vmFirst = firstStep;
   sim->vmEvery = every;
   std::shared_ptr<MatrixFile> file = sim->vm;
   int64_t last = firstStep + (samples - 1) * every;
-  bool ok = sim->sim->record(
+  Status rec = sim->sim->record(
       {d.external_names[d.vm_index]}, CellRange{0, sim->sim->numCells()},
       firstStep, every,
       [file, firstStep, every, last](int64_t step, CellRange part,
@@ -437,9 +436,9 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
         std::string ignored; // reported by the sync that writes it
         if (step <= last)
           file->addRow((step - firstStep) / every, part, v, ignored);
-      },
-      error);
-  if (!ok) {
+      });
+  if (!rec.ok()) {
+    error = rec.message();
     sim->vm->close(false, error);
     sim->vm.reset();
     return failWith(error);
@@ -458,8 +457,8 @@ int easyml_sim_checkpoint(easyml_sim *sim, const char *path) {
       return failWith(error);
     position.files.emplace_back(sim->vmPath, rows);
   }
-  if (!sim->sim->outputs().saveCheckpoint(path, position, error))
-    return failWith(error);
+  if (Status st = sim->sim->outputs().saveCheckpoint(path, position); !st.ok())
+    return failWith(st.message());
   return 0;
 }
 
@@ -469,9 +468,9 @@ int easyml_sim_restart(easyml_sim *sim, const char *path) {
   if (sim->vm)
     return failWith("easyml_sim_restart: call it before easyml_sim_save_vm "
                     "(which then continues its file)");
-  std::string error;
-  if (!sim->sim->outputs().loadCheckpoint(path, sim->resume, error))
-    return failWith(error);
+  if (Status st = sim->sim->outputs().loadCheckpoint(path, sim->resume);
+      !st.ok())
+    return failWith(st.message());
   return 0;
 }
 

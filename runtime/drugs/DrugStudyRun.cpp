@@ -51,8 +51,8 @@ bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
     }
   }
   for (const auto &[name, values] : rows)
-    if (!sim.parameters().setPerCell(name, values.data(), error))
-      return false;
+    if (Status st = sim.parameters().setPerCell(name, values.data()); !st.ok())
+      return error = st.message(), false;
   return true;
 }
 
@@ -76,10 +76,12 @@ bool makeStage(const ModelHandle &model, const ChannelMapping &m,
   stage.sim = std::make_unique<Simulation>(
       model, static_cast<int64_t>(active.size()), o.simulation);
   Simulation &sim = *stage.sim;
-  if (!sim.valid(error))
-    return false;
-  if (!o.parameters.empty() && !sim.parameters().modify(o.parameters, error))
-    return error = "parameters: " + error, false;
+  if (Status st = sim.valid(); !st.ok())
+    return error = st.message(), false;
+  if (Status st = o.parameters.empty() ? Status()
+                                       : sim.parameters().modify(o.parameters);
+      !st.ok())
+    return error = "parameters: " + st.message(), false;
   if (!setDrugParameters(sim, m, mine, error))
     return false;
   sim.addStimulus(Stimulus::fromMs(o.dt, o.stimStart, o.stimDuration,
@@ -390,13 +392,13 @@ bool StudyRun::startStage(bool first, std::string &error) {
   if (last_.calcium)
     recorded.insert(recorded.begin(), m_.calcium);
   last_.stage = &stage_;
-  if (!sim.record(
+  if (Status st = sim.record(
           recorded, {0, sim.numCells()}, last_.first, last_.every,
           [this](int64_t step, CellRange part, const double *values) {
             last_.add(step, part, values);
-          },
-          error))
-    return error = "the last beat's samples: " + error, false;
+          });
+      !st.ok())
+    return error = "the last beat's samples: " + st.message(), false;
   if (first)
     tracker_.stateChange(); // the states the first beat starts from
   int64_t next =
@@ -442,8 +444,9 @@ bool StudyRun::applyRows(Stage &stage, std::string &error) {
   for (const auto &[name, all] : rows0_) {
     for (size_t k = 0; k < some.size(); ++k)
       some[k] = all[stage.cells[k]];
-    if (!stage.sim->parameters().setPerCell(name, some.data(), error))
-      return false;
+    if (Status st = stage.sim->parameters().setPerCell(name, some.data());
+        !st.ok())
+      return error = st.message(), false;
   }
   return true;
 }
@@ -451,7 +454,10 @@ bool StudyRun::applyRows(Stage &stage, std::string &error) {
 bool StudyRun::enableBiomarkers(Simulation &sim, std::string &error) {
   BiomarkerOptions bio;
   bio.caVariable = m_.calcium;
-  return sim.biomarkers().enable(bio, error);
+  Status st = sim.biomarkers().enable(bio);
+  if (!st.ok())
+    error = st.message();
+  return st.ok();
 }
 
 void StudyRun::choose(int64_t beat) {

@@ -232,7 +232,7 @@ DistributedSimulation::DistributedSimulation(MPI_Comm comm,
   settleSteps_ = std::max<int64_t>(1, options.probeSteps);
   if (!owned().empty() && setupError_.empty()) {
     local_ = std::make_unique<Simulation>(model, owned().size(), local);
-    local_->valid(setupError_);
+    setupError_ = local_->valid().message();
   }
   report_.ranks = size_;
   report_.cells = cells;
@@ -241,13 +241,11 @@ DistributedSimulation::DistributedSimulation(MPI_Comm comm,
 
 DistributedSimulation::~DistributedSimulation() = default;
 
-bool DistributedSimulation::valid(std::string &error) {
+Status DistributedSimulation::valid() {
   std::string mine = setupError_;
-  if (!rt::agree(comm_, mine.empty(), mine)) {
-    error = mine;
-    return false;
-  }
-  return true;
+  if (!rt::agree(comm_, mine.empty(), mine))
+    return Status::failed(mine);
+  return Status();
 }
 
 bool DistributedSimulation::failWith(const std::string &error) {
@@ -284,14 +282,13 @@ void DistributedSimulation::addStimulus(const Stimulus &stimulus) {
     local_->addStimulus(stimulus);
 }
 
-bool DistributedSimulation::applyRecording(Simulation &sim, CellRange range,
-                                           std::string &error) {
+Status DistributedSimulation::applyRecording(Simulation &sim, CellRange range) {
   if (!timeline_.recording())
-    return true;
+    return Status();
   CellRange part = recording_.cells.intersect(range);
   if (part.empty()) {
     sim.stopRecording();
-    return true;
+    return Status();
   }
   PartSampleFn fn = recording_.fn;
   return sim.record(recording_.variables,
@@ -299,35 +296,34 @@ bool DistributedSimulation::applyRecording(Simulation &sim, CellRange range,
                     timeline_.recordFirst(), timeline_.recordEvery(),
                     [fn, part](int64_t step, CellRange, const double *values) {
                       fn(step, part, values);
-                    },
-                    error);
+                    });
 }
 
-bool DistributedSimulation::record(const std::vector<std::string> &variables,
-                                   CellRange cells, int64_t first,
-                                   int64_t every, PartSampleFn fn,
-                                   std::string &error) {
-  if (cells.begin < 0 || cells.end > cells_ || cells.empty()) {
-    error = "cells [" + std::to_string(cells.begin) + ", " +
-            std::to_string(cells.end) + ") to record are outside [0, " +
-            std::to_string(cells_) + ")";
-    return false;
-  }
+Status DistributedSimulation::record(const std::vector<std::string> &variables,
+                                     CellRange cells, int64_t first,
+                                     int64_t every, PartSampleFn fn) {
+  if (cells.begin < 0 || cells.end > cells_ || cells.empty())
+    return Status::invalid("cells [" + std::to_string(cells.begin) + ", " +
+                           std::to_string(cells.end) +
+                           ") to record are outside [0, " +
+                           std::to_string(cells_) + ")");
   timeline_.setRecording(first, every);
   recording_.variables = variables;
   recording_.cells = cells;
   recording_.fn = std::move(fn);
   if (!local_)
-    return true;
+    return Status();
   // A rank holding none of the cells still checks the names.
   if (recording_.cells.intersect(owned()).empty()) {
-    if (!local_->record(variables, CellRange{0, 1}, first, every,
-                        [](int64_t, CellRange, const double *) {}, error))
-      return false;
+    if (Status names =
+            local_->record(variables, CellRange{0, 1}, first, every,
+                           [](int64_t, CellRange, const double *) {});
+        !names.ok())
+      return names;
     local_->stopRecording();
-    return true;
+    return Status();
   }
-  return applyRecording(*local_, owned(), error);
+  return applyRecording(*local_, owned());
 }
 
 void DistributedSimulation::stopRecording() {
@@ -352,19 +348,19 @@ void DistributedSimulation::onProgress(std::function<void(int64_t)> fn) {
   progress_ = std::move(fn);
 }
 
-bool DistributedSimulation::enableBiomarkers(const BiomarkerOptions &options,
-                                             std::string &error) {
-  std::string mine;
-  bool ok = !local_ || local_->biomarkers().enable(options, mine);
-  if (!rt::agree(comm_, ok, mine)) {
+Status
+DistributedSimulation::enableBiomarkers(const BiomarkerOptions &options) {
+  Status all = agree(local_ ? local_->biomarkers().enable(options) : Status());
+  if (!all.ok()) {
     // Every rank reports the same problem: no rank prefix.
-    size_t colon = mine.find(": ");
-    error = colon == std::string::npos ? mine : mine.substr(colon + 2);
-    return false;
+    const std::string &m = all.message();
+    size_t colon = m.find(": ");
+    return Status::error(all.kind(),
+                         colon == std::string::npos ? m : m.substr(colon + 2));
   }
   bioOn_ = true;
   bioOptions_ = options;
-  return true;
+  return Status();
 }
 
 void DistributedSimulation::drainBiomarkers() {
@@ -421,25 +417,26 @@ std::unique_ptr<Simulation> DistributedSimulation::build(CellRange range,
   if (local_)
     o.speeds = local_->figures().speeds();
   auto sim = std::make_unique<Simulation>(model_, range.size(), o);
-  if (!sim->valid(error))
-    return nullptr;
+  if (Status valid = sim->valid(); !valid.ok())
+    return error = valid.message(), nullptr;
   sim->setParamSet(params_);
   std::vector<double> fill(range.size(), 0.0);
   for (const std::string &name : perCellNames_)
-    if (!sim->parameters().setPerCell(name, fill.data(), error))
-      return nullptr;
+    if (Status set = sim->parameters().setPerCell(name, fill.data()); !set.ok())
+      return error = set.message(), nullptr;
   sim->initialize(dt_);
   if (!sim->failure().empty()) {
     error = sim->failure();
     return nullptr;
   }
-  if (bioOn_ && !sim->biomarkers().enable(bioOptions_, error))
-    return nullptr;
+  if (Status bio = bioOn_ ? sim->biomarkers().enable(bioOptions_) : Status();
+      !bio.ok())
+    return error = bio.message(), nullptr;
   for (const Stimulus &s : timeline_.stimuli())
     sim->addStimulus(s);
   sim->transfer().setClock(clock);
-  if (!applyRecording(*sim, range, error))
-    return nullptr;
+  if (Status rec = applyRecording(*sim, range); !rec.ok())
+    return error = rec.message(), nullptr;
   return sim;
 }
 

@@ -20,8 +20,8 @@
 
 using namespace easyml::rt;
 
-bool DistributedSimulation::agree(bool ok, std::string &error) {
-  return rt::agree(comm_, ok, error);
+Status DistributedSimulation::agree(Status mine) {
+  return rt::agree(comm_, mine);
 }
 
 TissueCoupling *DistributedSimulation::coupling() {
@@ -49,27 +49,28 @@ bool DistributedSimulation::syncOutputs(std::string &error) {
   return true;
 }
 
-std::shared_ptr<MatrixFile>
+Expected<std::shared_ptr<MatrixFile>>
 DistributedSimulation::openMatrix(const std::string &path, int64_t rows,
-                                  int64_t cols, std::string &error,
-                                  int64_t resumeRows) {
+                                  int64_t cols, int64_t resumeRows) {
   usedWriters_ |= options_.firstWriter >= 0;
+  std::string error;
   std::shared_ptr<MatrixFile> f =
       openRankMatrix(comm_, options_.world, options_.firstWriter,
                      options_.writers, path, rows, cols, error, resumeRows);
-  if (f)
-    matrices_.push_back(f);
+  if (!f)
+    return Status::failed(error);
+  matrices_.push_back(f);
   return f;
 }
 
-bool DistributedSimulation::writeBiomarkers(
-    const std::string &path, const std::vector<std::string> &paramColumns,
-    std::string &error) {
+Status DistributedSimulation::writeBiomarkers(
+    const std::string &path, const std::vector<std::string> &paramColumns) {
   std::vector<std::string> names;
   std::vector<int64_t> params;
+  std::string error;
   bool ok = biomarkerColumns(params_, paramColumns, names, params, error);
   if (!rt::agree(comm_, ok, error))
-    return false;
+    return Status::invalid(error);
   std::vector<double> rows =
       biomarkerRowsWithParams(bio_, params, 0, [&](int64_t p, int64_t cell) {
         return parameters().value(p, cell);
@@ -77,7 +78,9 @@ bool DistributedSimulation::writeBiomarkers(
   std::vector<int64_t> keys(bio_.rows());
   for (int64_t r = 0; r < bio_.rows(); ++r)
     keys[r] = static_cast<int64_t>(bio_.row(r)[kBioBeat]);
-  return writeTableParallel(comm_, path, names, rows, keys, error);
+  if (!writeTableParallel(comm_, path, names, rows, keys, error))
+    return Status::failed(error);
+  return Status();
 }
 
 BiomarkerTable DistributedSimulation::lastBeat(int64_t &totalRows) {

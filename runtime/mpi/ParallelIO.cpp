@@ -45,6 +45,21 @@ bool easyml::rt::agree(MPI_Comm comm, bool ok, std::string &error) {
   return false;
 }
 
+Status easyml::rt::agree(MPI_Comm comm, const Status &mine) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int me = mine.ok() ? size : rank, first = size;
+  MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size)
+    return Status();
+  int kind = mine.ok() ? 0 : static_cast<int>(mine.kind());
+  MPI_Bcast(&kind, 1, MPI_INT, first, comm);
+  std::string msg = broadcast(comm, first, mine.message());
+  return Status::error(static_cast<ErrorKind>(kind),
+                       "rank " + std::to_string(first) + ": " + msg);
+}
+
 //===----------------------------------------------------------------------===//
 // ParallelMatrixFile
 //===----------------------------------------------------------------------===//

@@ -13,22 +13,23 @@ BiomarkerAccess &DistributedSimulation::biomarkers() { return *biomarkers_; }
 OutputAccess &DistributedSimulation::outputs() { return *outputs_; }
 RunFigures &DistributedSimulation::figures() { return *figures_; }
 
-bool RankParameters::set(const std::string &name, double value,
-                         std::string &error) {
+Status RankParameters::set(const std::string &name, double value) {
+  std::string error;
   if (!d_.params_.set(name, value, error))
-    return false;
+    return Status::invalid(error);
   if (d_.local_)
     d_.local_->setParamSet(d_.params_);
-  return true;
+  return Status();
 }
 
-bool RankParameters::modify(const std::string &mods, std::string &error,
-                            std::vector<std::string> *log) {
+Status RankParameters::modify(const std::string &mods,
+                              std::vector<std::string> *log) {
+  std::string error;
   if (!d_.params_.modify(mods, error, log))
-    return false;
+    return Status::invalid(error);
   if (d_.local_)
     d_.local_->setParamSet(d_.params_);
-  return true;
+  return Status();
 }
 
 std::vector<std::string> RankParameters::unusedSettings() const {
@@ -38,44 +39,43 @@ std::vector<std::string> RankParameters::unusedSettings() const {
   return d_.params_.unusedSettings(rows);
 }
 
-bool RankParameters::setPerCell(const std::string &name, const double *values,
-                                std::string &error) {
+Status RankParameters::setPerCell(const std::string &name,
+                                  const double *values) {
   const easyml_model_desc &d = d_.desc();
-  if (d_.params_.index(name) < 0) {
-    error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
-    return false;
-  }
+  if (d_.params_.index(name) < 0)
+    return Status::invalid("model " + std::string(d.name) +
+                           " has no parameter '" + name + "'");
   // Checked over every cell, so every rank gives the same answer.
   for (int64_t c = 0; c < d_.cells_; ++c)
-    if (!std::isfinite(values[c])) {
-      error = "parameter '" + name + "' of cell " + std::to_string(c) +
-              " is not finite (" + std::to_string(values[c]) + ")";
-      return false;
-    }
-  if (d_.local_ && !d_.local_->parameters().setPerCell(
-                       name, values + d_.owned().begin, error))
-    return false;
+    if (!std::isfinite(values[c]))
+      return Status::invalid("parameter '" + name + "' of cell " +
+                             std::to_string(c) + " is not finite (" +
+                             std::to_string(values[c]) + ")");
+  if (d_.local_)
+    if (Status s =
+            d_.local_->parameters().setPerCell(name, values + d_.owned().begin);
+        !s.ok())
+      return s;
   if (std::find(d_.perCellNames_.begin(), d_.perCellNames_.end(), name) ==
       d_.perCellNames_.end())
     d_.perCellNames_.push_back(name);
   d_.perCellValues_[d_.params_.index(name)].assign(values, values + d_.cells_);
-  return true;
+  return Status();
 }
 
-bool RankParameters::setShared(const std::string &name, std::string &error) {
+Status RankParameters::setShared(const std::string &name) {
   int64_t p = d_.params_.index(name);
-  if (p < 0) {
-    error = "model " + std::string(d_.desc().name) + " has no parameter '" +
-            name + "'";
-    return false;
-  }
-  if (d_.local_ && !d_.local_->parameters().setShared(name, error))
-    return false;
+  if (p < 0)
+    return Status::invalid("model " + std::string(d_.desc().name) +
+                           " has no parameter '" + name + "'");
+  if (d_.local_)
+    if (Status s = d_.local_->parameters().setShared(name); !s.ok())
+      return s;
   d_.perCellNames_.erase(
       std::remove(d_.perCellNames_.begin(), d_.perCellNames_.end(), name),
       d_.perCellNames_.end());
   d_.perCellValues_.erase(p);
-  return true;
+  return Status();
 }
 
 bool RankParameters::perCell(const std::string &name, double *values) const {
@@ -103,9 +103,20 @@ double RankParameters::value(int64_t p, int64_t cell) const {
   return values[p];
 }
 
-bool RankOutputs::saveCheckpoint(const std::string &path, RunPosition position,
-                                 std::string &error) {
-  return d_.saveCheckpoint(path, std::move(position), error);
+Status RankOutputs::saveCheckpoint(const std::string &path,
+                                   RunPosition position) {
+  std::string error;
+  if (!d_.saveCheckpoint(path, std::move(position), error))
+    return Status::failed(error);
+  return Status();
+}
+
+Status RankOutputs::loadCheckpoint(const std::string &path,
+                                   RunPosition &position) {
+  std::string error;
+  if (!d_.loadCheckpoint(path, position, error))
+    return Status::invalid(error);
+  return Status();
 }
 
 std::map<std::string, double> RankFigures::speeds() const {

@@ -25,12 +25,11 @@ class RankParameters : public ParameterAccess {
 public:
   explicit RankParameters(DistributedSimulation &d) : d_(d) {}
   const ParamSet &paramSet() const override { return d_.params_; }
-  bool set(const std::string &name, double value, std::string &error) override;
-  bool modify(const std::string &mods, std::string &error,
-              std::vector<std::string> *log) override;
-  bool setPerCell(const std::string &name, const double *values,
-                  std::string &error) override;
-  bool setShared(const std::string &name, std::string &error) override;
+  Status set(const std::string &name, double value) override;
+  Status modify(const std::string &mods,
+                std::vector<std::string> *log) override;
+  Status setPerCell(const std::string &name, const double *values) override;
+  Status setShared(const std::string &name) override;
   std::vector<std::string> perCellNames() const override {
     return d_.perCellNames_;
   }
@@ -46,8 +45,8 @@ private:
 class RankBiomarkers : public BiomarkerAccess {
 public:
   explicit RankBiomarkers(DistributedSimulation &d) : d_(d) {}
-  bool enable(const BiomarkerOptions &options, std::string &error) override {
-    return d_.enableBiomarkers(options, error);
+  Status enable(const BiomarkerOptions &options) override {
+    return d_.enableBiomarkers(options);
   }
   bool closeBeat() override { return d_.closeBeat(); }
   const BiomarkerTable &table() const override { return d_.bio_; }
@@ -56,10 +55,9 @@ public:
     return d_.lastBeat(totalRows);
   }
   BiomarkerTable all() override { return d_.allBiomarkers(); }
-  bool write(const std::string &path,
-             const std::vector<std::string> &paramColumns,
-             std::string &error) override {
-    return d_.writeBiomarkers(path, paramColumns, error);
+  Status write(const std::string &path,
+               const std::vector<std::string> &paramColumns) override {
+    return d_.writeBiomarkers(path, paramColumns);
   }
 
 private:
@@ -69,21 +67,20 @@ private:
 class RankOutputs : public OutputAccess {
 public:
   explicit RankOutputs(DistributedSimulation &d) : d_(d) {}
-  std::shared_ptr<MatrixFile> openMatrix(const std::string &path, int64_t rows,
-                                         int64_t cols, std::string &error,
-                                         int64_t resumeRows) override {
-    return d_.openMatrix(path, rows, cols, error, resumeRows);
+  Expected<std::shared_ptr<MatrixFile>>
+  openMatrix(const std::string &path, int64_t rows, int64_t cols,
+             int64_t resumeRows) override {
+    return d_.openMatrix(path, rows, cols, resumeRows);
   }
   void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
                      int64_t width) override {
     d_.gatherSamples(steps, values, width);
   }
-  bool saveCheckpoint(const std::string &path, RunPosition position,
-                      std::string &error) override;
-  bool loadCheckpoint(const std::string &path, RunPosition &position,
-                      std::string &error) override {
-    return d_.loadCheckpoint(path, position, error);
-  }
+  /// Failed when it cannot be written.
+  Status saveCheckpoint(const std::string &path, RunPosition position) override;
+  /// Invalid, naming the file and what differs.
+  Status loadCheckpoint(const std::string &path,
+                        RunPosition &position) override;
 
 private:
   DistributedSimulation &d_;

@@ -16,20 +16,21 @@ ParameterAccess::~ParameterAccess() = default;
 
 const ParamSet &LocalParameters::paramSet() const { return s_.params(); }
 
-bool LocalParameters::set(const std::string &name, double value,
-                          std::string &error) {
+Status LocalParameters::set(const std::string &name, double value) {
+  std::string error;
   if (!s_.params().set(name, value, error))
-    return false;
+    return Status::invalid(error);
   s_.paramsChanged();
-  return true;
+  return Status();
 }
 
-bool LocalParameters::modify(const std::string &mods, std::string &error,
-                             std::vector<std::string> *log) {
+Status LocalParameters::modify(const std::string &mods,
+                               std::vector<std::string> *log) {
+  std::string error;
   if (!s_.params().modify(mods, error, log))
-    return false;
+    return Status::invalid(error);
   s_.paramsChanged();
-  return true;
+  return Status();
 }
 
 /// Why parameter `p` cannot have a row per cell on the devices in use, or
@@ -73,28 +74,25 @@ perCellProblem(const easyml_model_desc &d, int64_t p, const std::string &name,
   return "";
 }
 
-bool LocalParameters::setPerCell(const std::string &name, const double *values,
-                                 std::string &error) {
+Status LocalParameters::setPerCell(const std::string &name,
+                                   const double *values) {
   const easyml_model_desc &d = s_.params().desc();
   const ParamSet &ps = s_.params();
   int64_t p = ps.index(name);
-  if (p < 0) {
-    error = "model " + std::string(d.name) + " has no parameter '" + name + "'";
-    return false;
-  }
-  if (!(d.features & EASYML_FEATURE_PARAM_ROWS)) {
-    error = "model " + std::string(d.name) +
-            " was compiled without per-cell parameters (recompile it)";
-    return false;
-  }
+  if (p < 0)
+    return Status::invalid("model " + std::string(d.name) +
+                           " has no parameter '" + name + "'");
+  if (!(d.features & EASYML_FEATURE_PARAM_ROWS))
+    return Status::invalid(
+        "model " + std::string(d.name) +
+        " was compiled without per-cell parameters (recompile it)");
   CellStore &store = s_.store();
   for (int64_t c = 0; c < store.cells(); ++c)
-    if (!std::isfinite(values[c])) {
-      error = "parameter '" + name + "' of cell " + std::to_string(c) +
-              " is not finite (" + std::to_string(values[c]) + ")";
-      return false;
-    }
-  error = perCellProblem(d, p, name, "", s_.devices());
+    if (!std::isfinite(values[c]))
+      return Status::invalid("parameter '" + name + "' of cell " +
+                             std::to_string(c) + " is not finite (" +
+                             std::to_string(values[c]) + ")");
+  std::string error = perCellProblem(d, p, name, "", s_.devices());
   // Its dependents vary with it: each must be able to.
   std::vector<bool> rows = s_.userRows();
   rows.resize(ps.size(), false);
@@ -103,13 +101,13 @@ bool LocalParameters::setPerCell(const std::string &name, const double *values,
     if (error.empty())
       error = perCellProblem(d, q, ps.name(q), name, s_.devices());
   if (!error.empty())
-    return false;
+    return Status::invalid(error);
   double *row = store.makePerCell(p, ps.value(p));
   std::copy(values, values + store.cells(), row);
   s_.userRows() = rows;
   s_.paramValuesWritten();
   s_.paramsChanged();
-  return true;
+  return Status();
 }
 
 std::vector<std::string> LocalParameters::perCellNames() const {
@@ -131,20 +129,18 @@ bool LocalParameters::perCell(const std::string &name, double *values) const {
   return true;
 }
 
-bool LocalParameters::setShared(const std::string &name, std::string &error) {
+Status LocalParameters::setShared(const std::string &name) {
   int64_t p = s_.params().index(name);
-  if (p < 0) {
-    error = "model " + std::string(s_.params().desc().name) +
-            " has no parameter '" + name + "'";
-    return false;
-  }
+  if (p < 0)
+    return Status::invalid("model " + std::string(s_.params().desc().name) +
+                           " has no parameter '" + name + "'");
   s_.store().makeShared(p);
   std::vector<bool> &rows = s_.userRows();
   rows.resize(s_.params().size(), false);
   rows[p] = false;
   s_.paramValuesWritten();
   s_.paramsChanged();
-  return true;
+  return Status();
 }
 
 std::vector<std::string> LocalParameters::unusedSettings() const {

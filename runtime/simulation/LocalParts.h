@@ -27,12 +27,11 @@ class LocalParameters : public ParameterAccess {
 public:
   explicit LocalParameters(Scheduler &s) : s_(s) {}
   const ParamSet &paramSet() const override;
-  bool set(const std::string &name, double value, std::string &error) override;
-  bool modify(const std::string &mods, std::string &error,
-              std::vector<std::string> *log) override;
-  bool setPerCell(const std::string &name, const double *values,
-                  std::string &error) override;
-  bool setShared(const std::string &name, std::string &error) override;
+  Status set(const std::string &name, double value) override;
+  Status modify(const std::string &mods,
+                std::vector<std::string> *log) override;
+  Status setPerCell(const std::string &name, const double *values) override;
+  Status setShared(const std::string &name) override;
   std::vector<std::string> perCellNames() const override;
   bool perCell(const std::string &name, double *values) const override;
   double value(int64_t p, int64_t cell) const override;
@@ -45,14 +44,13 @@ private:
 class LocalBiomarkers : public BiomarkerAccess {
 public:
   explicit LocalBiomarkers(Scheduler &s) : s_(s) {}
-  bool enable(const BiomarkerOptions &options, std::string &error) override;
+  Status enable(const BiomarkerOptions &options) override;
   bool closeBeat() override;
   const BiomarkerTable &table() const override;
   void clear() override;
   BiomarkerTable lastBeat(int64_t &totalRows) override;
-  bool write(const std::string &path,
-             const std::vector<std::string> &paramColumns,
-             std::string &error) override;
+  Status write(const std::string &path,
+               const std::vector<std::string> &paramColumns) override;
 
 private:
   Scheduler &s_;
@@ -61,13 +59,12 @@ private:
 class LocalOutputs : public OutputAccess {
 public:
   explicit LocalOutputs(Simulation &sim, Scheduler &s) : sim_(sim), s_(s) {}
-  std::shared_ptr<MatrixFile> openMatrix(const std::string &path, int64_t rows,
-                                         int64_t cols, std::string &error,
-                                         int64_t resumeRows) override;
-  bool saveCheckpoint(const std::string &path, RunPosition position,
-                      std::string &error) override;
-  bool loadCheckpoint(const std::string &path, RunPosition &position,
-                      std::string &error) override;
+  Expected<std::shared_ptr<MatrixFile>> openMatrix(const std::string &path,
+                                                   int64_t rows, int64_t cols,
+                                                   int64_t resumeRows) override;
+  Status saveCheckpoint(const std::string &path, RunPosition position) override;
+  Status loadCheckpoint(const std::string &path,
+                        RunPosition &position) override;
 
 private:
   Simulation &sim_;

@@ -12,39 +12,35 @@ using namespace easyml::rt;
 namespace {
 
 /// Sets every column of `table`; `where(c)` prefixes the error of column c.
-bool setColumns(SimulationInterface &sim, const Columns &table,
-                const std::function<std::string(size_t)> &where,
-                std::string &error) {
+Status setColumns(SimulationInterface &sim, const Columns &table,
+                  const std::function<std::string(size_t)> &where) {
   for (size_t c = 0; c < table.names.size(); ++c)
-    if (!sim.parameters().setPerCell(table.names[c], table.values[c].data(),
-                                     error)) {
-      error = where(c) + error;
-      return false;
-    }
-  return true;
+    if (Status s =
+            sim.parameters().setPerCell(table.names[c], table.values[c].data());
+        !s.ok())
+      return s.withContext(where(c));
+  return Status();
 }
 
 } // namespace
 
-bool SimulationInterface::samplePerCellParams(const std::string &spec,
-                                              uint64_t seed, bool grouped,
-                                              Columns &taken,
-                                              std::string &error) {
-  return samplePopulation(spec, seed, desc(), parameters().values(), numCells(),
-                          taken, error, grouped) &&
-         setColumns(
-             *this, taken, [](size_t) { return "--population: "; }, error);
+Status SimulationInterface::samplePerCellParams(const std::string &spec,
+                                                uint64_t seed, bool grouped,
+                                                Columns &taken) {
+  std::string error;
+  if (!samplePopulation(spec, seed, desc(), parameters().values(), numCells(),
+                        taken, error, grouped))
+    return Status::invalid(error);
+  return setColumns(*this, taken, [](size_t) { return "--population: "; });
 }
 
-bool SimulationInterface::readPerCellParams(const std::string &path,
-                                            Columns &taken,
-                                            std::string &error) {
-  return readParamTable(path, numCells(), taken, error) &&
-         checkParamNames(taken, desc(), path, error) &&
-         setColumns(
-             *this, taken,
-             [&](size_t c) {
-               return path + ": column " + std::to_string(c + 1) + ": ";
-             },
-             error);
+Status SimulationInterface::readPerCellParams(const std::string &path,
+                                              Columns &taken) {
+  std::string error;
+  if (!readParamTable(path, numCells(), taken, error) ||
+      !checkParamNames(taken, desc(), path, error))
+    return Status::invalid(error);
+  return setColumns(*this, taken, [&](size_t c) {
+    return path + ": column " + std::to_string(c + 1) + ": ";
+  });
 }

@@ -52,12 +52,10 @@ BiomarkerAccess &Simulation::biomarkers() { return *biomarkers_; }
 OutputAccess &Simulation::outputs() { return *outputs_; }
 RunFigures &Simulation::figures() { return *figures_; }
 
-bool Simulation::valid(std::string &error) {
-  if (!scheduler_->setupError().empty()) {
-    error = scheduler_->setupError();
-    return false;
-  }
-  return true;
+Status Simulation::valid() {
+  if (!scheduler_->setupError().empty())
+    return Status::failed(scheduler_->setupError());
+  return Status();
 }
 
 const std::string &Simulation::failure() const { return scheduler_->failure(); }
@@ -88,29 +86,24 @@ void Simulation::spanIntervalsUntil(int64_t step) {
 
 void Simulation::clearStimuli() { scheduler_->timeline().clearStimuli(); }
 
-bool Simulation::record(const std::vector<std::string> &variables,
-                        CellRange cells, int64_t first, int64_t every,
-                        PartSampleFn fn, std::string &error) {
+Status Simulation::record(const std::vector<std::string> &variables,
+                          CellRange cells, int64_t first, int64_t every,
+                          PartSampleFn fn) {
   const easyml_model_desc &d = desc();
-  if (!(d.features & EASYML_FEATURE_RECORD)) {
-    error = "model " + std::string(d.name) +
-            " was compiled without in-wave recording (recompile it)";
-    return false;
-  }
-  if (cells.begin < 0 || cells.end > numCells() || cells.empty()) {
-    error = "cells [" + std::to_string(cells.begin) + ", " +
-            std::to_string(cells.end) + ") to record are outside [0, " +
-            std::to_string(numCells()) + ")";
-    return false;
-  }
-  if (every < 1 || first < 0) {
-    error = "samples need a first step >= 0 and an interval >= 1";
-    return false;
-  }
-  if (variables.empty()) {
-    error = "nothing to record";
-    return false;
-  }
+  if (!(d.features & EASYML_FEATURE_RECORD))
+    return Status::invalid(
+        "model " + std::string(d.name) +
+        " was compiled without in-wave recording (recompile it)");
+  if (cells.begin < 0 || cells.end > numCells() || cells.empty())
+    return Status::invalid("cells [" + std::to_string(cells.begin) + ", " +
+                           std::to_string(cells.end) +
+                           ") to record are outside [0, " +
+                           std::to_string(numCells()) + ")");
+  if (every < 1 || first < 0)
+    return Status::invalid(
+        "samples need a first step >= 0 and an interval >= 1");
+  if (variables.empty())
+    return Status::invalid("nothing to record");
   RecordPlan plan;
   plan.slots.assign(d.num_recordable, -1);
   for (size_t i = 0; i < variables.size(); ++i) {
@@ -122,17 +115,13 @@ bool Simulation::record(const std::vector<std::string> &variables,
     for (int64_t e = 0; e < d.num_externals && found < 0; ++e)
       if (n == d.external_sim_names[e])
         found = d.sv_rows + e;
-    if (found < 0) {
-      error = "model " + std::string(d.name) +
-              " has no state, external or "
-              "trace '" +
-              n + "' to record";
-      return false;
-    }
-    if (plan.slots[found] >= 0) {
-      error = "'" + n + "' is recorded twice";
-      return false;
-    }
+    if (found < 0)
+      return Status::invalid("model " + std::string(d.name) +
+                             " has no state, external or "
+                             "trace '" +
+                             n + "' to record");
+    if (plan.slots[found] >= 0)
+      return Status::invalid("'" + n + "' is recorded twice");
     plan.slots[found] = static_cast<int64_t>(i);
     if (found >= d.sv_rows + d.num_externals)
       plan.traces = true;
@@ -148,7 +137,7 @@ bool Simulation::record(const std::vector<std::string> &variables,
   plan.version = scheduler_->recordPlan().version + 1;
   scheduler_->setRecording(std::move(plan), std::move(fn));
   scheduler_->timeline().setRecording(first, every);
-  return true;
+  return Status();
 }
 
 void Simulation::stopRecording() { scheduler_->timeline().stopRecording(); }

@@ -137,14 +137,14 @@ private:
 
 } // namespace
 
-std::shared_ptr<MatrixFile> LocalOutputs::openMatrix(const std::string &path,
-                                                     int64_t rows, int64_t cols,
-                                                     std::string &error,
-                                                     int64_t resumeRows) {
+Expected<std::shared_ptr<MatrixFile>>
+LocalOutputs::openMatrix(const std::string &path, int64_t rows, int64_t cols,
+                         int64_t resumeRows) {
   auto file = std::make_shared<NpyMatrixFile>();
+  std::string error;
   if (!file->open(path, rows, cols, resumeRows, error))
-    return nullptr;
-  return file;
+    return Status::failed(error);
+  return std::shared_ptr<MatrixFile>(file);
 }
 
 /// The biomarker rows with one column per parameter in `paramColumns`,
@@ -185,19 +185,21 @@ bool easyml::rt::biomarkerColumns(const ParamSet &ps,
   return true;
 }
 
-bool LocalBiomarkers::write(const std::string &path,
-                            const std::vector<std::string> &paramColumns,
-                            std::string &error) {
+Status LocalBiomarkers::write(const std::string &path,
+                              const std::vector<std::string> &paramColumns) {
   std::vector<std::string> names;
   std::vector<int64_t> params;
+  std::string error;
   if (!biomarkerColumns(s_.params(), paramColumns, names, params, error))
-    return false;
+    return Status::invalid(error);
   LocalParameters values(s_);
   std::vector<double> rows =
       biomarkerRowsWithParams(table(), params, 0, [&](int64_t p, int64_t cell) {
         return values.value(p, cell);
       });
-  return writeTable(path, names, rows, error);
+  if (!writeTable(path, names, rows, error))
+    return Status::failed(error);
+  return Status();
 }
 
 BiomarkerTable LocalBiomarkers::lastBeat(int64_t &totalRows) {
@@ -223,13 +225,14 @@ const char *easyml::rt::biomarkerColumnName(int column) {
   return column >= 0 && column < kBioNumColumns ? names[column] : "?";
 }
 
-bool LocalBiomarkers::enable(const BiomarkerOptions &options,
-                             std::string &error) {
-  if (!s_.usable()) {
-    error = s_.failure().empty() ? s_.setupError() : s_.failure();
-    return false;
-  }
-  return s_.beats().enable(options, error);
+Status LocalBiomarkers::enable(const BiomarkerOptions &options) {
+  if (!s_.usable())
+    return Status::failed(s_.failure().empty() ? s_.setupError()
+                                               : s_.failure());
+  std::string error;
+  if (!s_.beats().enable(options, error))
+    return Status::invalid(error);
+  return Status();
 }
 
 bool LocalBiomarkers::closeBeat() { return s_.beats().close(); }

@@ -108,8 +108,10 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
       sim.values().setStateRow(static_cast<int64_t>(v), row.data());
     else if (v < ext)
       std::copy(row.begin(), row.end(), sim.values().external(v - sv));
-    else if (!sim.parameters().setPerCell(s.params[v - ext], row.data(), error))
-      return bad(error);
+    else if (Status set =
+                 sim.parameters().setPerCell(s.params[v - ext], row.data());
+             !set.ok())
+      return bad(set.message());
   }
   if (restoreClock)
     sim.transfer().setClock({s.step, s.beat, s.beatStart});
@@ -120,11 +122,12 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
 // Simulation
 //===----------------------------------------------------------------------===//
 
-bool LocalOutputs::saveCheckpoint(const std::string &path, RunPosition position,
-                                  std::string &error) {
+Status LocalOutputs::saveCheckpoint(const std::string &path,
+                                    RunPosition position) {
   PopulationState st;
+  std::string error;
   if (!sim_.transfer().checkpointState(st, error, /*values=*/false))
-    return false;
+    return Status::failed(error);
   position.speeds = s_.speeds();
   position.counters = s_.counters();
   st.run = position.json();
@@ -137,24 +140,27 @@ bool LocalOutputs::saveCheckpoint(const std::string &path, RunPosition position,
   for (int64_t c0 = 0; c0 < st.cells; c0 += block) {
     int64_t c1 = std::min(st.cells, c0 + block);
     if (!s_.packCells({c0, c1}, buffer.data()))
-      return error = s_.failure(), false;
+      return Status::failed(s_.failure());
     if (!file.add(buffer.data(), (c1 - c0) * width * sizeof(double)))
       break; // commit() says why
   }
   file.add(st.rows.data(), st.rows.size() * sizeof(double));
   file.add(st.extra.data(), st.extra.size() * sizeof(double));
-  return file.commit(error);
+  if (!file.commit(error))
+    return Status::failed(error);
+  return Status();
 }
 
-bool LocalOutputs::loadCheckpoint(const std::string &path,
-                                  RunPosition &position, std::string &error) {
+Status LocalOutputs::loadCheckpoint(const std::string &path,
+                                    RunPosition &position) {
   PopulationState st;
+  std::string error;
   if (!readCheckpoint(path, st, position, error))
-    return false;
+    return Status::invalid(error);
   if (!sim_.transfer().restoreState(st, 0, s_.store().cells(), error))
-    return error = path + ": " + error, false;
+    return Status::invalid(path + ": " + error);
   s_.beats().table().values = st.rows;
   if (position.counters.size() == s_.counters().size())
     s_.setCounters(position.counters);
-  return true;
+  return Status();
 }

@@ -158,9 +158,11 @@ bool Tissue::initialize(std::string &error) {
   }
   if (!sim_.initialize(options_.dt))
     return error = sim_.failure(), false;
-  if (options_.biomarkers &&
-      !sim_.biomarkers().enable(BiomarkerOptions(), error))
-    return false;
+  if (Status bio = options_.biomarkers
+                       ? sim_.biomarkers().enable(BiomarkerOptions())
+                       : Status();
+      !bio.ok())
+    return error = bio.message(), false;
   sim_.coupling()->keepExternalsOnDevices(onDevices_);
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);

@@ -110,19 +110,17 @@ bool Tissue::diffuseOnRanks(std::string &error) {
     double t1 = monotonicSeconds();
     bool ok = local.sendHalos(task, /*always=*/true);
     stepWork_ += monotonicSeconds() - t1;
-    if (!ok)
-      error = sim_.failure();
-    if (!sim_.agree(ok, error))
-      return false;
+    if (Status all = sim_.agree(ok ? Status() : Status::failed(sim_.failure()));
+        !all.ok())
+      return error = all.message(), false;
     if (!ranks_->exchange(vr.data(), error))
       return false;
     double t2 = monotonicSeconds();
     ok = local.diffuse(task);
     stepWork_ += monotonicSeconds() - t2;
-    if (!ok)
-      error = sim_.failure();
-    if (!sim_.agree(ok, error))
-      return false;
+    if (Status all = sim_.agree(ok ? Status() : Status::failed(sim_.failure()));
+        !all.ok())
+      return error = all.message(), false;
   }
   return true; // updateActivation hands the buffer to the cells
 }

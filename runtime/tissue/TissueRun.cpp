@@ -36,10 +36,8 @@ bool setPointParameters(const TissueSetup &setup, const ProcessGrid &pg,
       return false;
     for (int64_t p : cellPoints)
       cells.push_back(all[p]);
-    if (!sim.parameters().setPerCell(name, cells.data(), error)) {
-      error = "point_parameters: " + error;
-      return false;
-    }
+    if (Status set = sim.parameters().setPerCell(name, cells.data()); !set.ok())
+      return error = "point_parameters: " + set.message(), false;
   }
   return true;
 }
@@ -140,13 +138,21 @@ bool processGrid(const TissueSetup &setup, int ranks,
 
 namespace {
 
+/// False on every rank when `ok` is false on one, with that rank's message.
+bool agreeOn(SimulationInterface &sim, bool ok, std::string &error) {
+  Status all = sim.agree(ok ? Status() : Status::failed(error));
+  if (!all.ok())
+    error = all.message();
+  return all.ok();
+}
+
 /// A grid field written by rank 0 (every rank takes part in gathering it
 /// and learns whether the write worked).
 bool writeField(SimulationInterface &sim, Writer &writer,
                 const std::string &base, const std::string &field,
                 const std::vector<double> &values, std::string &error) {
   bool ok = sim.rank() != 0 || writer.write(base, field, values, error);
-  return sim.ranks() == 1 ? ok : sim.agree(ok, error);
+  return sim.ranks() == 1 ? ok : agreeOn(sim, ok, error);
 }
 
 /// The time loop with its snapshots, checkpoints (after the step's
@@ -256,8 +262,9 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
   if (!tissue.syncHost(error))
     return false;
   tissue.savePosition(position);
-  if (!sim.outputs().saveCheckpoint(setup.checkpoint, position, error))
-    return false;
+  if (Status saved = sim.outputs().saveCheckpoint(setup.checkpoint, position);
+      !saved.ok())
+    return error = saved.message(), false;
   ++result.checkpoints;
   result.checkpointSeconds += std::chrono::duration<double>(
                                   std::chrono::steady_clock::now() - t0)
@@ -271,8 +278,9 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
 bool restart(const TissueSetup &setup, SimulationInterface &sim,
              Tissue &tissue, TissueResult &result, std::string &error) {
   RunPosition position;
-  if (!sim.outputs().loadCheckpoint(setup.restart, position, error))
-    return false;
+  if (Status loaded = sim.outputs().loadCheckpoint(setup.restart, position);
+      !loaded.ok())
+    return error = loaded.message(), false;
   if (std::string d = position.settingsDiffer(setup.settings); !d.empty())
     return error = setup.restart + ": another run's checkpoint: " + d, false;
   bool ok = tissue.restorePosition(position, error);
@@ -292,7 +300,7 @@ bool restart(const TissueSetup &setup, SimulationInterface &sim,
     }
     result.files.push_back(file);
   }
-  if (sim.ranks() > 1 && !sim.agree(ok, error))
+  if (sim.ranks() > 1 && !agreeOn(sim, ok, error))
     return false;
   result.restartStep = tissue.step();
   return ok;
@@ -335,11 +343,13 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
                                     tissueOptions.scheme ==
                                         TissueOptions::Explicit)
             : std::make_unique<Simulation>(model, cells, options);
-  if (!sim->valid(error))
-    return false;
-  if (!setup.parameters.empty() &&
-      !sim->parameters().modify(setup.parameters, error))
-    return error = "parameters: " + error, false;
+  if (Status valid = sim->valid(); !valid.ok())
+    return error = valid.message(), false;
+  if (Status set = setup.parameters.empty()
+                       ? Status()
+                       : sim->parameters().modify(setup.parameters);
+      !set.ok())
+    return error = "parameters: " + set.message(), false;
   if (!setPointParameters(setup, pg, *sim, error))
     return false;
   Tissue tissue(*sim, setup.grid, setup.conductivity, tissueOptions,

@@ -136,7 +136,7 @@ public:
   TissueCoupling *coupling() override;
   std::string deviceDescription() const override;
   std::string variantName() const override;
-  bool valid(std::string &error) override;
+  Status valid() override;
   /// After run() returned false: "rank 2: cell 2500, variable ..." (the
   /// same text on every rank).
   const std::string &failure() const override { return failure_; }
@@ -144,7 +144,7 @@ public:
   const NonFinite *nonFinite() const override {
     return nonFinite_.cell >= 0 ? &nonFinite_ : nullptr;
   }
-  bool agree(bool ok, std::string &error) override;
+  Status agree(Status mine) override;
   ParameterAccess &parameters() override;
   using SimulationInterface::parameters;
   BiomarkerAccess &biomarkers() override;
@@ -154,9 +154,8 @@ public:
   bool initialize(double dt) override;
   double dt() const override { return dt_; }
   void addStimulus(const Stimulus &stimulus) override;
-  bool record(const std::vector<std::string> &variables, CellRange cells,
-              int64_t first, int64_t every, PartSampleFn fn,
-              std::string &error) override;
+  Status record(const std::vector<std::string> &variables, CellRange cells,
+                int64_t first, int64_t every, PartSampleFn fn) override;
   void stopRecording() override;
   int addEvent(int64_t step, EventFn fn, int64_t every = 0) override;
   /// After each epoch, once every rank has reached `step`.
@@ -187,18 +186,17 @@ private:
   friend class RankFigures;
 
   //===--- Biomarkers (RankBiomarkers) --------------------------------===//
-  bool enableBiomarkers(const BiomarkerOptions &options, std::string &error);
+  Status enableBiomarkers(const BiomarkerOptions &options);
   bool closeBeat();
-  bool writeBiomarkers(const std::string &path,
-                       const std::vector<std::string> &paramColumns,
-                       std::string &error);
+  Status writeBiomarkers(const std::string &path,
+                         const std::vector<std::string> &paramColumns);
   BiomarkerTable lastBeat(int64_t &totalRows);
   BiomarkerTable allBiomarkers();
 
   //===--- Outputs (RankOutputs) --------------------------------------===//
-  std::shared_ptr<MatrixFile> openMatrix(const std::string &path, int64_t rows,
-                                         int64_t cols, std::string &error,
-                                         int64_t resumeRows);
+  Expected<std::shared_ptr<MatrixFile>> openMatrix(const std::string &path,
+                                                   int64_t rows, int64_t cols,
+                                                   int64_t resumeRows);
   void gatherSamples(std::vector<int64_t> &steps, std::vector<double> &values,
                      int64_t width);
   bool saveCheckpoint(const std::string &path, RunPosition position,
@@ -218,7 +216,7 @@ private:
 
   std::unique_ptr<Simulation> build(CellRange range, const RunClock &clock,
                                     std::string &error);
-  bool applyRecording(Simulation &sim, CellRange range, std::string &error);
+  Status applyRecording(Simulation &sim, CellRange range);
   bool migrate(const std::vector<CellRange> &next, double imbalance);
   /// Takes the rows of beats the local simulation closed.
   void drainBiomarkers();

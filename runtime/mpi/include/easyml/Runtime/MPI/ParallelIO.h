@@ -32,6 +32,9 @@ namespace easyml::rt {
 /// rank's did; otherwise false on every rank, with `error` the message of
 /// the lowest failing rank, prefixed "rank N: ".
 bool agree(MPI_Comm comm, bool ok, std::string &error);
+/// The same for a Status: an error on every rank, with the lowest failing
+/// rank's kind and message (prefixed "rank N: ").
+Status agree(MPI_Comm comm, const Status &mine);
 
 /// What the dedicated writer ranks did for one ParallelMatrixFile.
 struct WriterStats {

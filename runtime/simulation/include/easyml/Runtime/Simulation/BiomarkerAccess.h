@@ -15,6 +15,7 @@
 #define EASYML_RUNTIME_SIMULATION_BIOMARKERACCESS_H
 
 #include "easyml/Runtime/Core/Params.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -101,9 +102,9 @@ public:
   virtual ~BiomarkerAccess();
 
   /// Computes biomarkers from now on (a model compiled with
-  /// EASYML_FEATURE_BIOMARKERS); false with `error` for an unknown calcium
-  /// state or an older model.
-  virtual bool enable(const BiomarkerOptions &options, std::string &error) = 0;
+  /// EASYML_FEATURE_BIOMARKERS); Invalid for an unknown calcium state or an
+  /// older model, Failed when the devices cannot be had.
+  virtual Status enable(const BiomarkerOptions &options) = 0;
   /// Ends the current beat: its biomarkers join the table.
   virtual bool closeBeat() = 0;
   /// This rank's rows of the closed beats (global cells), beat by beat.
@@ -120,10 +121,10 @@ public:
   /// The table (every rank's rows, beat by beat, cells in order) with,
   /// after the biomarkers, one column per name in `paramColumns`: each
   /// cell's value of that parameter. CSV or a structured .npy by the
-  /// extension (writeTable()).
-  virtual bool write(const std::string &path,
-                     const std::vector<std::string> &paramColumns,
-                     std::string &error) = 0;
+  /// extension (writeTable()). Invalid for an unknown parameter, Failed
+  /// when the file cannot be written.
+  virtual Status write(const std::string &path,
+                       const std::vector<std::string> &paramColumns) = 0;
 };
 
 } // namespace easyml::rt

@@ -16,6 +16,7 @@
 #define EASYML_RUNTIME_SIMULATION_OUTPUTACCESS_H
 
 #include "easyml/Runtime/Core/CellStore.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <memory>
@@ -61,11 +62,10 @@ public:
   /// A (rows x cols) sample matrix at `path`; the simulation flushes it at
   /// every synchronisation point while it is open. `resumeRows` > 0
   /// continues the file a killed run left after that many rows (a
-  /// restart from a checkpoint).
-  virtual std::shared_ptr<MatrixFile> openMatrix(const std::string &path,
-                                                 int64_t rows, int64_t cols,
-                                                 std::string &error,
-                                                 int64_t resumeRows = 0) = 0;
+  /// restart from a checkpoint). Failed when it cannot be written.
+  virtual Expected<std::shared_ptr<MatrixFile>>
+  openMatrix(const std::string &path, int64_t rows, int64_t cols,
+             int64_t resumeRows = 0) = 0;
   /// Samples a rank took of the cells it holds, with -inf for the others'
   /// cells (`values`: `steps.size()` rows of `width`): afterwards every
   /// rank has every step any rank took (in order) and every cell's value.
@@ -74,15 +74,15 @@ public:
   /// Writes the whole run to `path` (Checkpoint.h), whole or not at all:
   /// every cell, the clock, the closed beats' biomarkers and `position`
   /// (the client's settings and output positions), to which the devices'
-  /// speeds and the counters are added.
-  virtual bool saveCheckpoint(const std::string &path, RunPosition position,
-                              std::string &error) = 0;
+  /// speeds and the counters are added. Failed when it cannot be written.
+  virtual Status saveCheckpoint(const std::string &path,
+                                RunPosition position) = 0;
   /// Continues the run saved in `path`, after initialize() and the same
   /// per-cell parameters and biomarker setting as the run that saved it;
-  /// `position` receives its client part. False with `error` naming the
-  /// file and what differs, and nothing changed.
-  virtual bool loadCheckpoint(const std::string &path, RunPosition &position,
-                              std::string &error) = 0;
+  /// `position` receives its client part. Invalid, naming the file and
+  /// what differs (or what is damaged), and nothing changed.
+  virtual Status loadCheckpoint(const std::string &path,
+                                RunPosition &position) = 0;
 };
 
 } // namespace easyml::rt

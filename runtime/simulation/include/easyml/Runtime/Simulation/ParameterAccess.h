@@ -19,6 +19,7 @@
 #define EASYML_RUNTIME_SIMULATION_PARAMETERACCESS_H
 
 #include "easyml/Runtime/Core/Params.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -34,22 +35,22 @@ public:
   virtual const ParamSet &paramSet() const = 0;
   const std::vector<double> &values() const { return paramSet().values(); }
   /// Sets parameter or flag `name` for every cell that has no value of its
-  /// own; false with `error` for an unknown name or a non-finite value.
-  virtual bool set(const std::string &name, double value,
-                   std::string &error) = 0;
-  /// Applies openCARP's `--imp-par` syntax (ParamSet::modify).
-  virtual bool modify(const std::string &mods, std::string &error,
-                      std::vector<std::string> *log = nullptr) = 0;
+  /// own; Invalid for an unknown name or a non-finite value.
+  virtual Status set(const std::string &name, double value) = 0;
+  /// Applies openCARP's `--imp-par` syntax (ParamSet::modify); Invalid
+  /// for a modification that does not apply.
+  virtual Status modify(const std::string &mods,
+                        std::vector<std::string> *log = nullptr) = 0;
   /// Makes parameter or flag `name` per cell with `values` (one per cell
   /// of the simulation); the derived parameters computed from it vary per
-  /// cell with it. False with `error` for an unknown name, a non-finite
-  /// value, or a parameter that cannot vary per cell (it, or a derived
-  /// parameter computed from it, is read by a lookup table, nodal, or read
-  /// shared by a GPU variant in use).
-  virtual bool setPerCell(const std::string &name, const double *values,
-                          std::string &error) = 0;
-  /// Back to one value for all cells (its shared value).
-  virtual bool setShared(const std::string &name, std::string &error) = 0;
+  /// cell with it. Invalid for an unknown name, a non-finite value, or a
+  /// parameter that cannot vary per cell (it, or a derived parameter
+  /// computed from it, is read by a lookup table, nodal, or read shared by
+  /// a GPU variant in use).
+  virtual Status setPerCell(const std::string &name, const double *values) = 0;
+  /// Back to one value for all cells (its shared value); Invalid for an
+  /// unknown name.
+  virtual Status setShared(const std::string &name) = 0;
   /// The parameters given per cell, and the values of one of them (one per
   /// cell of the simulation; false if it is shared).
   virtual std::vector<std::string> perCellNames() const = 0;

@@ -109,14 +109,14 @@ public:
   /// ...".
   std::string deviceDescription() const override;
   std::string variantName() const override { return variant().name; }
-  /// False with a message when the devices cannot be had (no such
+  /// Failed, with a message, when the devices cannot be had (no such
   /// variant, no driver, no such GPU, no fitting code object).
-  bool valid(std::string &error) override;
+  Status valid() override;
   /// Empty while all is well; after a device call failed, what failed on
   /// which device. The simulation does nothing more once it has failed.
   const std::string &failure() const override;
   const NonFinite *nonFinite() const override;
-  bool agree(bool ok, std::string &) override { return ok; }
+  Status agree(Status mine) override { return mine; }
   ParameterAccess &parameters() override;
   using SimulationInterface::parameters;
   BiomarkerAccess &biomarkers() override;
@@ -125,9 +125,8 @@ public:
   bool initialize(double dt) override;
   double dt() const override;
   void addStimulus(const Stimulus &stimulus) override;
-  bool record(const std::vector<std::string> &variables, CellRange cells,
-              int64_t first, int64_t every, PartSampleFn fn,
-              std::string &error) override;
+  Status record(const std::vector<std::string> &variables, CellRange cells,
+                int64_t first, int64_t every, PartSampleFn fn) override;
   void stopRecording() override;
   int addEvent(int64_t step, EventFn fn, int64_t every = 0) override;
   /// After every wave.

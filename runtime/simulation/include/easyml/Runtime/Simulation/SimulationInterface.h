@@ -77,17 +77,18 @@ public:
   virtual std::string variantName() const = 0;
 
   //===--- Status -----------------------------------------------------===//
-  /// False on every rank when the devices cannot be had on one.
-  virtual bool valid(std::string &error) = 0;
+  /// Failed on every rank when the devices cannot be had on one.
+  virtual Status valid() = 0;
   /// Empty while all is well; after a failure, what failed where (the same
   /// text on every rank). Not collective.
   virtual const std::string &failure() const = 0;
   /// Where a value first became non-finite (global cell), or null. Not
   /// collective.
   virtual const NonFinite *nonFinite() const = 0;
-  /// False on every rank when `ok` is false on one, with that rank's
-  /// message ("rank N: ..." across ranks).
-  virtual bool agree(bool ok, std::string &error) = 0;
+  /// An error on every rank when `mine` is one on some rank, with that
+  /// rank's message ("rank N: ..." across ranks; its kind where it is this
+  /// rank's, else Failed).
+  virtual Status agree(Status mine) = 0;
 
   //===--- The parts --------------------------------------------------===//
   /// Model parameters, shared or per cell (not collective: every rank
@@ -105,13 +106,14 @@ public:
 
   /// A population: per-cell values of the parameters `spec` names, sampled
   /// (samplePopulation; `grouped`: similar samples on neighbouring cells)
-  /// and set; `taken` holds them. Every rank draws the same.
-  bool samplePerCellParams(const std::string &spec, uint64_t seed,
-                           bool grouped, Columns &taken, std::string &error);
+  /// and set; `taken` holds them. Every rank draws the same. Invalid for
+  /// a bad specification or a parameter that cannot vary per cell.
+  Status samplePerCellParams(const std::string &spec, uint64_t seed,
+                             bool grouped, Columns &taken);
   /// Per-cell values read from a table (readParamTable: CSV or structured
-  /// .npy, a column per parameter, a row per cell) and set.
-  bool readPerCellParams(const std::string &path, Columns &taken,
-                         std::string &error);
+  /// .npy, a column per parameter, a row per cell) and set; Invalid for a
+  /// missing or bad table.
+  Status readPerCellParams(const std::string &path, Columns &taken);
 
   //===--- The protocol -----------------------------------------------===//
   /// Builds the lookup tables for `dt` (after parameter changes), sets the
@@ -124,11 +126,10 @@ public:
   /// by simulator name such as "Vm") of the global cells `cells` at steps
   /// first + k*every; each rank gets the samples of the cells it holds,
   /// in order, after the wave that took them. One recording at a time.
-  /// Not collective; false with `error` for an unknown variable or bad
-  /// range.
-  virtual bool record(const std::vector<std::string> &variables,
-                      CellRange cells, int64_t first, int64_t every,
-                      PartSampleFn fn, std::string &error) = 0;
+  /// Not collective; Invalid for an unknown variable or a bad range.
+  virtual Status record(const std::vector<std::string> &variables,
+                        CellRange cells, int64_t first, int64_t every,
+                        PartSampleFn fn) = 0;
   virtual void stopRecording() = 0;
   /// Registers `fn` for step `step` (and every `every` steps after when
   /// every > 0). Not collective (every rank adds the same). Returns its
