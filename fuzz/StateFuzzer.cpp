@@ -47,16 +47,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (data[0] & 1)
     bytes = withChecksum(bytes);
   easyml::rt::PopulationState s;
-  std::string error;
-  if (!easyml::rt::parseState(bytes, s, error)) {
-    if (error.empty())
+  if (easyml::rt::Status read = easyml::rt::parseState(bytes, s); !read.ok()) {
+    if (read.message().empty())
       std::abort(); // a refusal always says why
     return 0;
   }
   // The header's numbers are re-printed canonically, so compare the
   // contents, not the bytes.
   easyml::rt::PopulationState again;
-  if (!easyml::rt::parseState(easyml::rt::serializeState(s), again, error) ||
+  if (!easyml::rt::parseState(easyml::rt::serializeState(s), again).ok() ||
       again.values.size() != s.values.size() || again.model != s.model ||
       again.sv != s.sv || again.params != s.params || again.cells != s.cells ||
       again.rows.size() != s.rows.size() ||
@@ -66,12 +65,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // same after writing it.
   if (!s.run.empty()) {
     easyml::rt::RunPosition p, q;
-    if (!p.parse(s.run, error)) {
-      if (error.empty())
+    if (easyml::rt::Status parsed = p.parse(s.run); !parsed.ok()) {
+      if (parsed.message().empty())
         std::abort();
       return 0;
     }
-    if (!q.parse(p.json(), error) || q.settings != p.settings ||
+    if (!q.parse(p.json()).ok() || q.settings != p.settings ||
         q.files != p.files || q.counters != p.counters ||
         q.speeds.size() != p.speeds.size())
       std::abort();

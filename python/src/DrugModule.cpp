@@ -36,17 +36,17 @@ struct StudyArgs {
 };
 
 std::string run(const StudyArgs &a, ModelProvider &models,
-                const std::function<void(int64_t)> &progress,
-                double &seconds) {
-  std::string error;
+                const std::function<void(int64_t)> &progress, double &seconds) {
   ChannelMapping m;
   std::vector<Drug> drugs;
   std::vector<DrugCell> cells;
-  if (!readChannelMapping(a.mapping, m, error) ||
-      (!a.drugs.empty() &&
-       !readCipaDrugs(a.cipa, a.drugs, a.samples, drugs, error)) ||
-      !studyCells(drugs, a.doses, a.nM, cells, error))
-    throw std::runtime_error(error);
+  Status read = readChannelMapping(a.mapping, m);
+  if (read.ok() && !a.drugs.empty())
+    read = readCipaDrugs(a.cipa, a.drugs, a.samples, drugs);
+  if (read.ok())
+    read = studyCells(drugs, a.doses, a.nM, cells);
+  if (!read.ok())
+    throw std::runtime_error(read.message());
   std::vector<std::string> flags;
   if (a.options.adaptive)
     flags.push_back("--adaptive");
@@ -56,7 +56,7 @@ std::string run(const StudyArgs &a, ModelProvider &models,
   std::unique_ptr<ModelHandle> model = loaded.take();
   std::vector<DrugStudyRow> rows;
   auto t0 = std::chrono::steady_clock::now();
-  bool ok;
+  Status ran;
   {
     // The run releases the interpreter; progress takes it back to call.
     py::gil_scoped_release release;
@@ -66,12 +66,10 @@ std::string run(const StudyArgs &a, ModelProvider &models,
         py::gil_scoped_acquire acquire;
         progress(beat);
       };
-    Status s = runDrugStudy(*model, m, cells, a.options, rows, report);
-    ok = s.ok();
-    error = s.message();
+    ran = runDrugStudy(*model, m, cells, a.options, rows, report);
   }
-  if (!ok)
-    throw std::runtime_error(error);
+  if (!ran.ok())
+    throw std::runtime_error(ran.message());
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           t0)
                 .count();
@@ -130,9 +128,8 @@ py::list classifyRiskPy(const std::vector<std::string> &drugs,
   for (size_t i = 0; i < drugs.size(); ++i)
     samples.push_back({drugs[i], doses[i], qnet[i]});
   std::vector<RiskAtDose> out;
-  std::string error;
-  if (!classifyRisk(samples, known, out, error))
-    throw std::runtime_error(error);
+  if (Status fitted = classifyRisk(samples, known, out); !fitted.ok())
+    throw std::runtime_error(fitted.message());
   py::list result;
   for (const RiskAtDose &r : out) {
     py::dict d;

@@ -193,11 +193,10 @@ py::tuple takeSamples(PySimulation &s) {
 void bindModel(py::module_ &m) {
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model")
       .def(py::init([](const std::string &path) {
-             std::string error;
-             std::unique_ptr<ModelHandle> h = ModelHandle::load(path, error);
-             if (!h)
-               raise(error);
-             return std::shared_ptr<ModelHandle>(std::move(h));
+             auto h = ModelHandle::load(path);
+             if (!h.ok())
+               raise(h.status().message());
+             return std::shared_ptr<ModelHandle>(h.take());
            }),
            py::arg("path"),
            "Loads a model library (easyml-compile --emit=shared)")

@@ -109,9 +109,9 @@ bool CellZeroOutputs::open(const easyml_model_desc &d, const BenchProtocol &p,
     for (int64_t i = 0; i < d.num_traces; ++i)
       h += std::string(d.trace_names[i]) + "\n";
     traceHeader_ = std::string(d.name) + "_trace_header.txt";
-    if (!writeWholeFile(traceHeader_, h, error)) {
+    if (Status written = writeWholeFile(traceHeader_, h); !written.ok()) {
       remove();
-      return false;
+      return error = written.message(), false;
     }
   }
   recorded_ = variablesFor(d, p);
@@ -197,8 +197,9 @@ bool CellZeroOutputs::finish(std::string &error) {
       entry(*f);
     for (const CellFile &f : svBin_)
       entry(f);
-    if (!writeWholeFile(fout_ + "_header.txt", h, error))
-      return false;
+    if (Status written = writeWholeFile(fout_ + "_header.txt", h);
+        !written.ok())
+      return error = written.message(), false;
   }
   for (CellFile *f : files())
     if (!f->commit(error))

@@ -62,10 +62,8 @@ struct Protocol {
   /// Removes what was written and returns `error`.
   Status stop(Status error) {
     outputs.remove();
-    if (vmAll) {
-      std::string ignored;
-      vmAll->close(false, ignored);
-    }
+    if (vmAll)
+      (void)vmAll->close(/*keep=*/false); // nothing to report: abandoned
     return error;
   }
   /// Collective: "" when `ok` on every rank, else the message.
@@ -218,10 +216,10 @@ Status Protocol::openOutputs() {
     double o0 = now();
     if (root && part.contains(int64_t{0}))
       outputs.sample(step, p.dt, values, part.size());
-    std::string err; // a failed write is reported when the file closes
+    // A failed write is reported when the file closes.
     if (vmAll)
-      vmAll->addRow((step - p.outFirst) / p.outEvery, part,
-                    values + vmSlot * part.size(), err);
+      (void)vmAll->addRow((step - p.outFirst) / p.outEvery, part,
+                          values + vmSlot * part.size());
     outputSeconds += now() - o0;
   };
   CellRange cells{0, vmAll ? sim.numCells() : 1};
@@ -277,10 +275,10 @@ bool Protocol::checkpoint(std::string &error, bool complete) {
   if (root && !outputs.positions(position, error))
     return false;
   if (vmAll) {
-    int64_t rows = 0;
-    if (!vmAll->checkpoint(rows, error))
-      return false;
-    position.files.emplace_back(p.saveVm, rows);
+    Expected<int64_t> rows = vmAll->checkpoint();
+    if (!rows.ok())
+      return error = rows.status().message(), false;
+    position.files.emplace_back(p.saveVm, *rows);
   }
   Status saved = sim.outputs().saveCheckpoint(p.checkpoint, position);
   bool ok = saved.ok();
@@ -370,8 +368,9 @@ Status Protocol::runAndFinish(RunSummary &summary) {
   ok = !root || outputs.finish(error);
   if (std::string e = check(ok, error); !e.empty())
     return stop(Status::failed(e));
-  if (vmAll && !vmAll->close(true, error))
-    return stop(Status::failed(error));
+  if (Status closed = vmAll ? vmAll->close(/*keep=*/true) : Status();
+      !closed.ok())
+    return stop(closed);
   if (!p.biomarkers.empty()) {
     double o0 = now();
     if (Status st = sim.biomarkers().write(p.biomarkers, perCell.names);

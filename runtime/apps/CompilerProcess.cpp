@@ -101,12 +101,12 @@ CompilerProcess::load(const ModelRequest &request, ModelOrigin *origin) {
     return Status::invalid("cannot read model '" + request.path +
                            "': " + std::strerror(errno));
   if (isModelLibrary(request.path))
-    return loadModelLibrary(request.path);
+    return ModelHandle::load(request.path);
   std::string library;
   ModelOrigin made;
   if (Status s = compile(request, library, made); !s.ok())
     return s;
-  auto model = loadModelLibrary(library);
+  auto model = ModelHandle::load(library);
   unlink(library.c_str()); // loaded: the cache keeps the artifact
   if (origin)
     *origin = made;

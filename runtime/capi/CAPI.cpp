@@ -85,13 +85,12 @@ easyml_model *easyml_model_from_desc(const easyml_model_desc *desc) {
 }
 
 easyml_model *easyml_model_load(const char *path) {
-  std::string error;
-  auto handle = ModelHandle::load(path ? path : "", error);
-  if (!handle) {
-    failWith(error);
+  auto handle = ModelHandle::load(path ? path : "");
+  if (!handle.ok()) {
+    failWith(handle.status().message());
     return nullptr;
   }
-  return new easyml_model{std::move(handle)};
+  return new easyml_model{handle.take()};
 }
 
 const easyml_model_desc *easyml_model_get_desc(const easyml_model *model) {
@@ -416,7 +415,6 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
                     "first_step >= 0, every >= 1 and samples >= 1");
   if (sim->vm)
     return failWith("easyml_sim_save_vm: Vm is saved already");
-  std::string error;
   int64_t resumeRows = std::max<int64_t>(0, sim->resume.file(path));
   auto opened = sim->sim->outputs().openMatrix(
       path, samples, sim->sim->numCells(), resumeRows);
@@ -433,15 +431,14 @@ int easyml_sim_save_vm(easyml_sim *sim, const char *path, int64_t firstStep,
       firstStep, every,
       [file, firstStep, every, last](int64_t step, CellRange part,
                                      const double *v) {
-        std::string ignored; // reported by the sync that writes it
+        // A failed write is reported by the sync that writes it.
         if (step <= last)
-          file->addRow((step - firstStep) / every, part, v, ignored);
+          (void)file->addRow((step - firstStep) / every, part, v);
       });
   if (!rec.ok()) {
-    error = rec.message();
-    sim->vm->close(false, error);
+    (void)sim->vm->close(/*keep=*/false);
     sim->vm.reset();
-    return failWith(error);
+    return failWith(rec.message());
   }
   return 0;
 }
@@ -450,12 +447,11 @@ int easyml_sim_checkpoint(easyml_sim *sim, const char *path) {
   if (!path)
     return failWith("easyml_sim_checkpoint: no path");
   RunPosition position;
-  std::string error;
   if (sim->vm) {
-    int64_t rows = 0;
-    if (!sim->vm->checkpoint(rows, error))
-      return failWith(error);
-    position.files.emplace_back(sim->vmPath, rows);
+    Expected<int64_t> rows = sim->vm->checkpoint();
+    if (!rows.ok())
+      return failWith(rows.status().message());
+    position.files.emplace_back(sim->vmPath, *rows);
   }
   if (Status st = sim->sim->outputs().saveCheckpoint(path, position); !st.ok())
     return failWith(st.message());
@@ -475,14 +471,13 @@ int easyml_sim_restart(easyml_sim *sim, const char *path) {
 }
 
 int easyml_sim_finish(easyml_sim *sim) {
-  std::string error;
   bool ok = sim->sim->failure().empty() && !sim->sim->nonFinite();
   if (sim->vm) {
-    ok = sim->vm->flush(error) && ok;
-    bool closed = sim->vm->close(ok, error);
+    ok = sim->vm->flush().ok() && ok;
+    Status closed = sim->vm->close(/*keep=*/ok);
     sim->vm.reset();
-    if (!closed)
-      return failWith(error);
+    if (!closed.ok())
+      return failWith(closed.message());
   }
   return ok ? 0 : status(sim);
 }

@@ -16,36 +16,35 @@ ModelHandle::~ModelHandle() {
     dlclose(library_);
 }
 
-std::unique_ptr<ModelHandle> ModelHandle::load(const std::string &path,
-                                               std::string &error) {
+Expected<std::unique_ptr<ModelHandle>>
+ModelHandle::load(const std::string &path) {
   // dlopen searches the library path for names without a slash.
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
   void *lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *msg = dlerror();
-    error = "cannot load model library '" + path +
-            "': " + (msg ? msg : "unknown error");
-    return nullptr;
+    return Status::invalid("cannot load model library '" + path +
+                           "': " + (msg ? msg : "unknown error"));
   }
   auto *desc =
       static_cast<const easyml_model_desc *>(dlsym(lib, "easyml_model"));
   if (!desc) {
     dlclose(lib);
-    error = "'" + path +
-            "' is not an EasyML model library (no 'easyml_model' symbol; "
-            "build it with easyml-compile --emit=shared)";
-    return nullptr;
+    return Status::invalid(
+        "'" + path +
+        "' is not an EasyML model library (no 'easyml_model' symbol; "
+        "build it with easyml-compile --emit=shared)");
   }
   if (desc->abi_version != EASYML_ABI_VERSION) {
-    error = "'" + path + "' was built for model ABI version " +
-            std::to_string(desc->abi_version) + ", this runtime reads " +
-            std::to_string(EASYML_ABI_VERSION);
     dlclose(lib);
-    return nullptr;
+    return Status::invalid("'" + path + "' was built for model ABI version " +
+                           std::to_string(desc->abi_version) +
+                           ", this runtime reads " +
+                           std::to_string(EASYML_ABI_VERSION));
   }
   auto handle = std::make_unique<ModelHandle>(desc);
   handle->library_ = lib;
-  return handle;
+  return std::unique_ptr<ModelHandle>(std::move(handle));
 }
 
 const easyml_variant *ModelHandle::variant(const std::string &name) const {

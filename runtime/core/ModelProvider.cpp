@@ -19,15 +19,6 @@ bool easyml::rt::isModelLibrary(const std::string &path) {
 }
 
 Expected<std::unique_ptr<ModelHandle>>
-easyml::rt::loadModelLibrary(const std::string &path) {
-  std::string error;
-  std::unique_ptr<ModelHandle> model = ModelHandle::load(path, error);
-  if (!model)
-    return Status::invalid(error);
-  return model;
-}
-
-Expected<std::unique_ptr<ModelHandle>>
 LibraryProvider::load(const ModelRequest &request, ModelOrigin *origin) {
   if (origin)
     *origin = ModelOrigin();
@@ -39,5 +30,5 @@ LibraryProvider::load(const ModelRequest &request, ModelOrigin *origin) {
         "'" + request.path +
         "' is a model file and this program loads compiled models only: "
         "compile it with easyml-compile --emit=shared");
-  return loadModelLibrary(request.path);
+  return ModelHandle::load(request.path);
 }

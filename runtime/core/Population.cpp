@@ -245,8 +245,8 @@ int64_t paramIndex(const easyml_model_desc &d, const std::string &n) {
 
 } // namespace
 
-bool easyml::rt::readParamTable(const std::string &path, int64_t cells,
-                                Columns &table, std::string &error) {
+static bool readTableInto(const std::string &path, int64_t cells,
+                          Columns &table, std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read parameter file '" + path + "': " +
@@ -271,23 +271,21 @@ bool easyml::rt::readParamTable(const std::string &path, int64_t cells,
   return true;
 }
 
-bool easyml::rt::checkParamNames(const Columns &table,
-                                 const easyml_model_desc &desc,
-                                 const std::string &what, std::string &error) {
+Status easyml::rt::checkParamNames(const Columns &table,
+                                   const easyml_model_desc &desc,
+                                   const std::string &what) {
   for (size_t c = 0; c < table.names.size(); ++c)
-    if (paramIndex(desc, table.names[c]) < 0) {
-      error = what + ": column " + std::to_string(c + 1) + ": model " +
-              desc.name + " has no parameter '" + table.names[c] + "'";
-      return false;
-    }
-  return true;
+    if (paramIndex(desc, table.names[c]) < 0)
+      return Status::invalid(what + ": column " + std::to_string(c + 1) +
+                             ": model " + desc.name + " has no parameter '" +
+                             table.names[c] + "'");
+  return Status();
 }
 
-bool easyml::rt::samplePopulation(const std::string &spec, uint64_t seed,
-                                  const easyml_model_desc &desc,
-                                  const std::vector<double> &params,
-                                  int64_t cells, Columns &table,
-                                  std::string &error, bool grouped) {
+static bool sampleInto(const std::string &spec, uint64_t seed,
+                       const easyml_model_desc &desc,
+                       const std::vector<double> &params, int64_t cells,
+                       Columns &table, std::string &error, bool grouped) {
   struct Item {
     std::string name;
     bool scale;
@@ -473,10 +471,9 @@ std::string easyml::rt::csvRows(const double *rows, size_t n, size_t k) {
   return out;
 }
 
-bool easyml::rt::writeTable(const std::string &path,
-                            const std::vector<std::string> &names,
-                            const std::vector<double> &rows,
-                            std::string &error) {
+static bool writeRows(const std::string &path,
+                      const std::vector<std::string> &names,
+                      const std::vector<double> &rows, std::string &error) {
   OutputFile f(path);
   size_t k = names.size();
   size_t n = k ? rows.size() / k : 0;
@@ -507,4 +504,32 @@ double easyml::rt::quantile(std::vector<double> v, double q) {
   size_t lo = static_cast<size_t>(std::floor(pos));
   size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+Status easyml::rt::writeTable(const std::string &path,
+                              const std::vector<std::string> &names,
+                              const std::vector<double> &rows) {
+  std::string error;
+  if (!writeRows(path, names, rows, error))
+    return Status::failed(error);
+  return Status();
+}
+
+Expected<Columns> easyml::rt::readParamTable(const std::string &path,
+                                             int64_t cells) {
+  Columns table;
+  std::string error;
+  if (!readTableInto(path, cells, table, error))
+    return Status::invalid(error);
+  return table;
+}
+
+Expected<Columns> easyml::rt::samplePopulation(
+    const std::string &spec, uint64_t seed, const easyml_model_desc &desc,
+    const std::vector<double> &params, int64_t cells, bool grouped) {
+  Columns table;
+  std::string error;
+  if (!sampleInto(spec, seed, desc, params, cells, table, error, grouped))
+    return Status::invalid(error);
+  return table;
 }

@@ -140,8 +140,8 @@ std::string RunSummary::json() const {
   return j;
 }
 
-bool RunSummary::writeJson(const std::string &path, std::string &error) const {
-  return writeWholeFile(path, json(), error);
+Status RunSummary::writeJson(const std::string &path) const {
+  return writeWholeFile(path, json());
 }
 
 std::string easyml::rt::printedBy(const std::function<void(FILE *)> &print) {

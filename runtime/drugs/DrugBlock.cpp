@@ -170,8 +170,8 @@ bool readCmax(const std::string &path, std::map<std::string, double> &cmax,
 
 } // namespace
 
-bool easyml::rt::readChannelMapping(const std::string &path,
-                                    ChannelMapping &out, std::string &error) {
+static bool readMapping(const std::string &path, ChannelMapping &out,
+                        std::string &error) {
   Expected<json::Value> parsed = json::parseFile(path);
   if (!parsed.ok())
     return fail(error, parsed.status().message());
@@ -225,10 +225,18 @@ bool easyml::rt::readChannelMapping(const std::string &path,
   return true;
 }
 
-bool easyml::rt::readCipaDrugs(const std::string &dir,
-                               const std::vector<std::string> &names,
-                               const std::vector<int64_t> &samples,
-                               std::vector<Drug> &out, std::string &error) {
+Status easyml::rt::readChannelMapping(const std::string &path,
+                                      ChannelMapping &out) {
+  std::string error;
+  if (!readMapping(path, out, error))
+    return Status::invalid(error);
+  return Status();
+}
+
+static bool readDrugs(const std::string &dir,
+                      const std::vector<std::string> &names,
+                      const std::vector<int64_t> &samples,
+                      std::vector<Drug> &out, std::string &error) {
   std::map<std::string, double> cmax;
   if (!readCmax(dir + "/AP_simulation/data/CiPA_training_drugs.csv", cmax,
                 error))
@@ -257,9 +265,19 @@ bool easyml::rt::readCipaDrugs(const std::string &dir,
   return true;
 }
 
-bool easyml::rt::studyCells(const std::vector<Drug> &drugs,
-                            const std::vector<double> &doses, bool nM,
-                            std::vector<DrugCell> &cells, std::string &error) {
+Status easyml::rt::readCipaDrugs(const std::string &dir,
+                                 const std::vector<std::string> &names,
+                                 const std::vector<int64_t> &samples,
+                                 std::vector<Drug> &out) {
+  std::string error;
+  if (!readDrugs(dir, names, samples, out, error))
+    return Status::invalid(error);
+  return Status();
+}
+
+static bool makeCells(const std::vector<Drug> &drugs,
+                      const std::vector<double> &doses, bool nM,
+                      std::vector<DrugCell> &cells, std::string &error) {
   cells.assign(1, DrugCell());
   for (double dose : doses)
     if (!(dose >= 0))
@@ -273,6 +291,15 @@ bool easyml::rt::studyCells(const std::vector<Drug> &drugs,
       cells.push_back({&drug, dose, nM ? dose : dose * drug.cmax});
     }
   return true;
+}
+
+Status easyml::rt::studyCells(const std::vector<Drug> &drugs,
+                              const std::vector<double> &doses, bool nM,
+                              std::vector<DrugCell> &cells) {
+  std::string error;
+  if (!makeCells(drugs, doses, nM, cells, error))
+    return Status::invalid(error);
+  return Status();
 }
 
 double easyml::rt::hillFactor(double conc, double ic50, double h) {
@@ -295,10 +322,10 @@ bool set(const ChannelMapping &m, const std::string &param, double value,
 
 } // namespace
 
-bool easyml::rt::drugParameters(const ChannelMapping &m, const DrugCell &cell,
-                                const std::map<std::string, double> &base,
-                                std::map<std::string, double> &out,
-                                std::string &error) {
+static bool parametersOf(const ChannelMapping &m, const DrugCell &cell,
+                         const std::map<std::string, double> &base,
+                         std::map<std::string, double> &out,
+                         std::string &error) {
   out.clear();
   if (!cell.drug)
     return true;
@@ -333,6 +360,15 @@ bool easyml::rt::drugParameters(const ChannelMapping &m, const DrugCell &cell,
     if (!set(m, param, value, base, out, error))
       return false;
   return set(m, m.concentration, cell.concentration, base, out, error);
+}
+
+Status easyml::rt::drugParameters(const ChannelMapping &m, const DrugCell &cell,
+                                  const std::map<std::string, double> &base,
+                                  std::map<std::string, double> &out) {
+  std::string error;
+  if (!parametersOf(m, cell, base, out, error))
+    return Status::invalid(error);
+  return Status();
 }
 
 bool easyml::rt::parseSampleList(const std::string &text,

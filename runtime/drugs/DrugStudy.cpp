@@ -66,9 +66,9 @@ std::string replaceWord(const std::string &text, const std::string &word,
 
 } // namespace
 
-bool easyml::rt::studyStatements(const ChannelMapping &m,
-                                 const DrugStudyOptions &protocol,
-                                 std::string &out, std::string &error) {
+static bool statementsOf(const ChannelMapping &m,
+                         const DrugStudyOptions &protocol, std::string &out,
+                         std::string &error) {
   if (m.qnet.empty()) {
     error = "the drug mapping of model " + m.model +
             " names no variables for qNet ('qnet')";
@@ -88,14 +88,22 @@ bool easyml::rt::studyStatements(const ChannelMapping &m,
   return true;
 }
 
-std::vector<std::string>
+Status easyml::rt::studyStatements(const ChannelMapping &m,
+                                   const DrugStudyOptions &protocol,
+                                   std::string &out) {
+  std::string error;
+  if (!statementsOf(m, protocol, out, error))
+    return Status::invalid(error);
+  return Status();
+}
+
+Expected<std::vector<std::string>>
 easyml::rt::studyCompileFlags(const ChannelMapping &m,
-                              const DrugStudyOptions &protocol,
-                              std::string &error) {
+                              const DrugStudyOptions &protocol) {
   std::string statements;
-  if (!studyStatements(m, protocol, statements, error))
-    return {};
-  return {"--add-statements=" + statements};
+  if (Status made = studyStatements(m, protocol, statements); !made.ok())
+    return made;
+  return std::vector<std::string>{"--add-statements=" + statements};
 }
 
 Expected<std::unique_ptr<ModelHandle>> easyml::rt::loadStudyModel(
@@ -105,12 +113,11 @@ Expected<std::unique_ptr<ModelHandle>> easyml::rt::loadStudyModel(
   // A library compiled before (with the qNet state; runDrugStudy checks).
   if (isModelLibrary(modelPath))
     return models.load({modelPath, flags});
-  std::string error;
   std::vector<std::string> all = flags;
-  std::vector<std::string> study = studyCompileFlags(m, protocol, error);
-  if (study.empty())
-    return Status::invalid(error);
-  all.insert(all.end(), study.begin(), study.end());
+  Expected<std::vector<std::string>> study = studyCompileFlags(m, protocol);
+  if (!study.ok())
+    return study.status();
+  all.insert(all.end(), study->begin(), study->end());
   auto loaded = models.load({modelPath, all});
   if (!loaded.ok())
     return loaded.status().withContext(

@@ -40,8 +40,8 @@ bool setDrugParameters(Simulation &sim, const ChannelMapping &m,
   std::map<std::string, std::vector<double>> rows;
   for (size_t c = 0; c < cells.size(); ++c) {
     std::map<std::string, double> values;
-    if (!drugParameters(m, cells[c], base, values, error))
-      return false;
+    if (Status made = drugParameters(m, cells[c], base, values); !made.ok())
+      return error = made.message(), false;
     for (const auto &[name, v] : values) {
       auto &row = rows[name];
       if (row.empty())

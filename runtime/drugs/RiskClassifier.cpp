@@ -112,9 +112,8 @@ int OrdinalFit::predict(double x) const {
   return static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
 }
 
-bool easyml::rt::fitOrdinal(const std::vector<double> &x,
-                            const std::vector<int> &y, int classes,
-                            OrdinalFit &fit, std::string &error) {
+static bool fitInto(const std::vector<double> &x, const std::vector<int> &y,
+                    int classes, OrdinalFit &fit, std::string &error) {
   if (classes < 2 || x.size() != y.size())
     return error = "internal error: bad ordinal regression input", false;
   std::vector<int> count(classes, 0);
@@ -193,6 +192,15 @@ bool easyml::rt::fitOrdinal(const std::vector<double> &x,
   return true;
 }
 
+Status easyml::rt::fitOrdinal(const std::vector<double> &x,
+                              const std::vector<int> &y, int classes,
+                              OrdinalFit &fit) {
+  std::string error;
+  if (!fitInto(x, y, classes, fit, error))
+    return Status::failed(error);
+  return Status();
+}
+
 namespace {
 
 /// Mean |predicted - known| of `fit` over the samples of `drugs`.
@@ -206,10 +214,9 @@ double meanError(const OrdinalFit &fit, const std::vector<double> &x,
 
 } // namespace
 
-bool easyml::rt::classifyRisk(const std::vector<RiskSample> &samples,
-                              const std::map<std::string, int> &known,
-                              std::vector<RiskAtDose> &out,
-                              std::string &error) {
+static bool classifyInto(const std::vector<RiskSample> &samples,
+                         const std::map<std::string, int> &known,
+                         std::vector<RiskAtDose> &out, std::string &error) {
   std::set<double> doses;
   for (const RiskSample &s : samples)
     if (s.dose > 0 && known.count(s.drug) && std::isfinite(s.qnet))
@@ -232,7 +239,7 @@ bool easyml::rt::classifyRisk(const std::vector<RiskSample> &samples,
       }
     char at[32];
     std::snprintf(at, sizeof at, "%g", dose);
-    if (!fitOrdinal(x, y, classes, r.fit, error))
+    if (!fitInto(x, y, classes, r.fit, error))
       return error = "dose " + std::string(at) + ": " + error, false;
     r.trainingError = meanError(r.fit, x, y);
     std::set<std::string> names(drug.begin(), drug.end());
@@ -246,7 +253,7 @@ bool easyml::rt::classifyRisk(const std::vector<RiskSample> &samples,
       r.predicted[d] = r.fit.predict(vx.front());
       OrdinalFit without;
       std::string ignored;
-      if (fitOrdinal(tx, ty, classes, without, ignored)) {
+      if (fitInto(tx, ty, classes, without, ignored)) {
         r.crossPredicted[d] = without.predict(vx.front());
         r.crossError[d] = meanError(without, vx, vy);
       } else {
@@ -266,6 +273,15 @@ bool easyml::rt::classifyRisk(const std::vector<RiskSample> &samples,
                    "dose above 0",
            false;
   return true;
+}
+
+Status easyml::rt::classifyRisk(const std::vector<RiskSample> &samples,
+                                const std::map<std::string, int> &known,
+                                std::vector<RiskAtDose> &out) {
+  std::string error;
+  if (!classifyInto(samples, known, out, error))
+    return Status::failed(error);
+  return Status();
 }
 
 std::string easyml::rt::riskCsv(const std::vector<RiskAtDose> &doses,
@@ -291,9 +307,8 @@ std::string easyml::rt::riskCsv(const std::vector<RiskAtDose> &doses,
   return out;
 }
 
-bool easyml::rt::readRiskClasses(const std::string &path,
-                                 std::map<std::string, int> &out,
-                                 std::string &error) {
+static bool readClasses(const std::string &path,
+                        std::map<std::string, int> &out, std::string &error) {
   std::ifstream in(path);
   if (!in)
     return error = "cannot read risk classes '" + path + "'", false;
@@ -331,4 +346,12 @@ bool easyml::rt::readRiskClasses(const std::string &path,
   if (out.empty())
     return error = path + ": no drug", false;
   return true;
+}
+
+Status easyml::rt::readRiskClasses(const std::string &path,
+                                   std::map<std::string, int> &out) {
+  std::string error;
+  if (!readClasses(path, out, error))
+    return Status::invalid(error);
+  return Status();
 }

@@ -77,51 +77,51 @@ std::string RunPosition::json() const {
   return out + "}";
 }
 
-bool RunPosition::parse(const std::string &line, std::string &error) {
+Status RunPosition::parse(const std::string &line) {
   Expected<json::Value> parsed = json::parse(line);
   if (!parsed.ok() || !parsed->isObject())
-    return error = "a damaged run position", false;
+    return Status::invalid("a damaged run position");
   const json::Value &v = *parsed;
   const json::Value *s = v.find("settings"), *f = v.find("files"),
                     *sp = v.find("speeds"), *c = v.find("counters");
   if (!s || !s->isString() || !f || !f->isArray() || !sp || !sp->isObject() ||
       !c || !c->isArray())
-    return error = "a damaged run position", false;
+    return Status::invalid("a damaged run position");
   *this = RunPosition();
   settings = s->string;
   if (const json::Value *c = v.find("complete")) {
     if (c->kind != json::Value::Bool)
-      return error = "a damaged run position", false;
+      return Status::invalid("a damaged run position");
     complete = c->boolean;
   }
   for (const json::Value &item : f->items) {
     int64_t at = 0;
     if (!item.isArray() || item.items.size() != 2 ||
         !item.items[0].isString() || !wholeNumber(item.items[1], at))
-      return error = "a damaged run position", false;
+      return Status::invalid("a damaged run position");
     files.emplace_back(item.items[0].string, at);
   }
   for (auto &[id, speed] : sp->members) {
     if (!speed.isNumber())
-      return error = "a damaged run position", false;
+      return Status::invalid("a damaged run position");
     speeds[id] = speed.number;
   }
   for (const json::Value &item : c->items) {
     int64_t n = 0;
     if (!wholeNumber(item, n))
-      return error = "a damaged run position", false;
+      return Status::invalid("a damaged run position");
     counters.push_back(n);
   }
   if (const json::Value *cl = v.find("client")) {
     if (!cl->isObject())
-      return error = "a damaged run position", false;
+      return Status::invalid("a damaged run position");
     for (auto &[name, value] : cl->members) {
       if (!value.isNumber())
-        return error = "a damaged run position", false;
+        return Status::invalid("a damaged run position");
       client[name] = value.number;
     }
   }
-  return true;
+  return Status();
 }
 
 int64_t RunPosition::file(const std::string &name) const {
@@ -158,29 +158,29 @@ std::string RunPosition::settingsDiffer(const std::string &other) const {
   return "";
 }
 
-bool easyml::rt::readCheckpoint(const std::string &path, PopulationState &state,
-                                RunPosition &position, std::string &error) {
+Status easyml::rt::readCheckpoint(const std::string &path,
+                                  PopulationState &state,
+                                  RunPosition &position) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return error = "cannot read checkpoint '" + path + "'", false;
+    return Status::invalid("cannot read checkpoint '" + path + "'");
   std::stringstream bytes;
   bytes << in.rdbuf();
-  if (!parseState(bytes.str(), state, error))
-    return error = path + ": " + error, false;
+  if (Status parsed = parseState(bytes.str(), state); !parsed.ok())
+    return parsed.withContext(path + ": ");
   if (state.run.empty())
-    return error = path + ": a state file, not a checkpoint", false;
-  if (!position.parse(state.run, error))
-    return error = path + ": " + error, false;
+    return Status::invalid(path + ": a state file, not a checkpoint");
+  if (Status parsed = position.parse(state.run); !parsed.ok())
+    return parsed.withContext(path + ": ");
   position.data = std::move(state.extra);
-  return true;
+  return Status();
 }
 
-bool easyml::rt::readCheckpointPosition(const std::string &path,
-                                        RunPosition &position,
-                                        std::string &error) {
+Status easyml::rt::readCheckpointPosition(const std::string &path,
+                                          RunPosition &position) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return error = "cannot read checkpoint '" + path + "'", false;
+    return Status::invalid("cannot read checkpoint '" + path + "'");
   // The magic line, the header (which says whether a run line follows)
   // and the run line.
   std::string magic, header, run;
@@ -188,14 +188,13 @@ bool easyml::rt::readCheckpointPosition(const std::string &path,
   std::getline(in, header);
   std::getline(in, run);
   if (magic != "EASYML-STATE" || !in)
-    return error = path + ": not an EasyML checkpoint", false;
+    return Status::invalid(path + ": not an EasyML checkpoint");
   const json::Value *isRun = nullptr;
   Expected<json::Value> h = json::parse(header);
   if (h.ok())
     isRun = h->find("run");
   if (!isRun || !isRun->isNumber() || isRun->number == 0)
-    return error = path + ": a state file, not a checkpoint", false;
-  if (!position.parse(run, error))
-    return error = path + ": " + error, false;
-  return true;
+    return Status::invalid(path + ": a state file, not a checkpoint");
+  return position.parse(run).withContext(path + ": ");
+  return Status();
 }

@@ -98,12 +98,10 @@ bool OutputFile::commit(bool sync) {
   return true;
 }
 
-bool easyml::rt::writeWholeFile(const std::string &path,
-                                const std::string &text, std::string &error,
-                                bool sync) {
+Status easyml::rt::writeWholeFile(const std::string &path,
+                                  const std::string &text, bool sync) {
   OutputFile f(path);
   if (f.write(text) && f.commit(sync))
-    return true;
-  error = f.error();
-  return false;
+    return Status();
+  return Status::failed(f.error());
 }

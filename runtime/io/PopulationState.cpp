@@ -176,21 +176,19 @@ bool StateFileWriter::add(const void *data, size_t bytes) {
   return file_->write(data, bytes);
 }
 
-bool StateFileWriter::commit(std::string &error) {
+Status StateFileWriter::commit() {
   char line[64];
   std::snprintf(line, sizeof line, "%s%016" PRIx64 "\n", kChecksum, hash_);
   if (file_->write(line, std::strlen(line)) && file_->commit(/*sync=*/true))
-    return true;
-  error = file_->error();
-  return false;
+    return Status();
+  return Status::failed(file_->error());
 }
 
-bool easyml::rt::sealStateFile(const std::string &tmp, const std::string &path,
-                               std::string &error) {
+Status easyml::rt::sealStateFile(const std::string &tmp,
+                                 const std::string &path) {
   auto fail = [&](const std::string &why) {
     std::remove(tmp.c_str());
-    error = "cannot write '" + path + "': " + why;
-    return false;
+    return Status::failed("cannot write '" + path + "': " + why);
   };
   FILE *f = std::fopen(tmp.c_str(), "r+b");
   if (!f)
@@ -211,42 +209,42 @@ bool easyml::rt::sealStateFile(const std::string &tmp, const std::string &path,
     return fail(std::strerror(errno));
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return fail(std::strerror(errno));
-  return true;
+  return Status();
 }
 
-bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
-                            std::string &error) {
+Status easyml::rt::parseState(const std::string &bytes, PopulationState &out) {
   size_t magic = sizeof(kMagic) - 1;
   if (bytes.compare(0, magic, kMagic) != 0)
-    return error = "not an EasyML state file", false;
+    return Status::invalid("not an EasyML state file");
   if (bytes.size() < magic + kChecksumLine)
-    return error = "truncated", false;
+    return Status::invalid("truncated");
   size_t end = bytes.size() - kChecksumLine;
   if (bytes.compare(end, sizeof(kChecksum) - 1, kChecksum) != 0 ||
       bytes.back() != '\n')
-    return error = "truncated (no checksum at its end)", false;
+    return Status::invalid("truncated (no checksum at its end)");
   char *stop = nullptr;
   std::string hex = bytes.substr(end + sizeof(kChecksum) - 1, 16);
   uint64_t want = std::strtoull(hex.c_str(), &stop, 16);
   if (*stop || want != fnv1a(kFnvBasis, bytes.data(), end))
-    return error = "checksum mismatch: the file is damaged", false;
+    return Status::invalid("checksum mismatch: the file is damaged");
   size_t eol = bytes.find('\n', magic);
   if (eol == std::string::npos || eol > end)
-    return error = "a damaged header", false;
+    return Status::invalid("a damaged header");
   Expected<json::Value> parsed = json::parse(bytes.substr(magic, eol - magic));
   if (!parsed.ok())
-    return error = "a damaged header", false;
+    return Status::invalid("a damaged header");
   const json::Value &h = *parsed;
   PopulationState s;
   int64_t rows = 0, extra = 0;
+  std::string error;
   if (!readHeader(h, s, rows, extra, error))
-    return false;
+    return Status::invalid(error);
   size_t data = eol + 1;
   if (!s.run.empty()) {
     // A checkpoint's second line: the run's position.
     size_t runEnd = bytes.find('\n', data);
     if (runEnd == std::string::npos || runEnd > end)
-      return error = "a damaged header", false;
+      return Status::invalid("a damaged header");
     s.run = bytes.substr(data, runEnd - data);
     data = runEnd + 1;
   }
@@ -256,9 +254,9 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
   const double said = double(s.cells) * double(s.width()) + double(rows) +
                       double(extra);
   if (have != said)
-    return error = "holds " + std::to_string((end - data) / sizeof(double)) +
-                   " values where its header says " + whole(said),
-           false;
+    return Status::invalid("holds " +
+                           std::to_string((end - data) / sizeof(double)) +
+                           " values where its header says " + whole(said));
   const char *at = bytes.data() + data;
   auto take = [&](std::vector<double> &into, size_t n) {
     into.resize(n);
@@ -270,5 +268,5 @@ bool easyml::rt::parseState(const std::string &bytes, PopulationState &out,
   take(s.rows, rows);
   take(s.extra, extra);
   out = std::move(s);
-  return true;
+  return Status();
 }

@@ -102,7 +102,9 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
     return error = mine, false;
   }
   // The checksum, read back in order on rank 0; the file into place.
-  ok = rank_ != 0 || sealStateFile(tmp, path, mine);
+  Status sealed = rank_ == 0 ? sealStateFile(tmp, path) : Status();
+  ok = sealed.ok();
+  mine = sealed.message();
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
   return true;
@@ -113,7 +115,9 @@ bool DistributedSimulation::loadCheckpoint(const std::string &path,
                                            std::string &error) {
   PopulationState st;
   std::string mine;
-  bool ok = readCheckpoint(path, st, position, mine);
+  Status read = readCheckpoint(path, st, position);
+  bool ok = read.ok();
+  mine = read.message();
   if (ok && local_ &&
       !local_->transfer().restoreState(st, owned().begin, cells_, mine)) {
     mine = path + ": " + mine;

@@ -44,8 +44,8 @@ bool DistributedSimulation::syncOutputs(std::string &error) {
       return false;
   for (auto &weak : matrices_)
     if (std::shared_ptr<MatrixFile> m = weak.lock())
-      if (!m->flush(error))
-        return false;
+      if (Status flushed = m->flush(); !flushed.ok())
+        return error = flushed.message(), false;
   return true;
 }
 

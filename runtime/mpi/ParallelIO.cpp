@@ -664,23 +664,52 @@ public:
   ParallelMatrixFile &file() { return file_; }
   void setViaWriter() { viaWriter_ = true; }
 
-  bool addRow(int64_t row, CellRange part, const double *values,
-              std::string &error) override {
+  Status addRow(int64_t row, CellRange part, const double *values) override {
     if (count_ == 0) {
       first_ = row;
       part_ = part;
     } else if (row != first_ + count_ || part.begin != part_.begin ||
                part.end != part_.end) {
-      error = "'" + file_.path() + "': row " + std::to_string(row) +
-              " does not follow the rows buffered since the last flush";
-      return false;
+      return Status::failed(
+          "'" + file_.path() + "': row " + std::to_string(row) +
+          " does not follow the rows buffered since the last flush");
     }
     rows_.insert(rows_.end(), values, values + part.size());
     ++count_;
-    return true;
+    return Status();
   }
 
-  bool flush(std::string &error) override {
+  Status flush() override {
+    std::string error;
+    bool ok = flushRows(error);
+    return ok ? Status() : Status::failed(error);
+  }
+
+  Expected<int64_t> checkpoint() override {
+    // Collective like the event that calls it: the buffered rows go out,
+    // then this rank's writes are waited for (a writer rank answers once
+    // every rank of its group asked, so every rank asks whatever happened
+    // before), and the ranks agree on the outcome.
+    std::string flushed, finished;
+    int64_t rows = 0;
+    bool ok = flushRows(flushed);
+    ok = file_.finishWrites(rows, finished) && ok;
+    std::string error = !flushed.empty() ? flushed : finished;
+    if (!agree(comm_, ok, error))
+      return Status::failed(error);
+    return rows;
+  }
+
+  Status close(bool keep) override {
+    std::string error;
+    if (!file_.isOpen() || file_.close(keep, error))
+      return Status();
+    return Status::failed(error);
+  }
+
+private:
+  /// The rows buffered since the last flush, written.
+  bool flushRows(std::string &error) {
     double t0 = now();
     // Every rank wrote the same sample steps: agree on them.
     long long mine[2] = {count_ ? first_ : -1, count_}, mx[2];
@@ -695,24 +724,7 @@ public:
     return ok;
   }
 
-  bool checkpoint(int64_t &rows, std::string &error) override {
-    // Collective like the event that calls it: the buffered rows go out,
-    // then this rank's writes are waited for (a writer rank answers once
-    // every rank of its group asked, so every rank asks whatever happened
-    // before), and the ranks agree on the outcome.
-    std::string flushed, finished;
-    bool ok = flush(flushed);
-    ok = file_.finishWrites(rows, finished) && ok;
-    error = !flushed.empty() ? flushed : finished;
-    return agree(comm_, ok, error);
-  }
-
-  bool close(bool ok, std::string &error) override {
-    if (!file_.isOpen())
-      return true;
-    return file_.close(ok, error);
-  }
-
+public:
   double seconds() const override { return seconds_ + file_.waitSeconds(); }
   double bytes() const override { return file_.bytesWritten(); }
 

@@ -68,5 +68,7 @@ bool easyml::rt::writeSpeedMemory(const std::string &path,
     std::snprintf(value, sizeof value, "%.6g", v);
     text << "speed " << id << " " << value << "\n";
   }
-  return writeWholeFile(path, text.str(), error);
+  Status written = writeWholeFile(path, text.str());
+  error = written.message();
+  return written.ok();
 }

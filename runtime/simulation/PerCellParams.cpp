@@ -27,19 +27,22 @@ Status setColumns(SimulationInterface &sim, const Columns &table,
 Status SimulationInterface::samplePerCellParams(const std::string &spec,
                                                 uint64_t seed, bool grouped,
                                                 Columns &taken) {
-  std::string error;
-  if (!samplePopulation(spec, seed, desc(), parameters().values(), numCells(),
-                        taken, error, grouped))
-    return Status::invalid(error);
+  Expected<Columns> drawn = samplePopulation(
+      spec, seed, desc(), parameters().values(), numCells(), grouped);
+  if (!drawn.ok())
+    return drawn.status();
+  taken = drawn.take();
   return setColumns(*this, taken, [](size_t) { return "--population: "; });
 }
 
 Status SimulationInterface::readPerCellParams(const std::string &path,
                                               Columns &taken) {
-  std::string error;
-  if (!readParamTable(path, numCells(), taken, error) ||
-      !checkParamNames(taken, desc(), path, error))
-    return Status::invalid(error);
+  Expected<Columns> read = readParamTable(path, numCells());
+  if (!read.ok())
+    return read.status();
+  taken = read.take();
+  if (Status names = checkParamNames(taken, desc(), path); !names.ok())
+    return names;
   return setColumns(*this, taken, [&](size_t c) {
     return path + ": column " + std::to_string(c + 1) + ": ";
   });

@@ -75,54 +75,44 @@ public:
     return false;
   }
 
-  bool addRow(int64_t row, CellRange part, const double *values,
-              std::string &error) override {
+  Status addRow(int64_t row, CellRange part, const double *values) override {
     double t0 = now();
     if (row != written_ || written_ >= rows_ || part.begin != 0 ||
-        part.end != cols_) {
-      error = "'" + path_ + "': row " + std::to_string(row) + " of cells [" +
-              std::to_string(part.begin) + ", " + std::to_string(part.end) +
-              ") does not follow row " + std::to_string(written_ - 1) +
-              " of " + std::to_string(rows_) + " rows of " +
-              std::to_string(cols_) + " cells";
-      return false;
-    }
-    if (!file_->write(values, sizeof(double) * cols_)) {
-      error = file_->error();
-      return false;
-    }
+        part.end != cols_)
+      return Status::failed(
+          "'" + path_ + "': row " + std::to_string(row) + " of cells [" +
+          std::to_string(part.begin) + ", " + std::to_string(part.end) +
+          ") does not follow row " + std::to_string(written_ - 1) + " of " +
+          std::to_string(rows_) + " rows of " + std::to_string(cols_) +
+          " cells");
+    if (!file_->write(values, sizeof(double) * cols_))
+      return Status::failed(file_->error());
     ++written_;
     bytes_ += 8.0 * cols_;
     seconds_ += now() - t0;
-    return true;
+    return Status();
   }
 
-  bool flush(std::string &) override { return true; }
+  Status flush() override { return Status(); }
 
-  bool checkpoint(int64_t &rows, std::string &error) override {
-    if (!file_ || (file_->position() < 0 && !file_->error().empty())) {
-      error = file_ ? file_->error() : "'" + path_ + "' is closed";
-      return false;
-    }
-    rows = written_;
-    return true;
+  Expected<int64_t> checkpoint() override {
+    if (!file_ || (file_->position() < 0 && !file_->error().empty()))
+      return Status::failed(file_ ? file_->error()
+                                  : "'" + path_ + "' is closed");
+    return written_;
   }
 
-  bool close(bool ok, std::string &error) override {
+  Status close(bool keep) override {
     // An abandoned or short file is removed with the OutputFile.
     std::unique_ptr<OutputFile> file = std::move(file_);
-    if (!file || !ok)
-      return true; // abandoned on purpose
-    if (written_ != rows_) {
-      error = "'" + path_ + "': " + std::to_string(written_) + " of " +
-              std::to_string(rows_) + " rows written";
-      return false;
-    }
-    if (!file->commit()) {
-      error = file->error();
-      return false;
-    }
-    return true;
+    if (!file || !keep)
+      return Status(); // abandoned on purpose
+    if (written_ != rows_)
+      return Status::failed("'" + path_ + "': " + std::to_string(written_) +
+                            " of " + std::to_string(rows_) + " rows written");
+    if (!file->commit())
+      return Status::failed(file->error());
+    return Status();
   }
 
   double seconds() const override { return seconds_; }
@@ -197,9 +187,7 @@ Status LocalBiomarkers::write(const std::string &path,
       biomarkerRowsWithParams(table(), params, 0, [&](int64_t p, int64_t cell) {
         return values.value(p, cell);
       });
-  if (!writeTable(path, names, rows, error))
-    return Status::failed(error);
-  return Status();
+  return writeTable(path, names, rows);
 }
 
 BiomarkerTable LocalBiomarkers::lastBeat(int64_t &totalRows) {

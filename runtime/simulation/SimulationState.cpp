@@ -49,7 +49,9 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
     for (int64_t cell = 0; cell < s.cells; ++cell)
       s.values[cell * width + v] = row[cell];
   }
-  return writeWholeFile(path, serializeState(s), error, /*sync=*/true);
+  Status written = writeWholeFile(path, serializeState(s), /*sync=*/true);
+  error = written.message();
+  return written.ok();
 }
 
 std::string easyml::rt::stateMismatch(const PopulationState &s,
@@ -92,8 +94,8 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
     error = path + ": " + what;
     return false;
   };
-  if (!parseState(bytes.str(), s, error))
-    return bad(error);
+  if (Status parsed = parseState(bytes.str(), s); !parsed.ok())
+    return bad(parsed.message());
   if (std::string why =
           stateMismatch(s, sim.parameters().paramSet(), sim.numCells());
       !why.empty())
@@ -146,17 +148,15 @@ Status LocalOutputs::saveCheckpoint(const std::string &path,
   }
   file.add(st.rows.data(), st.rows.size() * sizeof(double));
   file.add(st.extra.data(), st.extra.size() * sizeof(double));
-  if (!file.commit(error))
-    return Status::failed(error);
-  return Status();
+  return file.commit();
 }
 
 Status LocalOutputs::loadCheckpoint(const std::string &path,
                                     RunPosition &position) {
   PopulationState st;
+  if (Status read = readCheckpoint(path, st, position); !read.ok())
+    return read;
   std::string error;
-  if (!readCheckpoint(path, st, position, error))
-    return Status::invalid(error);
   if (!sim_.transfer().restoreState(st, 0, s_.store().cells(), error))
     return Status::invalid(path + ": " + error);
   s_.beats().table().values = st.rows;

@@ -92,8 +92,8 @@ ProcessGrid savedCellOrder(const std::string &path) {
   ProcessGrid pg;
   pg.p = {{1, 1, 1}};
   RunPosition position;
-  std::string ignored; // restart() says what is wrong with the file
-  if (!readCheckpointPosition(path, position, ignored))
+  // restart() says what is wrong with the file.
+  if (!readCheckpointPosition(path, position).ok())
     return pg;
   for (int a = 0; a < 3; ++a) {
     auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);

@@ -39,8 +39,11 @@ int easyml::bench::report(rt::SimulationInterface &sim, const BenchRun &run,
   if (run.cl->has("lb-memory") && !summary.acrossRanks)
     ok = rt::writeSpeedMemory(run.cl->get("lb-memory"), sim.desc().name,
                               sim.figures().speeds(), error);
-  if (ok && run.cl->has("report-json"))
-    ok = summary.writeJson(run.cl->get("report-json"), error);
+  if (ok && run.cl->has("report-json")) {
+    rt::Status written = summary.writeJson(run.cl->get("report-json"));
+    ok = written.ok();
+    error = written.message();
+  }
   if (!ok)
     std::fprintf(stderr, "easyml-bench: error: %s\n", error.c_str());
   return ok ? 0 : 1;

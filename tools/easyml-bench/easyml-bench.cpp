@@ -384,10 +384,9 @@ std::unique_ptr<rt::ModelHandle> loadModel(const CommandLine &cl, int rank,
   double t0 = now();
   for (int turn = 0; turn < 2; ++turn) {
     if ((rank == 0) == (turn == 0)) {
-      auto loaded =
-          cl.has("model")
-              ? models.load({cl.get("model"), flags}, &compiled)
-              : rt::loadModelLibrary(cl.get("load-module"));
+      auto loaded = cl.has("model")
+                        ? models.load({cl.get("model"), flags}, &compiled)
+                        : rt::ModelHandle::load(cl.get("load-module"));
       if (loaded.ok())
         model = loaded.take();
       else
@@ -487,7 +486,7 @@ rt::SimulationOptions deviceOptions(const CommandLine &cl,
     // The checkpointed run's measured speeds give the first split.
     rt::PopulationState state;
     rt::RunPosition position;
-    if (rt::readCheckpoint(cl.get("restart"), state, position, error))
+    if (rt::readCheckpoint(cl.get("restart"), state, position).ok())
       options.speeds = position.speeds;
   }
   options.dimension.windowSteps = n.dimWindow;

@@ -209,7 +209,9 @@ bool riskClasses(const rt::CommandLine &a, std::map<std::string, int> &known,
            false;
   if (path.empty())
     path = a.get("cipa") + "/AP_simulation/data/CiPA_training_drugs.csv";
-  return rt::readRiskClasses(path, known, e);
+  rt::Status read = rt::readRiskClasses(path, known);
+  e = read.message();
+  return read.ok();
 }
 
 /// Classifies the study's drugs and prints the result per dose.
@@ -221,11 +223,13 @@ bool classify(const rt::CommandLine &a, const std::vector<rt::DrugStudyRow> &row
     if (!std::isnan(r.maxDv))
       samples.push_back({r.drug, r.dose, r.qnet});
   std::vector<rt::RiskAtDose> doses;
-  if (!rt::classifyRisk(samples, known, doses, e))
-    return e = "--classify: " + e, false;
-  if (a.has("classify-out") &&
-      !rt::writeWholeFile(a.get("classify-out"), rt::riskCsv(doses, known), e))
-    return false;
+  if (rt::Status fitted = rt::classifyRisk(samples, known, doses); !fitted.ok())
+    return e = "--classify: " + fitted.message(), false;
+  if (a.has("classify-out"))
+    if (rt::Status written = rt::writeWholeFile(a.get("classify-out"),
+                                                rt::riskCsv(doses, known));
+        !written.ok())
+      return e = written.message(), false;
   if (a.has("quiet"))
     return true;
   std::printf("\ntorsade risk from qNet (0 low, 1 intermediate, 2 high)\n"
@@ -273,17 +277,20 @@ std::string responseFileArg(const std::string &arg) {
 /// to build the study's model ahead.
 int writeCompileArgs(const rt::CommandLine &a, const rt::ChannelMapping &m,
                      const rt::DrugStudyOptions &protocol) {
-  std::string e;
-  std::vector<std::string> study = rt::studyCompileFlags(m, protocol, e);
-  if (study.empty())
-    return error(e, rt::kExitInvalid);
+  rt::Expected<std::vector<std::string>> flags =
+      rt::studyCompileFlags(m, protocol);
+  if (!flags.ok())
+    return error(flags.status().message(), rt::kExitInvalid);
+  std::vector<std::string> study = flags.take();
   if (protocol.adaptive)
     study.push_back("--adaptive");
   std::string text;
   for (const std::string &arg : study)
     text += responseFileArg(arg) + "\n";
-  if (!rt::writeWholeFile(a.get("write-compile-args"), text, e))
-    return error(e);
+  if (rt::Status written =
+          rt::writeWholeFile(a.get("write-compile-args"), text);
+      !written.ok())
+    return error(written.message());
   return 0;
 }
 
@@ -310,8 +317,9 @@ int main(int argc, char **argv) {
       return error(std::string("--") + k + " is required", rt::kExitInvalid);
   std::string e;
   rt::ChannelMapping mapping;
-  if (!rt::readChannelMapping(args.get("mapping"), mapping, e))
-    return error(e, rt::kExitInvalid);
+  if (rt::Status read = rt::readChannelMapping(args.get("mapping"), mapping);
+      !read.ok())
+    return error(read.message(), rt::kExitInvalid);
   std::vector<rt::Drug> drugs;
   std::vector<std::string> names = split(args.get("drugs"));
   if (!names.empty() && !args.has("cipa"))
@@ -322,9 +330,11 @@ int main(int argc, char **argv) {
                  "optimal fit; 1-2000), got '" +
                      args.get("samples") + "'",
                  rt::kExitInvalid);
-  if (!names.empty() &&
-      !rt::readCipaDrugs(args.get("cipa"), names, samples, drugs, e))
-    return error(e, rt::kExitInvalid);
+  if (!names.empty())
+    if (rt::Status read =
+            rt::readCipaDrugs(args.get("cipa"), names, samples, drugs);
+        !read.ok())
+      return error(read.message(), rt::kExitInvalid);
   rt::DrugStudyOptions options;
   if (!studyOptions(args, options, e))
     return error(e, rt::kExitInvalid);
@@ -335,8 +345,9 @@ int main(int argc, char **argv) {
   doses = args.numbers("doses", errors);
   if (!errors.empty())
     return error(errors.front(), rt::kExitInvalid);
-  if (!rt::studyCells(drugs, doses, args.has("nM"), cells, e))
-    return error(e, rt::kExitInvalid);
+  if (rt::Status made = rt::studyCells(drugs, doses, args.has("nM"), cells);
+      !made.ok())
+    return error(made.message(), rt::kExitInvalid);
   std::map<std::string, int> known;
   if (args.has("classify") && !riskClasses(args, known, e))
     return error(e, rt::kExitInvalid);
@@ -367,9 +378,11 @@ int main(int argc, char **argv) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  if (args.has("out") &&
-      !rt::writeWholeFile(args.get("out"), rt::drugStudyCsv(rows), e))
-    return error(e);
+  if (args.has("out"))
+    if (rt::Status written =
+            rt::writeWholeFile(args.get("out"), rt::drugStudyCsv(rows));
+        !written.ok())
+      return error(written.message());
   if (!args.has("quiet"))
     print(rows, seconds, options.beats, options.simulation.threads);
   if (args.has("classify") && !classify(args, rows, known, e))

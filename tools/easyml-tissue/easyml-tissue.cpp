@@ -222,8 +222,10 @@ int main(int argc, char **argv) {
     return 0;
   if (!quiet)
     print(setup, result);
-  if (args.has("report-json") &&
-      !rt::writeWholeFile(args.get("report-json"), result.json(setup), e))
-    return error(e);
+  if (args.has("report-json"))
+    if (rt::Status written =
+            rt::writeWholeFile(args.get("report-json"), result.json(setup));
+        !written.ok())
+      return error(written.message());
   return 0;
 }

@@ -46,9 +46,10 @@ TEST(Checkpoint, PositionAloneMatchesTheWholeRead) {
   std::string path = writeCheckpoint("position.ck");
   PopulationState state;
   RunPosition whole, header;
-  std::string error;
-  ASSERT_TRUE(readCheckpoint(path, state, whole, error)) << error;
-  ASSERT_TRUE(readCheckpointPosition(path, header, error)) << error;
+  Status read = readCheckpoint(path, state, whole);
+  ASSERT_TRUE(read.ok()) << read.message();
+  read = readCheckpointPosition(path, header);
+  ASSERT_TRUE(read.ok()) << read.message();
   EXPECT_EQ(header.settings, whole.settings);
   EXPECT_EQ(header.client, whole.client);
   EXPECT_EQ(header.client.at("tissue.cell_order_x"), 2);
@@ -66,17 +67,21 @@ TEST(Checkpoint, PositionOfAStateFileOrOtherFileIsAnError) {
   std::string state = tempPath("plain.sv");
   std::ofstream(state, std::ios::binary) << serializeState(s);
   RunPosition p;
-  std::string error;
-  EXPECT_FALSE(readCheckpointPosition(state, p, error));
-  EXPECT_NE(error.find("a state file, not a checkpoint"), std::string::npos)
-      << error;
+  Status read = readCheckpointPosition(state, p);
+  EXPECT_FALSE(read.ok());
+  EXPECT_NE(read.message().find("a state file, not a checkpoint"),
+            std::string::npos)
+      << read.message();
   std::string other = tempPath("other.txt");
   std::ofstream(other) << "hello\n";
-  EXPECT_FALSE(readCheckpointPosition(other, p, error));
-  EXPECT_NE(error.find("not an EasyML checkpoint"), std::string::npos)
-      << error;
-  EXPECT_FALSE(readCheckpointPosition(other + ".missing", p, error));
-  EXPECT_NE(error.find("cannot read checkpoint"), std::string::npos) << error;
+  read = readCheckpointPosition(other, p);
+  EXPECT_FALSE(read.ok());
+  EXPECT_NE(read.message().find("not an EasyML checkpoint"), std::string::npos)
+      << read.message();
+  read = readCheckpointPosition(other + ".missing", p);
+  EXPECT_FALSE(read.ok());
+  EXPECT_NE(read.message().find("cannot read checkpoint"), std::string::npos)
+      << read.message();
   std::remove(state.c_str());
   std::remove(other.c_str());
 }

@@ -14,6 +14,15 @@
 
 using namespace easyml::rt;
 
+namespace {
+/// A Status as the tests read it: whether it succeeded, its message in
+/// `error`.
+bool succeeded(const Status &status, std::string &error) {
+  error = status.message();
+  return status.ok();
+}
+} // namespace
+
 TEST(DrugBlock, HillFactor) {
   EXPECT_DOUBLE_EQ(hillFactor(0, 10, 1), 1.0);
   EXPECT_DOUBLE_EQ(hillFactor(10, 10, 1), 0.5);
@@ -35,7 +44,8 @@ TEST(DrugBlock, ParametersScaleAndBind) {
       {"PCa", 2.0}, {"GKr", 0.1}, {"Kmax", 0}, {"Kt", 0}, {"D", 0}};
   std::map<std::string, double> out;
   std::string error;
-  ASSERT_TRUE(drugParameters(m, {&d, 1, 100}, base, out, error)) << error;
+  ASSERT_TRUE(succeeded(drugParameters(m, {&d, 1, 100}, base, out), error))
+      << error;
   EXPECT_DOUBLE_EQ(out["PCa"], 1.0);
   // hERG binds: its conductance is left to the binding model.
   EXPECT_EQ(out.count("GKr"), 0u);
@@ -44,11 +54,12 @@ TEST(DrugBlock, ParametersScaleAndBind) {
   EXPECT_DOUBLE_EQ(out["D"], 100);
   // Without binding parameters hERG is a Hill block of its conductance.
   m.herg.clear();
-  ASSERT_TRUE(drugParameters(m, {&d, 1, 5}, base, out, error)) << error;
+  ASSERT_TRUE(succeeded(drugParameters(m, {&d, 1, 5}, base, out), error))
+      << error;
   EXPECT_DOUBLE_EQ(out["GKr"], 0.05);
   // A blocked channel the mapping lacks is an error naming it.
   m.channels.erase("ICaL");
-  EXPECT_FALSE(drugParameters(m, {&d, 1, 5}, base, out, error));
+  EXPECT_FALSE(succeeded(drugParameters(m, {&d, 1, 5}, base, out), error));
   EXPECT_NE(error.find("blocks ICaL"), std::string::npos) << error;
 }
 
@@ -130,17 +141,19 @@ TEST(PopulationState, RoundTripAndRefusals) {
   s.step = 7;
   s.dt = 0.01;
   s.values = {1, -80, 0.5, 2, -81, 0.25};
-  std::string bytes = serializeState(s), error;
+  std::string bytes = serializeState(s);
   PopulationState back;
-  ASSERT_TRUE(parseState(bytes, back, error)) << error;
+  Status read = parseState(bytes, back);
+  ASSERT_TRUE(read.ok()) << read.message();
   EXPECT_EQ(back.values, s.values);
   EXPECT_EQ(back.step, 7);
-  EXPECT_FALSE(parseState(bytes.substr(0, bytes.size() - 3), back, error));
-  EXPECT_NE(error.find("truncated"), std::string::npos);
+  read = parseState(bytes.substr(0, bytes.size() - 3), back);
+  EXPECT_NE(read.message().find("truncated"), std::string::npos);
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 4;
-  EXPECT_FALSE(parseState(flipped, back, error));
-  EXPECT_NE(error.find("checksum"), std::string::npos);
-  EXPECT_FALSE(parseState("hello", back, error));
-  EXPECT_EQ(error, "not an EasyML state file");
+  read = parseState(flipped, back);
+  EXPECT_NE(read.message().find("checksum"), std::string::npos);
+  read = parseState("hello", back);
+  EXPECT_FALSE(read.ok());
+  EXPECT_EQ(read.message(), "not an EasyML state file");
 }

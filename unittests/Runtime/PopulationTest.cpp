@@ -40,13 +40,11 @@ double neighbourSpread(const Columns &t) {
 
 Columns sample(bool grouped, uint64_t seed = 7) {
   easyml_model_desc d = fakeModel();
-  Columns t;
-  std::string error;
-  EXPECT_TRUE(samplePopulation(
+  Expected<Columns> t = samplePopulation(
       "gNa*lognormal(1,0.2),gKr*uniform(0.5,1.5),gCaL=normal(2,0.1)", seed, d,
-      {10.0, 0.1, 1.0}, 4096, t, error, grouped))
-      << error;
-  return t;
+      {10.0, 0.1, 1.0}, 4096, grouped);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? t.take() : Columns();
 }
 
 TEST(Population, GroupedIsTheSameSampleReordered) {

@@ -360,18 +360,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s <model.so> <variant> [seed]\n", argv[0]);
     return 2;
   }
-  std::string error;
-  std::unique_ptr<ModelHandle> model = ModelHandle::load(argv[1], error);
-  if (!model) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
+  auto loaded = ModelHandle::load(argv[1]);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
     return 2;
   }
+  std::unique_ptr<ModelHandle> model = loaded.take();
   const easyml_variant *variant = model->variant(argv[2]);
   if (!variant) {
     std::fprintf(stderr, "error: no variant %s\n", argv[2]);
     return 2;
   }
   Runner runner(*variant);
+  std::string error;
   if (!runner.open(error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;

@@ -8,6 +8,7 @@
 #define EASYML_RUNTIME_CORE_MODELHANDLE_H
 
 #include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <memory>
 #include <string>
@@ -23,9 +24,9 @@ public:
   ModelHandle(const ModelHandle &) = delete;
   ModelHandle &operator=(const ModelHandle &) = delete;
 
-  /// Opens a shared library made by `easyml-compile --emit=shared`.
-  static std::unique_ptr<ModelHandle> load(const std::string &path,
-                                           std::string &error);
+  /// Opens a shared library made by `easyml-compile --emit=shared`; Invalid
+  /// for a file that is missing, not a model library or of another ABI.
+  static Expected<std::unique_ptr<ModelHandle>> load(const std::string &path);
 
   const easyml_model_desc &desc() const { return *desc_; }
   /// The variant called `name`, or null. An empty name picks the CPU's

@@ -51,10 +51,6 @@ public:
 /// Whether `path` names a compiled library (ends in ".so").
 bool isModelLibrary(const std::string &path);
 
-/// The library at `path` opened (ModelHandle::load), or an Invalid error.
-Expected<std::unique_ptr<ModelHandle>>
-loadModelLibrary(const std::string &path);
-
 /// Compiled libraries only: a model file is an error that says how to
 /// compile it.
 class LibraryProvider final : public ModelProvider {

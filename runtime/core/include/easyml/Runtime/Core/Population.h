@@ -15,6 +15,7 @@
 #define EASYML_RUNTIME_POPULATION_H
 
 #include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -32,9 +33,9 @@ struct Columns {
 /// one row of numbers per cell) or a .npy file holding a structured array
 /// of float64 fields. Every error names the file, and the row and column
 /// where there is one ("cells.csv:3:2: 'abc' is not a number"). Names are
-/// not checked against a model here (see checkParamNames).
-bool readParamTable(const std::string &path, int64_t cells, Columns &table,
-                    std::string &error);
+/// not checked against a model here (see checkParamNames). Invalid for a
+/// missing or bad file.
+Expected<Columns> readParamTable(const std::string &path, int64_t cells);
 
 /// Samples `cells` values per item of `spec`: comma-separated items
 /// NAME*DIST (the parameter's value in `params` times a sample) or
@@ -48,11 +49,11 @@ bool readParamTable(const std::string &path, int64_t cells, Columns &table,
 /// neighbouring cells, which share a SIMD vector or a GPU warp, have
 /// similar parameters and take similar numbers of adaptive sub-steps. The
 /// population is the same set of samples either way; without `grouped`,
-/// cell c gets the c-th draw.
-bool samplePopulation(const std::string &spec, uint64_t seed,
-                      const easyml_model_desc &desc,
-                      const std::vector<double> &params, int64_t cells,
-                      Columns &table, std::string &error, bool grouped = true);
+/// cell c gets the c-th draw. Invalid for a bad specification.
+Expected<Columns> samplePopulation(const std::string &spec, uint64_t seed,
+                                   const easyml_model_desc &desc,
+                                   const std::vector<double> &params,
+                                   int64_t cells, bool grouped = true);
 
 /// Reorders the rows of `table` (every column alike) in Z-order of their
 /// per-column ranks: the permutation samplePopulation applies when
@@ -60,14 +61,16 @@ bool samplePopulation(const std::string &spec, uint64_t seed,
 void groupSimilarRows(Columns &table);
 
 /// Every name in `table` is a parameter or flag of `desc`; `what` names
-/// the table's source in the error ("cells.csv").
-bool checkParamNames(const Columns &table, const easyml_model_desc &desc,
-                     const std::string &what, std::string &error);
+/// the table's source in the error ("cells.csv"); Invalid otherwise.
+Status checkParamNames(const Columns &table, const easyml_model_desc &desc,
+                       const std::string &what);
 
 /// Writes rows of `names.size()` values as CSV (".csv", or any other
-/// extension) or as a structured .npy of float64 fields (".npy").
-bool writeTable(const std::string &path, const std::vector<std::string> &names,
-                const std::vector<double> &rows, std::string &error);
+/// extension) or as a structured .npy of float64 fields (".npy"); Failed
+/// when it cannot be written (nothing is left half-written).
+Status writeTable(const std::string &path,
+                  const std::vector<std::string> &names,
+                  const std::vector<double> &rows);
 
 /// The bytes of a .npy version 1.0 header: magic, length and the
 /// dictionary {'descr': descr, 'fortran_order': False, 'shape': shape},

@@ -15,6 +15,8 @@
 #ifndef EASYML_RUNTIME_RUNSUMMARY_H
 #define EASYML_RUNTIME_RUNSUMMARY_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -78,7 +80,7 @@ struct RunSummary {
   /// The JSON report.
   std::string json() const;
   /// Writes json() to `path` (whole or not at all).
-  bool writeJson(const std::string &path, std::string &error) const;
+  Status writeJson(const std::string &path) const;
 };
 
 /// What `print` writes to a FILE, as a string.

@@ -23,6 +23,8 @@
 #ifndef EASYML_RUNTIME_DRUGBLOCK_H
 #define EASYML_RUNTIME_DRUGBLOCK_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <map>
 #include <string>
 #include <utility>
@@ -59,9 +61,8 @@ struct ChannelMapping {
   std::map<std::string, std::string> stimulusInto;
 };
 
-/// Reads a mapping file; false with "PATH:LINE:COLUMN: what".
-bool readChannelMapping(const std::string &path, ChannelMapping &out,
-                        std::string &error);
+/// Reads a mapping file; Invalid with "PATH:LINE:COLUMN: what".
+Status readChannelMapping(const std::string &path, ChannelMapping &out);
 
 /// One drug: its therapeutic concentration (nM; 0 when unknown, doses are
 /// then concentrations), Hill parameters per channel (IC50 nM, h), and
@@ -84,11 +85,12 @@ bool parseSampleList(const std::string &text, std::vector<int64_t> &out);
 /// 0 from `dir`/hERG_fitting/results/<drug>/pars.txt and
 /// `dir`/Hill_fitting/results/<drug>/IC50_optimal.csv, sample k >= 1 from
 /// row k of boot_pars.csv and IC50_samples.csv there; Cmax from
-/// `dir`/AP_simulation/data/CiPA_training_drugs.csv.
-bool readCipaDrugs(const std::string &dir,
-                   const std::vector<std::string> &names,
-                   const std::vector<int64_t> &samples,
-                   std::vector<Drug> &out, std::string &error);
+/// `dir`/AP_simulation/data/CiPA_training_drugs.csv. Invalid, naming the
+/// file, the line and the column, for a missing or malformed one.
+Status readCipaDrugs(const std::string &dir,
+                     const std::vector<std::string> &names,
+                     const std::vector<int64_t> &samples,
+                     std::vector<Drug> &out);
 
 /// The Hill factor: 1 / (1 + (conc / ic50)^h).
 double hillFactor(double conc, double ic50, double h);
@@ -100,19 +102,19 @@ struct DrugCell {
 };
 
 /// A study's cells: control, then every drug (and sample) at every dose,
-/// `doses` multiples of the drug's Cmax (nM when `nM`). False with `error`
-/// for a negative dose or a drug without Cmax given in multiples of it.
-bool studyCells(const std::vector<Drug> &drugs,
-                const std::vector<double> &doses, bool nM,
-                std::vector<DrugCell> &cells, std::string &error);
+/// `doses` multiples of the drug's Cmax (nM when `nM`). Invalid for a
+/// negative dose or a drug without Cmax given in multiples of it.
+Status studyCells(const std::vector<Drug> &drugs,
+                  const std::vector<double> &doses, bool nM,
+                  std::vector<DrugCell> &cells);
 
 /// The parameter values of `cell` given the base values `base` (name to
-/// value): what the drug scales or sets. False with `error` naming a
-/// mapped parameter the model lacks or a channel the drug blocks that the
-/// mapping does not name.
-bool drugParameters(const ChannelMapping &m, const DrugCell &cell,
-                    const std::map<std::string, double> &base,
-                    std::map<std::string, double> &out, std::string &error);
+/// value): what the drug scales or sets. Invalid, naming a mapped
+/// parameter the model lacks or a channel the drug blocks that the mapping
+/// does not name.
+Status drugParameters(const ChannelMapping &m, const DrugCell &cell,
+                      const std::map<std::string, double> &base,
+                      std::map<std::string, double> &out);
 
 } // namespace easyml::rt
 

@@ -43,16 +43,15 @@ struct DrugStudyOptions;
 /// state, forward Euler, the sum of the mapping's variables) and, where
 /// the mapping names equations the pacing current goes into
 /// (stimulus_into), that current at `protocol`'s pacing added to them.
-/// False with `error` when the mapping names no qNet variables. Names the
-/// model lacks are the compiler's errors, pointing into the statements.
-bool studyStatements(const ChannelMapping &m, const DrugStudyOptions &protocol,
-                     std::string &out, std::string &error);
+/// Invalid when the mapping names no qNet variables. Names the model lacks
+/// are the compiler's errors, pointing into the statements.
+Status studyStatements(const ChannelMapping &m,
+                       const DrugStudyOptions &protocol, std::string &out);
 
-/// The compiler flags that add studyStatements (--add-statements=...);
-/// empty with `error` when there are none.
-std::vector<std::string> studyCompileFlags(const ChannelMapping &m,
-                                           const DrugStudyOptions &protocol,
-                                           std::string &error);
+/// The compiler flags that add studyStatements (--add-statements=...), or
+/// its error.
+Expected<std::vector<std::string>>
+studyCompileFlags(const ChannelMapping &m, const DrugStudyOptions &protocol);
 
 /// The model at `modelPath` through `models`: an EasyML file is compiled
 /// with `flags` and the study's (studyCompileFlags); a shared library (.so)

@@ -22,6 +22,8 @@
 #ifndef EASYML_RUNTIME_RISKCLASSIFIER_H
 #define EASYML_RUNTIME_RISKCLASSIFIER_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -47,10 +49,10 @@ struct OrdinalFit {
 
 /// Fits P(y >= j | x) to the pairs (x[i], y[i]), y in 0..classes-1, by
 /// Newton's method with step halving (fit.separated when the classes are
-/// separated by x and there is no maximum). False with `error` when a
-/// class is missing.
-bool fitOrdinal(const std::vector<double> &x, const std::vector<int> &y,
-                int classes, OrdinalFit &fit, std::string &error);
+/// separated by x and there is no maximum). Failed when a class is missing
+/// or the fit is not finite.
+Status fitOrdinal(const std::vector<double> &x, const std::vector<int> &y,
+                  int classes, OrdinalFit &fit);
 
 /// One simulation of a study for the classification.
 struct RiskSample {
@@ -76,11 +78,11 @@ struct RiskAtDose {
 };
 
 /// Classifies every dose of `samples` (control and drugs without a known
-/// class left out) against `known` (drug -> class, 0..2). False with
-/// `error` naming the dose whose fit failed.
-bool classifyRisk(const std::vector<RiskSample> &samples,
-                  const std::map<std::string, int> &known,
-                  std::vector<RiskAtDose> &out, std::string &error);
+/// class left out) against `known` (drug -> class, 0..2). Failed, naming
+/// the dose whose fit failed.
+Status classifyRisk(const std::vector<RiskSample> &samples,
+                    const std::map<std::string, int> &known,
+                    std::vector<RiskAtDose> &out);
 
 /// The classification as CSV: one row per dose and drug (dose, the fit's
 /// intercepts and slope, training error, mean leave-one-out error, drug,
@@ -89,9 +91,10 @@ std::string riskCsv(const std::vector<RiskAtDose> &doses,
                     const std::map<std::string, int> &known);
 
 /// Reads CiPA's table of known risks (CSV with columns `drug` and `CiPA`,
-/// as AP_simulation/data/CiPA_training_drugs.csv); false with `error`.
-bool readRiskClasses(const std::string &path, std::map<std::string, int> &out,
-                     std::string &error);
+/// as AP_simulation/data/CiPA_training_drugs.csv); Invalid, naming the
+/// file and line, when it cannot.
+Status readRiskClasses(const std::string &path,
+                       std::map<std::string, int> &out);
 
 } // namespace easyml::rt
 

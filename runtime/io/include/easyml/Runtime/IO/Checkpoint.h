@@ -61,9 +61,9 @@ struct RunPosition {
   std::map<std::string, double> client;
   std::vector<double> data;
 
-  /// One line of JSON, and back (false with what is wrong).
+  /// One line of JSON, and back (Invalid for a damaged line).
   std::string json() const;
-  bool parse(const std::string &line, std::string &error);
+  Status parse(const std::string &line);
   /// The position of output `name`, or -1.
   int64_t file(const std::string &name) const;
   /// "" when `other` has the same settings, else the first difference
@@ -72,18 +72,17 @@ struct RunPosition {
 };
 
 /// Reads checkpoint `path` without a simulation (the restarted run's
-/// devices follow its speeds): the state and the run position. False with
-/// `error` naming the file and what is wrong (not a checkpoint, damaged,
-/// truncated, another format version).
-bool readCheckpoint(const std::string &path, PopulationState &state,
-                    RunPosition &position, std::string &error);
+/// devices follow its speeds): the state and the run position. Invalid,
+/// naming the file and what is wrong (not a checkpoint, damaged, truncated,
+/// another format version), when it cannot.
+Status readCheckpoint(const std::string &path, PopulationState &state,
+                      RunPosition &position);
 
 /// Reads only the run position of checkpoint `path` (its first lines: no
 /// cell is read and the checksum is not checked; position.data stays
 /// empty). For what a run must know before it restarts, such as the cell
-/// order of a tissue's boxes. False with `error` as readCheckpoint says.
-bool readCheckpointPosition(const std::string &path, RunPosition &position,
-                            std::string &error);
+/// order of a tissue's boxes. Invalid as readCheckpoint says.
+Status readCheckpointPosition(const std::string &path, RunPosition &position);
 
 } // namespace easyml::rt
 

@@ -15,6 +15,8 @@
 #ifndef EASYML_RUNTIME_OUTPUTFILE_H
 #define EASYML_RUNTIME_OUTPUTFILE_H
 
+#include "easyml/Runtime/Support/Status.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -61,10 +63,10 @@ private:
   std::string message;
 };
 
-/// Writes `text` to `path` whole, or not at all (error set); `sync` as
-/// for OutputFile::commit.
-bool writeWholeFile(const std::string &path, const std::string &text,
-                    std::string &error, bool sync = false);
+/// Writes `text` to `path` whole, or not at all (Failed); `sync` as for
+/// OutputFile::commit.
+Status writeWholeFile(const std::string &path, const std::string &text,
+                      bool sync = false);
 
 } // namespace rt
 } // namespace easyml

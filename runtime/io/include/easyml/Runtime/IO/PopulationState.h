@@ -37,6 +37,7 @@
 #define EASYML_RUNTIME_POPULATIONSTATE_H
 
 #include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <memory>
@@ -86,20 +87,22 @@ public:
   StateFileWriter(const std::string &path, const PopulationState &header);
   ~StateFileWriter();
   bool add(const void *data, size_t bytes);
-  /// The checksum line, and the file into place; false with `error`.
-  bool commit(std::string &error);
+  /// The checksum line, and the file into place; Failed when it cannot.
+  Status commit();
 
 private:
   std::unique_ptr<OutputFile> file_;
   uint64_t hash_ = 1469598103934665603ull;
 };
-bool parseState(const std::string &bytes, PopulationState &out,
-                std::string &error);
+
+/// The state file `bytes` read back into `out`; Invalid, saying what is
+/// wrong (not a state file, truncated, damaged), when it cannot be.
+Status parseState(const std::string &bytes, PopulationState &out);
 /// A state file written by several writers at once to `tmp`, all of it
 /// but its checksum line: reads it back in order, appends the checksum,
-/// syncs it and moves it to `path`. False with `error` (and `tmp` removed).
-bool sealStateFile(const std::string &tmp, const std::string &path,
-                   std::string &error);
+/// syncs it and moves it to `path`. Failed (and `tmp` removed) when it
+/// cannot.
+Status sealStateFile(const std::string &tmp, const std::string &path);
 
 /// The sv rows' names: states (with nodal parameters), then hidden values.
 std::vector<std::string> stateRowNames(const easyml_model_desc &d);

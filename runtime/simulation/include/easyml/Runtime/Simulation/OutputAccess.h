@@ -33,22 +33,22 @@ class MatrixFile {
 public:
   virtual ~MatrixFile();
   /// Row `row` of the columns `part` (part.size() values). Not collective:
-  /// rows may be buffered until the next flush().
-  virtual bool addRow(int64_t row, CellRange part, const double *values,
-                      std::string &error) = 0;
+  /// rows may be buffered until the next flush(). Failed for a row out of
+  /// order or a write that failed.
+  virtual Status addRow(int64_t row, CellRange part, const double *values) = 0;
   /// Writes what was buffered (the simulation calls it at its
   /// synchronisation points).
-  virtual bool flush(std::string &error) = 0;
-  /// Renames the file into place when `ok` (on every rank), else removes
-  /// it.
-  virtual bool close(bool ok, std::string &error) = 0;
+  virtual Status flush() = 0;
+  /// Renames the file into place when `keep` (on every rank), else removes
+  /// it; Failed when rows are missing or the file cannot be completed.
+  virtual Status close(bool keep) = 0;
   /// Seconds this rank spent writing or waiting for its writes, and bytes.
   virtual double seconds() const = 0;
   virtual double bytes() const = 0;
   /// The rows written so far, every one handed to the operating system:
   /// what a checkpoint records to continue the file (openMatrix's
   /// `resumeRows`). Not collective.
-  virtual bool checkpoint(int64_t &rows, std::string &error) = 0;
+  virtual Expected<int64_t> checkpoint() = 0;
   /// One line on how the file was written (writer ranks), or "".
   virtual std::string summary() const { return ""; }
   /// The same as JSON members (`"writer": {...}`), or "".
