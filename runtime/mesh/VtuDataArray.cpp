@@ -131,16 +131,16 @@ Status ArrayReader::binary(const NumberType &t,
   if (!decodeBase64(a_.content, bytes))
     return error("the binary data is not valid base64");
   size_t header = enc_.uint64Header ? 8 : 4;
-  NumberType sizeType = {"", static_cast<int>(header), true, false};
   if (bytes.size() < header)
     return error("the binary data lacks its byte-count header");
   auto *p = reinterpret_cast<const unsigned char *>(bytes.data());
-  double announced = load(sizeType, p);
+  uint64_t announced = 0;
+  for (size_t i = header; i-- > 0;)
+    announced = announced << 8 | p[i];
   size_t size = bytes.size() - header;
-  if (announced != static_cast<double>(size) || size % t.size)
+  if (announced != size || size % t.size)
     return error("the binary data holds " + std::to_string(size) +
-                 " bytes, its header says " +
-                 std::to_string(static_cast<uint64_t>(announced)));
+                 " bytes, its header says " + std::to_string(announced));
   for (size_t k = header; k + t.size <= bytes.size(); k += t.size) {
     double v = load(t, p + k);
     if (!std::isfinite(v))

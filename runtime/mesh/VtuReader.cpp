@@ -20,6 +20,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
@@ -31,8 +32,17 @@ namespace {
 /// More points or cells than any mesh has: a damaged file.
 constexpr int64_t kMaxCount = int64_t(1) << 40;
 
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 /// VTK's names of the cell types a heart mesh may hold by mistake.
-std::string vtkCellName(int64_t type) {
+std::string vtkCellName(double value) {
+  int type = value == std::floor(value) && std::fabs(value) < 1e6
+                 ? static_cast<int>(value)
+                 : -1;
   switch (type) {
   case 1:
     return "a vertex";
@@ -53,7 +63,7 @@ std::string vtkCellName(int64_t type) {
   case 42:
     return "a polyhedron";
   default:
-    return "a cell of VTK type " + std::to_string(type);
+    return "a cell of VTK type " + number(value);
   }
 }
 
@@ -189,7 +199,7 @@ Status VtuReader::cellTypes(const XmlElement &cells,
     return t.status();
   double previous = 0;
   for (int64_t c = 0; c < nc_; ++c) {
-    int64_t type = static_cast<int64_t>((*t)[c]);
+    double type = (*t)[c];
     if (type != 10 && type != 12)
       return error(*typeArray, "cell " + std::to_string(c) + " is " +
                                    vtkCellName(type) +
@@ -198,8 +208,7 @@ Status VtuReader::cellTypes(const XmlElement &cells,
     double n = (*o)[c] - previous;
     if (n != (type == 10 ? 4 : 8))
       return error(*offsetArray,
-                   "cell " + std::to_string(c) + " has " +
-                       std::to_string(static_cast<int64_t>(n)) +
+                   "cell " + std::to_string(c) + " has " + number(n) +
                        " vertices by its offsets, but its type takes " +
                        (type == 10 ? "4" : "8"));
     previous = (*o)[c];
