@@ -336,6 +336,11 @@ Status VtuReader::cellData(const XmlElement &piece) {
 }
 
 Expected<Mesh> VtuReader::read(const MeshCheckOptions &options) {
+  if (file_.text.compare(0, 14, "# vtk DataFile") == 0)
+    return Status::invalid(file_.name +
+                           ":1: a legacy VTK file: only VTK's XML format "
+                           "(.vtu) is read; save the mesh as .vtu (ParaView: "
+                           "Save Data) first");
   Expected<XmlElement> root = parseXml(file_);
   if (!root.ok())
     return root.status();

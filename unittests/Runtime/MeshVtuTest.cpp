@@ -159,6 +159,9 @@ TEST(MeshVtu, RefusesOtherCellsAndDataItCannotRead) {
   std::string big = vtu(binaryPoints, cells());
   big.replace(big.find("LittleEndian"), 12, "BigEndian");
   EXPECT_TRUE(contains(errorOf(read(big)), "big-endian binary data"));
+  EXPECT_TRUE(contains(
+      errorOf(read("# vtk DataFile Version 3.0\nmesh\nASCII\n")),
+      "m.vtu:1: a legacy VTK file: only VTK's XML format (.vtu) is read"));
   EXPECT_TRUE(contains(errorOf(read("<VTKFile type=\"PolyData\"/>")),
                        "m.vtu:1: a VTK file of type 'PolyData': only "
                        "UnstructuredGrid (.vtu) files are read"));
