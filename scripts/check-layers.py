@@ -21,12 +21,14 @@ import re
 import sys
 
 # folder -> (level, include prefix). Lower levels are below higher ones;
-# folders on one level are siblings.
+# folders on one level are siblings (core and mesh: what a simulation is
+# made of, and heart meshes, which need only support).
 LAYERS = {
     "abi": (0, "easyml/ABI/"),
     "runtime/support": (1, "easyml/Runtime/Support/"),
     "runtime/io": (2, "easyml/Runtime/IO/"),
     "runtime/core": (3, "easyml/Runtime/Core/"),
+    "runtime/mesh": (3, "easyml/Runtime/Mesh/"),
     "runtime/devices": (4, "easyml/Runtime/Devices/"),
     "runtime/schedule": (5, "easyml/Runtime/Schedule/"),
     "runtime/simulation": (6, "easyml/Runtime/Simulation/"),

@@ -109,6 +109,11 @@ config.substitutions.append(
     ("%diffusion_check",
      os.path.join(config.easyml_obj_root, "test", "tools",
                   "easyml-diffusion-check")))
+# The mesh readers' summary (test/Mesh/MeshSummary).
+config.substitutions.append(
+    ("%mesh_summary",
+     os.path.join(config.easyml_obj_root, "test", "tools",
+                  "easyml-mesh-summary")))
 
 # GPU drivers the dynamic loader finds on this machine (execution tests
 # need them).
