@@ -96,7 +96,6 @@ struct PySimulation {
       single = local.get();
       sim = std::move(local);
     }
-    std::string error;
     if (Status st = sim->valid(); !st.ok())
       raise(st.message());
   }
@@ -251,7 +250,6 @@ void bindParameters(py::class_<PySimulation> &c) {
         })
       .def("modify_params",
            [](PySimulation &s, const std::string &mods) {
-             std::string error;
              if (Status st = s.sim->parameters().modify(mods); !st.ok())
                raise(st.message());
            })
@@ -293,7 +291,6 @@ void bindRun(py::class_<PySimulation> &c) {
              s.recordedCells = CellRange{begin, end};
              s.samples.clear();
              PySimulation *self = &s;
-             std::string error;
              if (Status st = s.sim->record(
                      variables, CellRange{begin, end}, first, every,
                      [self](int64_t step, CellRange part, const double *v) {
@@ -320,7 +317,6 @@ void bindRun(py::class_<PySimulation> &c) {
              o.caVariable = ca;
              o.minAmplitude = minAmplitude;
              o.alternansMs = alternansMs;
-             std::string error;
              if (Status st = s.sim->biomarkers().enable(o); !st.ok())
                raise(st.message());
            })
@@ -394,7 +390,6 @@ void bindValues(py::class_<PySimulation> &c) {
       .def(
           "save_checkpoint",
           [](PySimulation &s, const std::string &path) {
-            std::string error;
             if (Status st =
                     s.sim->outputs().saveCheckpoint(path, RunPosition());
                 !st.ok())

@@ -484,8 +484,13 @@ void StudyRun::choose(int64_t beat) {
 /// Every cell's states at the end (a cell stopped early: where it
 /// stopped), with the drugs' parameters.
 bool StudyRun::saveStates(std::string &error) {
+  auto save = [&](Simulation &sim) {
+    Status saved = saveState(o_.saveStates, sim);
+    error = saved.message();
+    return saved.ok();
+  };
   if (stage_.cells.size() == cells_.size())
-    return saveState(o_.saveStates, *stage_.sim, error);
+    return save(*stage_.sim);
   std::vector<int64_t> all(stage_.cells.size());
   for (size_t k = 0; k < all.size(); ++k)
     all[k] = static_cast<int64_t>(k);
@@ -499,7 +504,7 @@ bool StudyRun::saveStates(std::string &error) {
     return false;
   finals_.restore(*whole.sim);
   whole.sim->transfer().setClock(stage_.sim->transfer().clock());
-  return saveState(o_.saveStates, *whole.sim, error);
+  return save(*whole.sim);
 }
 
 int64_t StudyRun::gridFrom() const {
@@ -519,8 +524,10 @@ bool StudyRun::run(std::string &error) {
   Simulation &first = *stage_.sim;
   if (!o_.loadStates.empty()) {
     // The saved states; this study's drugs, and qNet from zero.
-    if (!loadState(o_.loadStates, first, error, /*restoreClock=*/false) ||
-        !setDrugParameters(first, m_, cells_, error)) {
+    Status loaded = loadState(o_.loadStates, first, /*restoreClock=*/false);
+    if (!loaded.ok())
+      error = loaded.message();
+    if (!loaded.ok() || !setDrugParameters(first, m_, cells_, error)) {
       errorKind_ = ErrorKind::Invalid; // a state of another study
       return false;
     }

@@ -51,11 +51,11 @@ bool DistributedSimulation::saveCheckpoint(const std::string &path,
                                            std::string &error) {
   drainBiomarkers();
   PopulationState st;
-  std::string mine;
-  bool ok = failure_.empty() &&
-            (!local_ || local_->transfer().checkpointState(st, mine));
-  if (!failure_.empty())
-    mine = failure_;
+  Status taken = failure_.empty() && local_
+                     ? local_->transfer().checkpointState(st)
+                     : Status();
+  bool ok = failure_.empty() && taken.ok();
+  std::string mine = failure_.empty() ? taken.message() : failure_;
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
   BiomarkerTable rows = allBiomarkers();
@@ -118,11 +118,13 @@ bool DistributedSimulation::loadCheckpoint(const std::string &path,
   Status read = readCheckpoint(path, st, position);
   bool ok = read.ok();
   mine = read.message();
-  if (ok && local_ &&
-      !local_->transfer().restoreState(st, owned().begin, cells_, mine)) {
-    mine = path + ": " + mine;
-    ok = false;
-  }
+  if (ok && local_)
+    if (Status restored =
+            local_->transfer().restoreState(st, owned().begin, cells_);
+        !restored.ok()) {
+      mine = path + ": " + restored.message();
+      ok = false;
+    }
   if (!rt::agree(comm_, ok, mine))
     return error = mine, false;
   step_ = st.step;

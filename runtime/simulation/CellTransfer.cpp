@@ -68,8 +68,7 @@ void CellTransfer::setBiomarkerHistory(const std::vector<double> &lastApd90,
   s_.beats().lastChange() = lastChange;
 }
 
-bool CellTransfer::checkpointState(PopulationState &st, std::string &error,
-                                   bool values) {
+Status CellTransfer::checkpointState(PopulationState &st, bool values) {
   Scheduler &s = s_;
   const easyml_model_desc &d = s.params().desc();
   st = PopulationState();
@@ -86,27 +85,26 @@ bool CellTransfer::checkpointState(PopulationState &st, std::string &error,
   st.beatStart = c.beatStart;
   st.dt = s.dt();
   if (static_cast<int64_t>(st.width()) != s.packedCellSize())
-    return error = "internal error: a packed cell has " +
-                   std::to_string(s.packedCellSize()) + " values, not " +
-                   std::to_string(st.width()),
-           false;
+    return Status::failed("internal error: a packed cell has " +
+                          std::to_string(s.packedCellSize()) + " values, not " +
+                          std::to_string(st.width()));
   st.rows = s.beats().table().values;
   if (!values)
-    return true;
+    return Status();
   st.values.resize(st.cells * st.width());
   if (!s.packCells({0, st.cells}, st.values.data()))
-    return error = s.failure(), false;
-  return true;
+    return Status::failed(s.failure());
+  return Status();
 }
 
-bool CellTransfer::restoreState(const PopulationState &st, int64_t firstCell,
-                                int64_t totalCells, std::string &error) {
+Status CellTransfer::restoreState(const PopulationState &st, int64_t firstCell,
+                                  int64_t totalCells) {
   Scheduler &s = s_;
   if (std::string why = stateMismatch(st, s.params(), totalCells); !why.empty())
-    return error = why, false;
+    return Status::invalid(why);
   if (st.dt != s.dt())
-    return error = "dt " + number(st.dt) + " ms, this run " + number(s.dt()),
-           false;
+    return Status::invalid("dt " + number(st.dt) + " ms, this run " +
+                           number(s.dt()));
   std::vector<std::string> params = packedParamNames(s);
   if (st.params != params) {
     auto join = [](const std::vector<std::string> &v) {
@@ -115,20 +113,19 @@ bool CellTransfer::restoreState(const PopulationState &st, int64_t firstCell,
         out += (out.empty() ? "" : ", ") + n;
       return out.empty() ? std::string("none") : out;
     };
-    return error = "per-cell parameters " + join(st.params) + ", this run " +
-                   join(params),
-           false;
+    return Status::invalid("per-cell parameters " + join(st.params) +
+                           ", this run " + join(params));
   }
   int64_t acc = s.beats().on() ? EASYML_BIO_NUM_ROWS + 2 : 0;
   if (st.accumulators != acc)
-    return error = std::string(st.accumulators ? "with" : "without") +
-                   " biomarkers, this run " + (acc ? "with" : "without"),
-           false;
+    return Status::invalid(std::string(st.accumulators ? "with" : "without") +
+                           " biomarkers, this run " +
+                           (acc ? "with" : "without"));
   if (firstCell < 0 || firstCell + s.store().cells() > st.cells)
-    return error = "internal error: cells out of range", false;
+    return Status::invalid("internal error: cells out of range");
   if (!s.unpackCells({0, s.store().cells()},
                      st.values.data() + firstCell * st.width()))
-    return error = s.failure(), false;
+    return Status::failed(s.failure());
   setClock({st.step, st.beat, st.beatStart});
-  return true;
+  return Status();
 }

@@ -20,8 +20,7 @@
 
 using namespace easyml::rt;
 
-bool easyml::rt::saveState(const std::string &path, Simulation &sim,
-                           std::string &error) {
+Status easyml::rt::saveState(const std::string &path, Simulation &sim) {
   const easyml_model_desc &d = sim.desc();
   PopulationState s;
   s.model = d.name;
@@ -49,9 +48,7 @@ bool easyml::rt::saveState(const std::string &path, Simulation &sim,
     for (int64_t cell = 0; cell < s.cells; ++cell)
       s.values[cell * width + v] = row[cell];
   }
-  Status written = writeWholeFile(path, serializeState(s), /*sync=*/true);
-  error = written.message();
-  return written.ok();
+  return writeWholeFile(path, serializeState(s), /*sync=*/true);
 }
 
 std::string easyml::rt::stateMismatch(const PopulationState &s,
@@ -82,17 +79,16 @@ std::string easyml::rt::stateMismatch(const PopulationState &s,
   return "";
 }
 
-bool easyml::rt::loadState(const std::string &path, Simulation &sim,
-                           std::string &error, bool restoreClock) {
+Status easyml::rt::loadState(const std::string &path, Simulation &sim,
+                             bool restoreClock) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return error = "cannot read state file '" + path + "'", false;
+    return Status::invalid("cannot read state file '" + path + "'");
   std::stringstream bytes;
   bytes << in.rdbuf();
   PopulationState s;
   auto bad = [&](const std::string &what) {
-    error = path + ": " + what;
-    return false;
+    return Status::invalid(path + ": " + what);
   };
   if (Status parsed = parseState(bytes.str(), s); !parsed.ok())
     return bad(parsed.message());
@@ -117,7 +113,7 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
   }
   if (restoreClock)
     sim.transfer().setClock({s.step, s.beat, s.beatStart});
-  return true;
+  return Status();
 }
 
 //===----------------------------------------------------------------------===//
@@ -127,9 +123,9 @@ bool easyml::rt::loadState(const std::string &path, Simulation &sim,
 Status LocalOutputs::saveCheckpoint(const std::string &path,
                                     RunPosition position) {
   PopulationState st;
-  std::string error;
-  if (!sim_.transfer().checkpointState(st, error, /*values=*/false))
-    return Status::failed(error);
+  if (Status taken = sim_.transfer().checkpointState(st, /*values=*/false);
+      !taken.ok())
+    return taken;
   position.speeds = s_.speeds();
   position.counters = s_.counters();
   st.run = position.json();
@@ -156,9 +152,9 @@ Status LocalOutputs::loadCheckpoint(const std::string &path,
   PopulationState st;
   if (Status read = readCheckpoint(path, st, position); !read.ok())
     return read;
-  std::string error;
-  if (!sim_.transfer().restoreState(st, 0, s_.store().cells(), error))
-    return Status::invalid(path + ": " + error);
+  if (Status restored = sim_.transfer().restoreState(st, 0, s_.store().cells());
+      !restored.ok())
+    return restored.withContext(path + ": ");
   s_.beats().table().values = st.rows;
   if (position.counters.size() == s_.counters().size())
     s_.setCounters(position.counters);

@@ -61,12 +61,11 @@ public:
   /// position, and back: cells [firstCell, firstCell + cells) of `st` (a
   /// checkpoint of `totalCells`) into this simulation, with the clock,
   /// after checking the model, variables, dt, per-cell parameters and
-  /// biomarker setting (false with what differs, nothing changed).
+  /// biomarker setting (Invalid with what differs, nothing changed).
   /// (`values` false: everything but the cells' values.)
-  bool checkpointState(PopulationState &st, std::string &error,
-                       bool values = true);
-  bool restoreState(const PopulationState &st, int64_t firstCell,
-                    int64_t totalCells, std::string &error);
+  Status checkpointState(PopulationState &st, bool values = true);
+  Status restoreState(const PopulationState &st, int64_t firstCell,
+                      int64_t totalCells);
 
 private:
   Scheduler &s_;

@@ -30,13 +30,16 @@ std::string stateMismatch(const PopulationState &s, const ParamSet &params,
                           int64_t cells);
 
 /// Every cell of `sim` (after initialize()) to `path`.
-bool saveState(const std::string &path, Simulation &sim, std::string &error);
+/// Failed when it cannot be written.
+Status saveState(const std::string &path, Simulation &sim);
 /// `path` into `sim` (after initialize()): the same model, cell count and
 /// variables, else an error naming the difference and nothing changed.
 /// `restoreClock`: the simulation continues at the saved step (else it
 /// keeps its own, as a study that starts its beats again).
-bool loadState(const std::string &path, Simulation &sim, std::string &error,
-               bool restoreClock = true);
+/// Invalid for a file that cannot be read, is damaged or is of another
+/// simulation.
+Status loadState(const std::string &path, Simulation &sim,
+                 bool restoreClock = true);
 
 } // namespace easyml::rt
 
