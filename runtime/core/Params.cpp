@@ -60,20 +60,16 @@ void ParamSet::set(int64_t p, double value) {
   derive();
 }
 
-bool ParamSet::set(const std::string &n, double value, std::string &error) {
+Status ParamSet::set(const std::string &n, double value) {
   int64_t p = index(n);
-  if (p < 0) {
-    error = "model " + std::string(desc_->name) + " has no parameter '" + n +
-            "'";
-    return false;
-  }
-  if (!std::isfinite(value)) {
-    error = "parameter '" + n + "' must be finite, got " +
-            std::to_string(value);
-    return false;
-  }
+  if (p < 0)
+    return Status::invalid("model " + std::string(desc_->name) +
+                           " has no parameter '" + n + "'");
+  if (!std::isfinite(value))
+    return Status::invalid("parameter '" + n + "' must be finite, got " +
+                           std::to_string(value));
   set(p, value);
-  return true;
+  return Status();
 }
 
 void ParamSet::reset(int64_t p) {
@@ -106,11 +102,12 @@ static double applyMod(const ParamMod &m, double x) {
   }
 }
 
-bool ParamSet::modify(const std::string &mods, std::string &error,
-                      std::vector<std::string> *log) {
+Status ParamSet::modify(const std::string &mods,
+                        std::vector<std::string> *log) {
   std::vector<ParamMod> items;
+  std::string error;
   if (!parseParamMods(*desc_, mods, items, error))
-    return false;
+    return Status::invalid(error);
   std::vector<double> savedValues = values_;
   std::vector<int64_t> savedSet = set_;
   std::vector<std::string> lines;
@@ -154,11 +151,11 @@ bool ParamSet::modify(const std::string &mods, std::string &error,
   if (!ok) {
     values_ = savedValues;
     set_ = savedSet;
-    return false;
+    return Status::invalid(error);
   }
   if (log)
     log->insert(log->end(), lines.begin(), lines.end());
-  return true;
+  return Status();
 }
 
 std::vector<int64_t>

@@ -14,9 +14,8 @@ OutputAccess &DistributedSimulation::outputs() { return *outputs_; }
 RunFigures &DistributedSimulation::figures() { return *figures_; }
 
 Status RankParameters::set(const std::string &name, double value) {
-  std::string error;
-  if (!d_.params_.set(name, value, error))
-    return Status::invalid(error);
+  if (Status set = d_.params_.set(name, value); !set.ok())
+    return set;
   if (d_.local_)
     d_.local_->setParamSet(d_.params_);
   return Status();
@@ -24,9 +23,8 @@ Status RankParameters::set(const std::string &name, double value) {
 
 Status RankParameters::modify(const std::string &mods,
                               std::vector<std::string> *log) {
-  std::string error;
-  if (!d_.params_.modify(mods, error, log))
-    return Status::invalid(error);
+  if (Status changed = d_.params_.modify(mods, log); !changed.ok())
+    return changed;
   if (d_.local_)
     d_.local_->setParamSet(d_.params_);
   return Status();

@@ -17,18 +17,16 @@ ParameterAccess::~ParameterAccess() = default;
 const ParamSet &LocalParameters::paramSet() const { return s_.params(); }
 
 Status LocalParameters::set(const std::string &name, double value) {
-  std::string error;
-  if (!s_.params().set(name, value, error))
-    return Status::invalid(error);
+  if (Status set = s_.params().set(name, value); !set.ok())
+    return set;
   s_.paramsChanged();
   return Status();
 }
 
 Status LocalParameters::modify(const std::string &mods,
                                std::vector<std::string> *log) {
-  std::string error;
-  if (!s_.params().modify(mods, error, log))
-    return Status::invalid(error);
+  if (Status changed = s_.params().modify(mods, log); !changed.ok())
+    return changed;
   s_.paramsChanged();
   return Status();
 }

@@ -417,8 +417,8 @@ int answerQuestions(const CommandLine &cl, const rt::ModelHandle &model,
   if (cl.has("imp-info")) {
     // The values --imp-par gives, derived ones recomputed.
     rt::ParamSet ps(d);
-    if (!ps.modify(cl.get("imp-par"), error))
-      fail(error);
+    if (rt::Status changed = ps.modify(cl.get("imp-par")); !changed.ok())
+      fail(changed.message());
     rt::describeModel(stdout, ps);
     return 0;
   }

@@ -14,6 +14,15 @@
 using namespace easyml::rt;
 
 namespace {
+/// A Status as the tests read it: whether it succeeded, its message in
+/// `error`.
+bool succeeded(const Status &status, std::string &error) {
+  error = status.message();
+  return status.ok();
+}
+} // namespace
+
+namespace {
 
 // a (free), b = 3 * a, c = b + f (derived), flag f (cases X = 0, Y = 1).
 // Kernels read c and f; a and b act through what is computed from them.
@@ -70,15 +79,15 @@ TEST(ParamSet, DerivedFollowWhatTheyRead) {
   EXPECT_EQ(ps.value(1), 12);
   EXPECT_EQ(ps.value(2), 12);
   std::string error;
-  ASSERT_TRUE(ps.modify("flags=Y", error)) << error;
+  ASSERT_TRUE(succeeded(ps.modify("flags=Y"), error)) << error;
   EXPECT_EQ(ps.value(2), 13);
 }
 
 TEST(ParamSet, TheUsersValueWinsAndItsDependentsFollowIt) {
   ParamSet ps(fakeModel());
   std::string error;
-  ASSERT_TRUE(ps.modify("b=1", error)) << error;
-  ASSERT_TRUE(ps.modify("a=10", error)) << error;
+  ASSERT_TRUE(succeeded(ps.modify("b=1"), error)) << error;
+  ASSERT_TRUE(succeeded(ps.modify("a=10"), error)) << error;
   EXPECT_EQ(ps.value(1), 1);
   EXPECT_EQ(ps.value(2), 1);
   ps.reset(1);
@@ -91,7 +100,7 @@ TEST(ParamSet, RelativeChangesOfDerivedApplyAfterTheirBases) {
   std::string error;
   std::vector<std::string> log;
   // Given in either order: b doubles the value a*2 gives.
-  ASSERT_TRUE(ps.modify("b*2,a*2", error, &log)) << error;
+  ASSERT_TRUE(succeeded(ps.modify("b*2,a*2", &log), error)) << error;
   EXPECT_EQ(ps.value(0), 4);
   EXPECT_EQ(ps.value(1), 24);
   EXPECT_EQ(ps.value(2), 24);
@@ -103,11 +112,11 @@ TEST(ParamSet, RelativeChangesOfDerivedApplyAfterTheirBases) {
 TEST(ParamSet, BadModifiersChangeNothing) {
   ParamSet ps(fakeModel());
   std::string error;
-  EXPECT_FALSE(ps.modify("a=3,nope=1", error));
+  EXPECT_FALSE(succeeded(ps.modify("a=3,nope=1"), error));
   EXPECT_NE(error.find("Unrecognized parameter 'nope'"), std::string::npos);
   EXPECT_EQ(ps.value(0), 2);
   EXPECT_FALSE(ps.isSet(0));
-  EXPECT_FALSE(ps.modify("a=3,b/0", error));
+  EXPECT_FALSE(succeeded(ps.modify("a=3,b/0"), error));
   EXPECT_EQ(error, "parameter modifier 'b/0' makes b non-finite");
   EXPECT_EQ(ps.value(0), 2);
   EXPECT_EQ(ps.value(1), 6);

@@ -18,6 +18,7 @@
 #define EASYML_RUNTIME_PARAMS_H
 
 #include "easyml/ABI/ABI.h"
+#include "easyml/Runtime/Support/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -76,17 +77,17 @@ public:
 
   /// Sets `p` to `value`: the user's value, kept until reset().
   void set(int64_t p, double value);
-  /// The same by name; false with `error` for an unknown name or a
-  /// non-finite value (nothing changed).
-  bool set(const std::string &name, double value, std::string &error);
+  /// The same by name; Invalid for an unknown name or a non-finite value
+  /// (nothing changed).
+  Status set(const std::string &name, double value);
   /// Back to the default (free) or to following the definition (derived).
   void reset(int64_t p);
   /// Applies `--imp-par` items. A relative change of a derived parameter
   /// (`GKr*2`) applies to the value its definition gives after the other
-  /// changes. False with `error` (nothing changed) on a malformed item, an
-  /// unknown name or a non-finite result; `log` gets one line per change.
-  bool modify(const std::string &mods, std::string &error,
-              std::vector<std::string> *log = nullptr);
+  /// changes. Invalid (nothing changed) for a malformed item, an unknown
+  /// name or a non-finite result; `log` gets one line per change.
+  Status modify(const std::string &mods,
+                std::vector<std::string> *log = nullptr);
 
   /// The derived parameters that vary per cell when the parameters marked
   /// in `perCell` (params indices) do: those not set by the user (nor in
