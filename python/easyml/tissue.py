@@ -173,8 +173,9 @@ class Tissue:
         `checkpoint`: write the whole run to this file every
         `checkpoint_every` ms; `restart`: continue the run saved in this
         checkpoint (the same tissue, duration and `outputs`). A GPU that
-        fails mid-run is left out and the run goes on from the last
-        checkpoint on the other devices, unless `recover` is False."""
+        fails mid-run is left out and the step it failed runs again on the
+        other devices from a host copy of its start (kept every step while
+        a GPU and another device run), unless `recover` is False."""
         from . import Error, _compiler
         with tempfile.TemporaryDirectory(prefix="easyml-tissue-") as tmp:
             folder = os.path.abspath(outputs) if outputs else tmp

@@ -121,12 +121,3 @@ std::map<std::string, double> RankFigures::speeds() const {
   return d_.local_ ? d_.local_->figures().speeds()
                    : std::map<std::string, double>();
 }
-
-DeviceName RankFigures::failedDevice() const {
-  return d_.local_ ? d_.local_->figures().failedDevice() : DeviceName();
-}
-
-std::vector<DeviceName> RankFigures::workingDevices() const {
-  return d_.local_ ? d_.local_->figures().workingDevices()
-                   : std::vector<DeviceName>();
-}

@@ -106,8 +106,6 @@ public:
     return static_cast<int64_t>(d_.report_.repartitions.size());
   }
   std::map<std::string, double> speeds() const override;
-  DeviceName failedDevice() const override;
-  std::vector<DeviceName> workingDevices() const override;
   std::string reportJson(int indent) override { return d_.reportJson(indent); }
   void printReport(FILE *out) override { d_.printReport(out); }
   void summarize(RunSummary &summary) override { d_.summarize(summary); }

@@ -72,10 +72,18 @@ Device *DeviceTeam::firstActive() const {
 bool DeviceTeam::fail(const Device &device, const std::string &what) {
   if (failure_.empty()) {
     failure_ = device.description() + ": " + what;
-    failedDevice_ = device.id();
-    failedDeviceGpu_ = device.isGpu();
+    failedCall_ = what;
+    for (int i = 0; i < size(); ++i)
+      if (set_.devices[i].get() == &device)
+        failedIndex_ = i;
   }
   return false;
+}
+
+void DeviceTeam::clearFailure() {
+  failure_.clear();
+  failedCall_.clear();
+  failedIndex_ = -1;
 }
 
 bool DeviceTeam::fail(const std::string &what) {

@@ -370,9 +370,16 @@ bool Partitioner::useConfig(const DeviceConfig &config,
   std::vector<int> act;
   if (config.cpu && set.cpu >= 0)
     act.push_back(set.cpu);
-  for (int g = 0; g < config.gpus && g < static_cast<int>(set.gpus.size());
-       ++g)
-    act.push_back(set.gpus[g]);
+  // The first GPUs not lost.
+  int gpus = 0;
+  for (int g : set.gpus)
+    if (gpus < config.gpus && !team_.lost[g]) {
+      act.push_back(g);
+      ++gpus;
+    }
+  if (act.empty())
+    return team_.fail("dimensioning: no device of " + config.str() +
+                      " is left");
   std::vector<CellRange> r = team_.splitFor(act);
   std::vector<CellRange> next(team_.size());
   for (size_t k = 0; k < act.size(); ++k)

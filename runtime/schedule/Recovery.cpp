@@ -49,23 +49,29 @@ HostRows externalRows(CellStore &store, int64_t n) {
 
 RecoveryPolicy::RecoveryPolicy(DeviceTeam &team, Partitioner &partitioner,
                                bool enabled)
-    : team_(team), partitioner_(partitioner), enabled_(enabled) {}
+    : team_(team), partitioner_(partitioner), enabled_(enabled),
+      stepCopy_(team) {}
 
 bool RecoveryPolicy::armed() const {
-  if (!enabled_ || team_.keepExternals)
+  // Waves that keep the externals on the GPUs leave no host copy of a
+  // wave's start: only step copies go with them.
+  if (!enabled_ || (team_.keepExternals && !stepCopies_))
     return false;
   int usable = 0;
   bool gpu = false;
   for (int i = 0; i < team_.size(); ++i)
     if (!team_.lost[i] && !team_.ranges[i].empty()) {
       ++usable;
-      gpu = gpu || !team_.device(i).runsOnHost();
+      gpu = gpu || team_.device(i).isGpu();
     }
+  // A step starts again on every device in play, with cells or not.
+  if (stepCopies_)
+    return gpu && partitioner_.working().size() > 1;
   return usable > 1 && gpu;
 }
 
 void RecoveryPolicy::saveWaveStartExternals() {
-  if (!armed())
+  if (!waveCopies())
     return;
   HostRows ext = externalRows(team_.store(), team_.desc().num_externals);
   extCopy_.resize(team_.size());
@@ -84,7 +90,7 @@ void RecoveryPolicy::saveWaveStartExternals() {
 
 bool RecoveryPolicy::keepHostCopies(std::vector<int> &copyLost,
                                     std::vector<std::string> &copyErrs) {
-  if (!armed())
+  if (!waveCopies())
     return true;
   double t0 = monotonicSeconds();
   double bytes = 0;
@@ -163,6 +169,13 @@ bool RecoveryPolicy::rescue(Device &x, CellRange cells, const WaveTask &task,
   return true;
 }
 
+std::string RecoveryPolicy::inPlay() const {
+  std::string ids;
+  for (int i : partitioner_.working())
+    ids += (ids.empty() ? "" : "+") + team_.device(i).id();
+  return ids;
+}
+
 void RecoveryPolicy::drop(int f) {
   Device &lost = team_.device(f);
   team_.lost[f] = 1;
@@ -179,7 +192,7 @@ bool RecoveryPolicy::recoverWave(const WaveTask &task,
                                  std::vector<WaveTiming> &timing,
                                  bool survivorsCounted) {
   // Without a host copy of the lost cells there is nothing to go on from.
-  bool can = armed() && task.entry == Entry::Compute;
+  bool can = waveCopies() && task.entry == Entry::Compute;
   for (int i : lostNow)
     can = can && team_.hostCopy[i];
   if (!can)
@@ -258,8 +271,10 @@ bool RecoveryPolicy::recoverWave(const WaveTask &task,
     partitioner_.forget(f);
   partitioner_.restartBalancing();
   for (size_t k = report.recoveries.size() - lostNow.size();
-       k < report.recoveries.size(); ++k)
+       k < report.recoveries.size(); ++k) {
     report.recoveries[k].seconds = monotonicSeconds() - t0;
+    report.recoveries[k].survivors = inPlay();
+  }
   return team_.usable();
 }
 
@@ -292,9 +307,10 @@ bool RecoveryPolicy::dropFromMove(int i, const std::vector<CellRange> &next,
   rec.step = partitioner_.moveStep();
   rec.cells = 0; // nothing to recompute: the host holds its cells
   rec.rescuer = "host copy";
-  team_.report().recoveries.push_back(rec);
   drop(i);
   partitioner_.forget(i);
+  rec.survivors = inPlay();
+  team_.report().recoveries.push_back(rec);
   std::vector<CellRange> again(team_.size());
   std::vector<CellRange> split = team_.splitFor(others);
   for (size_t k = 0; k < others.size(); ++k)

@@ -157,7 +157,10 @@ std::string RunReport::json(int indent) const {
       << ", \"error\": " << quote(r.error) << ", \"step\": " << r.step
       << ", \"steps\": " << r.steps << ", \"cells\": " << r.cells
       << ", \"rescuer\": " << quote(r.rescuer)
-      << ", \"seconds\": " << num(r.seconds) << "}";
+      << ", \"seconds\": " << num(r.seconds);
+    if (r.wholeStep)
+      o << ", \"whole_step\": true";
+    o << ", \"survivors\": " << quote(r.survivors) << "}";
   }
   o << "],\n";
   o << pad << "  \"wave_log\": [";
@@ -214,7 +217,14 @@ void RunReport::print(FILE *out) const {
     std::fprintf(out, "%-22s CPUs %s and %s\n", "shared waves bound to",
                  pairCpus[0].c_str(), pairCpus[1].c_str());
   for (const RecoveryRecord &r : recoveries) {
-    if (r.cells > 0)
+    if (r.wholeStep)
+      std::fprintf(out,
+                   "%-22s %s at step %lld: %s; the step ran again from the "
+                   "host copy of its start on %s\n",
+                   "device lost", r.device.c_str(),
+                   static_cast<long long>(r.step), r.error.c_str(),
+                   r.survivors.c_str());
+    else if (r.cells > 0)
       std::fprintf(out,
                    "%-22s %s at step %lld: %s; its %lld cells recomputed "
                    "for steps %lld-%lld on %s, then split over the others\n",

@@ -84,6 +84,7 @@ bool BeatRecorder::close(bool keep) {
     team_.store().resetBio();
     if (!uploadNewAccumulators("starting a beat", err))
       return false;
+    recovery_.accumulatorsWritten();
     beatStart_ = team_.step;
     return true;
   }
@@ -145,6 +146,7 @@ bool BeatRecorder::close(bool keep) {
   st.resetBio();
   if (!uploadNewAccumulators("starting a beat", err))
     return false;
+  recovery_.accumulatorsWritten();
   ++beat_;
   beatStart_ = team_.step;
   return true;

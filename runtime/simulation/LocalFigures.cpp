@@ -14,19 +14,6 @@ using namespace easyml::rt;
 
 RunFigures::~RunFigures() = default;
 
-DeviceName LocalFigures::failedDevice() const {
-  return {s_.failedDevice(), s_.failedDeviceGpu()};
-}
-
-std::vector<DeviceName> LocalFigures::workingDevices() const {
-  std::vector<DeviceName> out;
-  for (int i : s_.working()) {
-    const Device &d = *s_.devices()[i];
-    out.push_back({d.id(), d.isGpu()});
-  }
-  return out;
-}
-
 std::vector<std::string> LocalFigures::tableWarnings() const {
   return s_.tableWarnings();
 }

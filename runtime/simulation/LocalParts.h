@@ -80,8 +80,6 @@ public:
   double computeSeconds() override;
   void addOutput(double seconds, double bytes) override;
   std::map<std::string, double> speeds() const override;
-  DeviceName failedDevice() const override;
-  std::vector<DeviceName> workingDevices() const override;
   std::string reportJson(int indent) override;
   void printReport(FILE *out) override;
   void summarize(RunSummary &summary) override;

@@ -44,9 +44,6 @@ public:
   const SimulationOptions &options() const { return options_; }
   const std::string &setupError() const { return setupError_; }
   const std::string &failure() const { return team_.failure(); }
-  /// The id of the device whose call made the failure, or "".
-  const std::string &failedDevice() const { return team_.failedDevice(); }
-  bool failedDeviceGpu() const { return team_.failedDeviceGpu(); }
   bool usable() const { return setupError_.empty() && team_.usable(); }
 
   CellStore &store() { return *store_; }
@@ -56,9 +53,6 @@ public:
   }
   std::vector<int> active() const { return team_.active(); }
   Device *firstActive() const { return team_.firstActive(); }
-  /// The devices in play (all given, or those dimensioning chose) not
-  /// lost, with cells or not.
-  std::vector<int> working() const { return partitioner_.working(); }
 
   //===--- Parameters ------------------------------------------------===//
   ParamSet &params() { return params_; }
@@ -125,9 +119,29 @@ public:
   void dropActivation() { team_.dropActivation(); }
   bool syncExternals() { return team_.syncExternals(); }
 
+  //===--- A tissue's lost GPU (RecoveryPolicy's step copies) ---------===//
+  void keepStepCopies(bool keep) { recovery_.useStepCopies(keep); }
+  bool stepCopiesArmed() const {
+    return recovery_.stepCopies() && recovery_.armed();
+  }
+  bool keepStepCopy() { return usable() && recovery_.keepStepCopy(); }
+  bool stepCopyHeld() const { return recovery_.stepCopyHeld(); }
+  /// After a failure in the step that started at `step` (a value that is
+  /// not finite is no device's failure).
+  bool recoverStep(int64_t step) {
+    return setupError_.empty() && !executor_.nonFinite() &&
+           recovery_.recoverStep(step);
+  }
+  const std::vector<RecoveryRecord> &recoveries() const {
+    return report_.recoveries;
+  }
+
   //===--- Host copies and moving cells ------------------------------===//
   bool syncStates() { return team_.syncStates(); }
-  void statesWritten() { team_.statesWritten(); }
+  void statesWritten() {
+    team_.statesWritten();
+    recovery_.forgetStepCopy();
+  }
   /// Moving cells between simulations (Simulation::packCells).
   int64_t packedCellSize() const;
   bool packCells(CellRange cells, double *out);

@@ -39,6 +39,22 @@ public:
   void fuseDiffusion(FusedStep *step) override { scheduler_.fuse(step); }
   bool canFuse() const override { return scheduler_.canFuse(); }
   bool lastWaveFused() const override { return scheduler_.lastWaveFused(); }
+  void keepStepCopies(bool keep) override { scheduler_.keepStepCopies(keep); }
+  bool stepCopiesArmed() const override { return scheduler_.stepCopiesArmed(); }
+  bool keepStepCopy(bool &held) override {
+    bool ok = scheduler_.keepStepCopy();
+    held = ok && scheduler_.stepCopyHeld();
+    return ok;
+  }
+  bool recoverStep(int64_t step) override {
+    return scheduler_.recoverStep(step);
+  }
+  std::vector<DeviceLoss> lostDevices() override {
+    std::vector<DeviceLoss> out;
+    for (const RecoveryRecord &r : scheduler_.recoveries())
+      out.push_back({r.device, r.error, r.survivors, r.step});
+    return out;
+  }
 
 private:
   Simulation &sim_;

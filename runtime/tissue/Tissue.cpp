@@ -164,6 +164,10 @@ bool Tissue::initialize(std::string &error) {
       !bio.ok())
     return error = bio.message(), false;
   sim_.coupling()->keepExternalsOnDevices(onDevices_);
+  // Across ranks a step's halos couple every rank: a rank alone cannot
+  // run one again.
+  stepCopies_ = !ranked_;
+  sim_.coupling()->keepStepCopies(stepCopies_);
   stimulusOn_.assign(stimuli_.size(), false);
   tmp_.assign(m > 1 ? n : 0, 0);
   gatherVm();
@@ -348,8 +352,9 @@ bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
     task.src = s == 0 && hasSource_ ? src_.data() : nullptr;
     task.srcVersion = srcVersion_;
     bool last = s + 1 == report_.substeps;
-    // The GPUs' activation pass in the last sub-step; Vm stays there.
-    if (last && deviceActivation_) {
+    // The GPUs' activation pass in the last sub-step; Vm stays there
+    // (not in a step a copy holds the start of: the host does it then).
+    if (last && deviceActivation_ && !stepCopied_) {
       act_ = DeviceActivation();
       act_.lat = lat_.data();
       act_.prev = prev_.data();
@@ -363,6 +368,7 @@ bool Tissue::diffuseOnDevices(std::string &error, int64_t first) {
       return error = sim_.failure(), false;
   }
   activatedOnDevices_ = task.activation != nullptr;
+  activationOnGpus_ = activationOnGpus_ || activatedOnDevices_;
   hostVmStale_ = hostVmStale_ || (activatedOnDevices_ && !act_.done.empty());
   return true;
 }
@@ -596,7 +602,8 @@ void Tissue::syncPrev() {
 }
 
 FusedStep *Tissue::fusedStep() {
-  if (!fusable_ || !sim_.coupling()->canFuse())
+  // A fused step's activation pass cannot run again from a copy.
+  if (!fusable_ || stepCopied_ || !sim_.coupling()->canFuse())
     return nullptr;
   FusedStep &f = fused_;
   f.diffusion = diffusionTask();
@@ -638,6 +645,81 @@ bool Tissue::ionicStep(bool &fused, std::string &error) {
   return true;
 }
 
+bool Tissue::advance(bool &fused, double &t1, std::string &error) {
+  scatterVm();
+  if (!keepStepStart(error))
+    return false;
+  stimulusSource(step_);
+  double haloBefore = ranked_ ? sim_.coupling()->haloSeconds() : 0;
+  if (!ionicStep(fused, error) || !followRanks(haloBefore, error))
+    return false;
+  gatherVm();
+  t1 = now();
+  return diffusionStep(fused, error) && keepStepEnd(error);
+}
+
+bool Tissue::diffusionStep(bool fused, std::string &error) {
+  bool explicitScheme = options_.scheme == TissueOptions::Explicit;
+  if (ranked_)
+    return !explicitScheme ? diffuseCrankNicolsonOnRanks(error)
+           : onDevices_    ? diffuseOnRanks(error)
+                           : diffuseOnRanksHost(error);
+  if (onDevices_)
+    return diffuseOnDevices(error, fused ? 1 : 0);
+  return explicitScheme ? diffuseExplicit() : diffuseCrankNicolson(error);
+}
+
+bool Tissue::survive(const std::function<bool(std::string &)> &op,
+                     std::string &error) {
+  while (!op(error)) {
+    // A value that is no longer finite is no device's failure.
+    TissueCoupling *cells = sim_.coupling();
+    if (!stepCopies_ || nonFinite_ || !cells || !cells->recoverStep(step_))
+      return false;
+    rolledBack();
+    error.clear();
+  }
+  return true;
+}
+
+bool Tissue::keepStepStart(std::string &error) {
+  TissueCoupling &cells = *sim_.coupling();
+  stepCopied_ = false;
+  if (!stepCopies_ || !cells.stepCopiesArmed())
+    return true;
+  // No copy holds what the GPUs kept of the activation arrays: it comes
+  // to the host for good first.
+  if (activationOnGpus_ && !cells.releaseActivation(/*keep=*/false))
+    return error =
+               "bringing the activation times to the host: " + sim_.failure(),
+           false;
+  activationOnGpus_ = false;
+  if (!cells.keepStepCopy(stepCopied_))
+    return error = sim_.failure(), false;
+  // The copy brought Vm to the host.
+  hostVmStale_ = hostVmStale_ && !stepCopied_;
+  return true;
+}
+
+bool Tissue::keepStepEnd(std::string &error) {
+  if (!stepCopied_)
+    return true;
+  // With a mask the diffused Vm is the grid's: the copy takes the cells'.
+  scatterVm();
+  bool held = false;
+  if (!sim_.coupling()->keepStepCopy(held))
+    return error = sim_.failure(), false;
+  return true;
+}
+
+void Tissue::rolledBack() {
+  hostVmStale_ = false;
+  activatedOnDevices_ = activationOnGpus_ = false;
+  act_ = DeviceActivation();
+  // With a mask, the grid's Vm is the cells' of the copy.
+  gatherVm();
+}
+
 bool Tissue::run(int64_t untilStep, std::string &error) {
   if (!initialized_)
     return error = "initialize() must come before run()", false;
@@ -650,28 +732,16 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
       ok = false;
       break;
     }
-    scatterVm();
-    stimulusSource(step_);
     bool fused = false;
-    double haloBefore = ranked_ ? sim_.coupling()->haloSeconds() : 0;
-    if (!ionicStep(fused, error) || !followRanks(haloBefore, error)) {
+    double t1 = t0;
+    if (!survive([&](std::string &e) { return advance(fused, t1, e); },
+                 error)) {
       ok = false;
       break;
     }
-    gatherVm();
-    double t1 = now();
     // A fused step did the first sub-step (and, with one, the activation
     // pass).
     bool activated = fused && fused_.activation;
-    ok = ranked_
-             ? (options_.scheme != TissueOptions::Explicit
-                    ? diffuseCrankNicolsonOnRanks(error)
-                : onDevices_ ? diffuseOnRanks(error)
-                             : diffuseOnRanksHost(error))
-         : onDevices_     ? diffuseOnDevices(error, fused ? 1 : 0)
-         : options_.scheme == TissueOptions::Explicit
-             ? diffuseExplicit()
-             : diffuseCrankNicolson(error);
     double t2 = now();
     if (fused) {
       report_.fusedSeconds += t1 - t0;
@@ -704,7 +774,7 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
       sim_.figures().addWorkSeconds(stepWork_);
     stepWork_ = 0;
     for (StepFn &fn : onStep_)
-      if (ok && !fn(step_, error))
+      if (ok && !survive([&](std::string &e) { return fn(step_, e); }, error))
         ok = false;
     report_.outputSeconds += now() - t2;
   }

@@ -80,6 +80,9 @@ SimulationOptions deviceOptions(const TissueSetup &setup) {
   o.devices = DeviceSpec(setup.devices);
   o.cpuVariant = setup.variant;
   o.threads = setup.threads;
+  // A GPU that fails mid-run: the run goes on without it (in one process,
+  // each step from a host copy of its start), or stops.
+  o.recover = setup.recover;
   // Where the wave is, cells may cost a device more: the balancer weighs
   // each device's cost of cells in an action potential (Vm at least -60
   // mV, above every model's rest) and of resting ones.
@@ -310,20 +313,24 @@ bool restart(const TissueSetup &setup, SimulationInterface &sim,
 
 namespace {
 
-/// One attempt at the run: the simulation on `devices`, continued from
-/// the checkpoint `from` ("": from the start). When it fails because a
-/// GPU's call failed (one process), `lost` is that GPU's id and `active`
-/// the devices it ran on.
-bool attempt(const TissueSetup &setup, const ModelHandle &model,
-             const std::string &devices, const std::string &from,
+/// The devices the run went on without (one process).
+void recordLosses(SimulationInterface &sim, TissueResult &result) {
+  if (sim.ranks() != 1 || !sim.coupling())
+    return;
+  for (const DeviceLoss &d : sim.coupling()->lostDevices())
+    result.recoveries.push_back({d.device, d.error, d.survivors, d.step});
+}
+
+/// The run: the simulation on the setup's devices, continued from the
+/// checkpoint setup.restart when one is given.
+bool runOnce(const TissueSetup &setup, const ModelHandle &model,
              TissueResult &result, std::string &error, ErrorKind &kind,
              const std::function<void(double)> &progress,
-             const TissueRanks *ranks, std::string &lost,
-             std::vector<DeviceName> &working) {
+             const TissueRanks *ranks) {
   // Until the run starts, an error is in what the configuration asks.
   kind = ErrorKind::Invalid;
+  const std::string &from = setup.restart;
   SimulationOptions options = deviceOptions(setup);
-  options.devices = DeviceSpec(devices);
   if (!options.devices.valid())
     return error = "devices: " + options.devices.error, false;
   int64_t cells = 0;
@@ -358,9 +365,7 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
     tissue.addStimulus(s);
   if (!tissue.initialize(error))
     return false;
-  TissueSetup continued = setup;
-  continued.restart = from;
-  if (!from.empty() && !restart(continued, *sim, tissue, result, error)) {
+  if (!from.empty() && !restart(setup, *sim, tissue, result, error)) {
     // A refused restart leaves the files of the run it would continue.
     result.files.clear();
     return false;
@@ -380,35 +385,16 @@ bool attempt(const TissueSetup &setup, const ModelHandle &model,
       return step % every != 0 ||
              saveCheckpoint(setup, *sim, tissue, result, e);
     };
-  if (runSteps(setup, *sim, tissue, writer, checkpoint, progress, error) &&
-      finish(setup, *sim, tissue, writer, result, error))
+  bool ok =
+      runSteps(setup, *sim, tissue, writer, checkpoint, progress, error) &&
+      finish(setup, *sim, tissue, writer, result, error);
+  recordLosses(*sim, result);
+  if (ok)
     return true;
   result.nonFinite = tissue.stoppedNonFinite();
   if (result.nonFinite)
     kind = ErrorKind::NonFinite;
-  if (sim->ranks() == 1) {
-    DeviceName failed = sim->figures().failedDevice();
-    if (failed.gpu) {
-      lost = failed.id;
-      working = sim->figures().workingDevices();
-    }
-  }
   return false;
-}
-
-/// `active` without `lost`, as a device list: the setup's CPU pools as it
-/// gives them, the other GPUs one by one ("" when none is left).
-std::string without(const TissueSetup &setup,
-                    const std::vector<DeviceName> &active,
-                    const std::string &lost) {
-  std::string out;
-  for (const DeviceSpec::Item &item : DeviceSpec(setup.devices).items)
-    if (item.kind == DeviceSpec::Item::Kind::Cpu)
-      out += (out.empty() ? "" : "+") + item.text;
-  for (const DeviceName &d : active)
-    if (d.gpu && d.id != lost)
-      out += (out.empty() ? "" : "+") + d.id;
-  return out;
 }
 
 } // namespace
@@ -436,38 +422,9 @@ Status easyml::rt::runTissue(const TissueSetup &setup, TissueResult &result,
   std::unique_ptr<ModelHandle> model = loaded.take();
   std::string error;
   ErrorKind kind = ErrorKind::Failed;
-  std::string devices = setup.devices, from = setup.restart;
-  std::vector<std::string> written;
-  for (;;) {
-    std::string lost;
-    std::vector<DeviceName> working;
-    result.files.clear();
-    bool ok = attempt(setup, *model, devices, from, result, error, kind,
-                      progress, ranks, lost, working);
-    written.insert(written.end(), result.files.begin(), result.files.end());
-    if (!result.recoveries.empty() && result.recoveries.back().fromStep < 0)
-      result.recoveries.back().fromStep = from.empty() ? 0 : result.restartStep;
-    if (ok)
-      return Status::success();
-    // A GPU lost: the others go on from the last checkpoint (or from the
-    // start when none was written yet).
-    std::string others = without(setup, working, lost);
-    if (lost.empty() || !setup.recover || others.empty())
-      break;
-    struct stat st;
-    bool saved = !setup.checkpoint.empty() &&
-                 stat(setup.checkpoint.c_str(), &st) == 0 &&
-                 result.checkpoints > 0;
-    TissueResult::Recovery r;
-    r.device = lost;
-    r.error = error;
-    r.devices = others;
-    from = saved ? setup.checkpoint : from;
-    result.recoveries.push_back(r);
-    devices = others;
-    error.clear();
-  }
-  for (const std::string &f : written)
+  if (runOnce(setup, *model, result, error, kind, progress, ranks))
+    return Status::success();
+  for (const std::string &f : result.files)
     std::remove(f.c_str());
   result.files.clear();
   return Status::error(kind, error);
@@ -497,9 +454,9 @@ std::string TissueResult::json(const TissueSetup &setup) const {
   out += "},\n  \"recoveries\": [";
   for (size_t i = 0; i < recoveries.size(); ++i)
     out += std::string(i ? ", " : "") + "{\"device\": \"" +
-           recoveries[i].device + "\", \"continued_on\": \"" +
-           recoveries[i].devices + "\", \"from_step\": " +
-           std::to_string(recoveries[i].fromStep) + "}";
+           recoveries[i].device +
+           "\", \"step\": " + std::to_string(recoveries[i].step) +
+           ", \"continued_on\": \"" + recoveries[i].devices + "\"}";
   out += "],\n  \"beats\": " + std::to_string(beats) +
          ",\n  \"checkpoints\": {\"count\": " + std::to_string(checkpoints) +
          ", \"seconds\": " + seconds +

@@ -62,7 +62,7 @@ std::vector<rt::OptionSpec> optionSpecs() {
        ""},
       {"no-recovery", 0, K::None,
        "stop when a GPU fails, instead of going on without it on the other "
-       "devices from the last checkpoint",
+       "devices (which keeps a host copy of every cell at each step's start)",
        ""},
       {"mpi-slow", 0, K::Required,
        "RANK:FACTOR: under mpirun, rank RANK's ionic steps take FACTOR times "
@@ -108,9 +108,9 @@ void print(const rt::TissueSetup &s, const rt::TissueResult &r) {
               t.haloSeconds, "output", t.outputSeconds, "total", t.wallSeconds);
   std::printf("throughput %.4g point-steps/s\n", t.pointStepsPerSecond());
   for (const rt::TissueResult::Recovery &x : r.recoveries)
-    std::printf("device lost %s: %s; went on with %s from step %lld\n",
-                x.device.c_str(), x.error.c_str(), x.devices.c_str(),
-                (long long)x.fromStep);
+    std::printf("device lost %s at step %lld: %s; went on with %s\n",
+                x.device.c_str(), (long long)x.step, x.error.c_str(),
+                x.devices.c_str());
   for (int a = 0; a < 3; ++a)
     if (!std::isnan(r.velocity[a]))
       std::printf("conduction velocity along %c %.4g mm/ms\n", "xyz"[a],

@@ -6,7 +6,8 @@
 //
 // The schedule layer's jobs on fake devices: how the team splits and moves
 // cells, the partitioner's first split and its errors, when the recovery
-// policy is armed, and a wave that goes on after a GPU fails.
+// policy is armed, a wave that goes on after a GPU fails, and a tissue's
+// step that goes back to its copy without the GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,6 +211,54 @@ TEST(RecoveryPolicy, ArmedOnlyWithAGpuAmongSeveralDevices) {
   // Waves that keep the externals on the GPUs leave no host copy.
   two.team->keepExternals = true;
   EXPECT_FALSE(RecoveryPolicy(*two.team, p2, true).armed());
+  // A tissue's step copies go with them, and with a GPU holding every
+  // cell while another device is in play.
+  RecoveryPolicy steps(*two.team, p2, true);
+  steps.useStepCopies(true);
+  EXPECT_TRUE(steps.armed());
+  two.team->ranges = {{}, {0, 100}};
+  EXPECT_TRUE(steps.armed());
+  two.team->ranges = {{0, 100}, {}};
+  EXPECT_FALSE(steps.armed());
+}
+
+TEST(RecoveryPolicy, AStepAGpuFailsGoesBackToItsCopyWithoutIt) {
+  Fixture f(100, /*cpu=*/true, /*gpus=*/1);
+  Partitioner p(*f.team, f.timeline, PartitionOptions());
+  ASSERT_TRUE(p.start().ok());
+  RecoveryPolicy recovery(*f.team, p, true);
+  recovery.useStepCopies(true);
+  f.team->keepExternals = true;
+  f.team->step = 5;
+  CellStore &store = *f.store;
+  for (int64_t c = 0; c < 100; ++c)
+    store.sv(0)[c] = store.ext(0)[c] = static_cast<double>(c);
+  ASSERT_TRUE(recovery.keepStepCopy());
+  EXPECT_TRUE(recovery.stepCopyHeld());
+  // The step writes the host's cells (the CPU pool computes there), then
+  // the GPU fails after the team reached the next step.
+  for (int64_t c = 0; c < 100; ++c)
+    store.sv(0)[c] = store.ext(0)[c] = -1;
+  f.team->step = 6;
+  f.team->fail(f.device(1), "kernel diffuse on points [50, 100): failed");
+  // Another step's copy, or none, cannot be gone back to.
+  EXPECT_FALSE(recovery.recoverStep(4));
+  ASSERT_TRUE(recovery.recoverStep(5)) << f.team->failure();
+  EXPECT_TRUE(f.team->usable());
+  EXPECT_EQ(f.team->step, 5);
+  EXPECT_TRUE(f.team->lost[1]);
+  EXPECT_EQ(f.team->ranges[0], (CellRange{0, 100}));
+  EXPECT_EQ(store.sv(0)[70], 70);
+  EXPECT_EQ(store.ext(0)[99], 99);
+  ASSERT_EQ(f.report.recoveries.size(), 1u);
+  EXPECT_EQ(f.report.recoveries[0].device, "cuda:0");
+  EXPECT_EQ(f.report.recoveries[0].step, 5);
+  EXPECT_EQ(f.report.recoveries[0].survivors, "cpu");
+  EXPECT_TRUE(f.report.recoveries[0].wholeStep);
+  // The CPU pool alone: nothing to keep copies for, nor to go on with.
+  EXPECT_FALSE(recovery.armed());
+  f.team->fail(f.device(0), "failed");
+  EXPECT_FALSE(recovery.recoverStep(5));
 }
 
 TEST(WaveExecutor, ALostGpuIsRecomputedAndDropped) {

@@ -230,8 +230,8 @@ struct Event {
 std::mutex memoryMutex;
 std::map<int, size_t> allocated;
 std::map<uintptr_t, std::pair<size_t, int>> blocks;
-std::map<int, long> launches, copies;
-/// Devices lost for good (EASYML_EMULATED_FAIL=D:lost:N).
+std::map<int, long> launches, copies, diffusions;
+/// Devices lost for good (EASYML_EMULATED_FAIL=D:lost:N, D:diffusion:N).
 std::map<int, bool> lost;
 thread_local int current = 0;
 
@@ -297,11 +297,12 @@ std::vector<std::string> faultItems() {
   return items;
 }
 
-/// Whether call `n` (from 1) of `kind` ("launch" or "copy") on `device`
-/// fails, by EASYML_EMULATED_FAIL: comma-separated D:N (launch N), D:copy:N
-/// (copy N) or D:lost:N (the device is lost at launch N: that call and
-/// every later launch and copy fail); D:step:S is lostAtStep's. Call with
-/// memoryMutex held.
+/// Whether call `n` (from 1) of `kind` ("launch", "copy" or "diffusion":
+/// a diffusion kernel's launch) on `device` fails, by EASYML_EMULATED_FAIL:
+/// comma-separated D:N (launch N), D:copy:N (copy N), D:lost:N (the device
+/// is lost at launch N: that call and every later launch and copy fail) or
+/// D:diffusion:N (lost at its diffusion kernel N); D:step:S is lostAtStep's.
+/// Call with memoryMutex held.
 bool injectedFailure(int device, long n, const char *kind) {
   if (lost[device])
     return true;
@@ -316,6 +317,8 @@ bool injectedFailure(int device, long n, const char *kind) {
     if (w == "step" || d != device || k != n)
       continue;
     if (w == "lost" && std::string(kind) == "launch")
+      return lost[device] = true;
+    if (w == "diffusion" && w == kind)
       return lost[device] = true;
     if (w == kind)
       return true;
@@ -504,6 +507,9 @@ int easyml::emulated::launch(void *function, void **params, void *stream) {
   {
     std::lock_guard<std::mutex> lock(memoryMutex);
     if (injectedFailure(s->device, ++launches[s->device], "launch"))
+      return kLaunchFailed;
+    if ((f->hostDiffuse || f->diffuse) &&
+        injectedFailure(s->device, ++diffusions[s->device], "diffusion"))
       return kLaunchFailed;
     const auto *a = static_cast<const easyml_kernel_args *>(params[0]);
     if (f->compute && !f->hostDiffuse && !f->diffuse &&

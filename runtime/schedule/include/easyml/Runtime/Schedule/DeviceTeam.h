@@ -101,10 +101,14 @@ public:
   /// Records a failure not made by a device (the first only); false.
   bool fail(const std::string &what);
   const std::string &failure() const { return failure_; }
-  /// The id of the device whose call made the failure, or "".
-  const std::string &failedDevice() const { return failedDevice_; }
-  bool failedDeviceGpu() const { return failedDeviceGpu_; }
+  /// The index of the device whose call made the failure (-1: none), and
+  /// what failed without the device's description.
+  int failedIndex() const { return failedIndex_; }
+  const std::string &failedCall() const { return failedCall_; }
   bool usable() const { return failure_.empty(); }
+  /// Forgets the failure: the run went on without the device that made it
+  /// (RecoveryPolicy::recoverStep).
+  void clearFailure();
 
   //===--- Host and device copies ------------------------------------===//
   /// States, externals and parameter values the host wrote since the
@@ -147,8 +151,8 @@ private:
   CellStore &store_;
   RunReport &report_;
   DeviceSet set_;
-  std::string failure_, failedDevice_;
-  bool failedDeviceGpu_ = false;
+  std::string failure_, failedCall_;
+  int failedIndex_ = -1;
   bool paramValuesStale_ = false;
   double haloSeconds_ = 0;
 };

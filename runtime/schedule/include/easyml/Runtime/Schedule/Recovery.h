@@ -15,12 +15,20 @@
 // the same state, so with the same variant everywhere the results are
 // bit-identical to a run without the failure.
 //
+// A tissue's steps couple the cells (diffusion), so a tissue in one
+// process asks for step copies instead: while a GPU holds cells and
+// another device is in play, every step starts from a host copy of every
+// cell (StepCopy). A GPU failing anywhere in the step (its wave, a halo,
+// a diffusion sub-step, a copy) is dropped, every cell goes back to the
+// copy on the others, and the tissue runs the step again.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef EASYML_RUNTIME_SCHEDULE_RECOVERY_H
 #define EASYML_RUNTIME_SCHEDULE_RECOVERY_H
 
 #include "easyml/Runtime/Schedule/DeviceTeam.h"
+#include "easyml/Runtime/Schedule/StepCopy.h"
 
 #include <string>
 #include <vector>
@@ -36,6 +44,33 @@ public:
 
   /// Whether a lost GPU's cells can be recomputed now (host copies kept).
   bool armed() const;
+
+  //===--- A tissue's steps --------------------------------------------===//
+  /// Step copies instead of the waves' host copies (a tissue's steps).
+  void useStepCopies(bool on) { stepCopies_ = on; }
+  bool stepCopies() const { return stepCopies_; }
+  /// Where step copies are armed, the copy of the team's step unless it is
+  /// held; false (the team's failure) when a device fails to give its
+  /// cells.
+  bool keepStepCopy();
+  /// Whether the copy holds the team's step.
+  bool stepCopyHeld() const {
+    return stepCopies_ && stepCopy_.holds(team_.step);
+  }
+  /// The host wrote states or externals: the copy no longer holds them.
+  void forgetStepCopy() { stepCopy_.forget(); }
+  /// The host wrote new biomarker accumulators (a beat closed, every
+  /// device given them): the copy takes them.
+  void accumulatorsWritten() { stepCopy_.takeAccumulators(); }
+  /// After the team failed in the step that started at `step`: where a
+  /// GPU's call failed, the copy holds that step and another device is in
+  /// play, the GPU is dropped (a record in the report), the failure
+  /// cleared, and every cell goes back to the copy, split over the others
+  /// by their speeds. False where it cannot be: the failure stays, or a
+  /// device failing while the cells go back made a new one (which a
+  /// second call may recover from).
+  bool recoverStep(int64_t step);
+
   /// Before a compute wave: the GPUs' cells' externals on the host (the
   /// wave's start), which a copy failing after it puts back.
   void saveWaveStartExternals();
@@ -66,10 +101,18 @@ public:
                         const std::string &error);
 
 private:
+  /// Armed with the waves' host copies (not a tissue's step copies).
+  bool waveCopies() const { return !stepCopies_ && armed(); }
+  /// Every cell back to the copy of `step` on `survivors`, split by their
+  /// speeds.
+  bool restoreStep(const std::vector<int> &survivors, const std::string &why,
+                   int64_t step);
   bool rescue(Device &x, CellRange cells, const WaveTask &task,
               WaveTiming &timing, std::string &error);
   /// Device `f` is dropped for good: it holds nothing, is never called.
   void drop(int f);
+  /// The devices in play ("cpu+cuda:0").
+  std::string inPlay() const;
 
   DeviceTeam &team_;
   Partitioner &partitioner_;
@@ -78,6 +121,8 @@ private:
   /// the cells they are of (saveWaveStartExternals).
   std::vector<std::vector<double>> extCopy_;
   std::vector<CellRange> extCopyRange_;
+  bool stepCopies_ = false;
+  StepCopy stepCopy_;
 };
 
 } // namespace easyml::rt

@@ -80,6 +80,11 @@ struct RecoveryRecord {
   int64_t step = 0, steps = 0, cells = 0;
   std::string rescuer;
   double seconds = 0;
+  /// A tissue's step (RecoveryPolicy::recoverStep): every cell went back
+  /// to the host copy of the step's start and the step ran again.
+  bool wholeStep = false;
+  /// The devices in play after it ("cpu+cuda:0").
+  std::string survivors;
 };
 
 struct RunReport {

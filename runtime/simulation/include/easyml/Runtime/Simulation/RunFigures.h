@@ -23,13 +23,6 @@
 
 namespace easyml::rt {
 
-/// A device as its users tell it apart: its id ("cpu", "cuda:1") and
-/// whether it is a GPU (what a lost device's recovery goes by).
-struct DeviceName {
-  std::string id;
-  bool gpu = false;
-};
-
 class RunFigures {
 public:
   virtual ~RunFigures();
@@ -61,13 +54,6 @@ public:
   /// The speeds this rank's devices showed (cell-steps/s by device id), to
   /// remember for the next run (SimulationOptions::speeds). Not collective.
   virtual std::map<std::string, double> speeds() const = 0;
-  /// After a failure on this rank, the device whose call failed (an empty
-  /// id when it was no device's). Not collective.
-  virtual DeviceName failedDevice() const = 0;
-  /// This rank's devices in play (those given, or those automatic
-  /// dimensioning chose) not lost, whether they hold cells now or not.
-  /// Not collective.
-  virtual std::vector<DeviceName> workingDevices() const = 0;
   /// The run's report (complete on rank 0): waves per device in one
   /// process; epochs, ranks and their devices across ranks.
   virtual std::string reportJson(int indent = 0) = 0;

@@ -18,10 +18,21 @@
 
 #include "easyml/ABI/ABI.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace easyml::rt {
 
 struct DiffusionTask;
 struct FusedStep;
+
+/// A device lost mid-run: its id, what failed, the step, and the devices
+/// in play after it ("cpu+cuda:0").
+struct DeviceLoss {
+  std::string device, error, survivors;
+  int64_t step = 0;
+};
 
 class TissueCoupling {
 public:
@@ -65,6 +76,22 @@ public:
   virtual void fuseDiffusion(FusedStep *step) = 0;
   virtual bool canFuse() const = 0;
   virtual bool lastWaveFused() const = 0;
+
+  /// A lost GPU (one process). With `keep`, while a GPU holds cells and
+  /// another device is in play (stepCopiesArmed()), a step can start
+  /// again from a host copy of every cell as of its start: keepStepCopy()
+  /// takes it (`held`: a copy of the current step is held afterwards;
+  /// false with failure() when a device fails to give its cells), and
+  /// after a failure in the step that started at `step`, recoverStep()
+  /// drops the GPU whose call failed and puts every cell back as of that
+  /// copy on the other devices, to run the step again (false where it
+  /// cannot: the failure stays). lostDevices(): every device the run went
+  /// on without so far.
+  virtual void keepStepCopies(bool keep) = 0;
+  virtual bool stepCopiesArmed() const = 0;
+  virtual bool keepStepCopy(bool &held) = 0;
+  virtual bool recoverStep(int64_t step) = 0;
+  virtual std::vector<DeviceLoss> lostDevices() = 0;
 };
 
 } // namespace easyml::rt

@@ -156,7 +156,12 @@ public:
   void onStep(StepFn fn) { onStep_.push_back(std::move(fn)); }
 
   /// Runs to `untilStep`; false with `error` (a failed device, a value
-  /// that is no longer finite, with its point and time).
+  /// that is no longer finite, with its point and time). In one process,
+  /// while a GPU holds cells and another device is in play, every step
+  /// starts from a host copy of every cell (the simulation's recovery,
+  /// TissueCoupling::keepStepCopy): a GPU failing in a step, or in what
+  /// follows it (a step's callbacks), is dropped and the step runs again
+  /// on the others from that copy, with the same bits.
   bool run(int64_t untilStep, std::string &error);
   /// Whether run() stopped on a value that is no longer finite.
   bool stoppedNonFinite() const { return nonFinite_; }
@@ -221,6 +226,25 @@ private:
   DiffusionTask diffusionTask();
   /// Explicit sub-steps from `first` on on the simulation's devices.
   bool diffuseOnDevices(std::string &error, int64_t first = 0);
+  /// The step's work on the cells: the ionic step (`fused` with the first
+  /// diffusion sub-step where it was), then diffusion (`t1`: when the
+  /// ionic step ended), from and to a step copy where one is kept.
+  bool advance(bool &fused, double &t1, std::string &error);
+  /// The diffusion step, where the scheme and the process put it (after
+  /// a `fused` step, from its second sub-step).
+  bool diffusionStep(bool fused, std::string &error);
+  /// Runs `op`, and again after every GPU lost in it that the simulation
+  /// could go on without from the copy of step_ (recoverStep).
+  bool survive(const std::function<bool(std::string &)> &op,
+               std::string &error);
+  /// Where the simulation keeps step copies now: the activation arrays
+  /// the GPUs kept come to the host, and the step starts from a copy.
+  bool keepStepStart(std::string &error);
+  /// After a step that started from a copy: the copy of the next step.
+  bool keepStepEnd(std::string &error);
+  /// Every cell went back to the copy of step_: Vm on the host, none of
+  /// the GPUs' activation arrays.
+  void rolledBack();
   /// The step's ionic wave, fused with its diffusion where the
   /// simulation can (`fused` says whether it did).
   bool ionicStep(bool &fused, std::string &error);
@@ -309,6 +333,13 @@ private:
   /// diffusion on the devices); the last step's, and whether the host's
   /// Vm is stale since.
   bool deviceActivation_ = false, hostVmStale_ = false;
+  /// Some step since the GPUs last gave their activation arrays back did
+  /// the activation pass on them.
+  bool activationOnGpus_ = false;
+  /// Steps may start again from a copy of the cells (one process), and
+  /// this step did: the host does its activation pass, and it is not
+  /// fused.
+  bool stepCopies_ = false, stepCopied_ = false;
   DeviceActivation act_;
   bool activatedOnDevices_ = false;
   FusedStep fused_;

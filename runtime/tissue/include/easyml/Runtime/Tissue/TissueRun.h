@@ -52,11 +52,12 @@ struct TissueResult {
   /// from (-1: none).
   int64_t checkpoints = 0, restartStep = -1;
   double checkpointSeconds = 0;
-  /// GPUs lost during the run: the run went on without each on the other
-  /// devices, from the last checkpoint (fromStep; 0: from the start).
+  /// GPUs lost during the run (one process): the run went on without
+  /// each on the other devices (`devices`, "cpu+cuda:0"), the step that
+  /// failed run again from a host copy of its start.
   struct Recovery {
     std::string device, error, devices;
-    int64_t fromStep = -1;
+    int64_t step = 0;
   };
   std::vector<Recovery> recoveries;
   /// The run stopped on a value that is no longer finite.
