@@ -13,6 +13,7 @@
 #include "easyml/Runtime/Tissue/TissueComm.h"
 
 #include "ConjugateGradient.h"
+#include "GridOperator.h"
 #include "RankBlock.h"
 #include "TissueBeats.h"
 
@@ -36,10 +37,8 @@ std::string number(double v) {
   return buf;
 }
 
-/// Points per parallel chunk: the diffusion operator runs on chunks, and
-/// reductions add the chunks' partial sums in chunk order, so results do
-/// not depend on the thread count.
-constexpr int64_t kChunk = 8192;
+/// Points per parallel chunk of the activation pass.
+constexpr int64_t kChunk = GridOperator::kChunk;
 
 /// A CPU variant's diffusion operator (ABI 6), or null.
 easyml_diffuse_fn diffusionEntry(const easyml_variant &v) {
@@ -78,7 +77,9 @@ Tissue::Tissue(SimulationInterface &sim, TissueGrid grid,
                TissueComm *comm)
     : sim_(sim), comm_(comm), grid_(std::move(grid)),
       conductivity_(conductivity), options_(options),
-      beats_(std::make_unique<TissueBeats>(sim, cellPoint_, grid_)) {}
+      beats_(std::make_unique<TissueBeats>(sim, cellPoint_, grid_)),
+      host_(std::make_unique<GridOperator>(grid_, flags_, options_, diffuse_)) {
+}
 
 int64_t Tissue::beats() const { return beats_->beats(); }
 
@@ -274,43 +275,6 @@ void Tissue::stimulusSource(int64_t step) {
   }
 }
 
-/// out = v + c . L v (+ src), chunk by chunk over the threads.
-void Tissue::applyOperator(const double *v, double *out, const double c[3],
-                           const double *src) {
-  applyOperator(v, out, c, src, flags_.data(), grid_.points());
-}
-
-void Tissue::applyOperator(const double *v, double *out, const double c[3],
-                           const double *src, const uint8_t *flags,
-                           int64_t n) {
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  easyml_diffusion_args base{};
-  base.sx = 1;
-  base.sy = grid_.n[0];
-  base.sz = grid_.n[0] * grid_.n[1];
-  base.cx = c[0];
-  base.cy = c[1];
-  base.cz = c[2];
-  base.v = v;
-  base.out = out;
-  base.flags = flags;
-  base.src = src;
-  // num_threads takes a positive count: the default team where unset.
-  const int threads = cpuThreads(options_.threads);
-  const PoolBinding bind = PoolBinding::current();
-#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
-  {
-    bind.hold();
-#pragma omp for schedule(static)
-    for (int64_t k = 0; k < chunks; ++k) {
-      easyml_diffusion_args a = base;
-      a.begin = k * kChunk;
-      a.end = std::min(n, a.begin + kChunk);
-      diffuse_(a);
-    }
-  }
-}
-
 /// Sub-steps from Vm into out_ and back and forth with tmp_; the result
 /// is copied into Vm.
 bool Tissue::diffuseExplicit() {
@@ -319,7 +283,7 @@ bool Tissue::diffuseExplicit() {
   double *buffers[2] = {out_.data(), tmp_.data()};
   for (int64_t s = 0; s < report_.substeps; ++s) {
     double *to = buffers[s % 2];
-    applyOperator(in, to, c_, s == 0 && hasSource_ ? src_.data() : nullptr);
+    host_->apply(in, to, c_, s == 0 && hasSource_ ? src_.data() : nullptr);
     in = to;
   }
   std::memcpy(v, in, sizeof(double) * grid_.points());
@@ -390,30 +354,6 @@ bool Tissue::finishDeviceActivation(std::string &error) {
   return updateActivation(step_, act_.done, error);
 }
 
-double Tissue::dot(const double *a, const double *b) const {
-  const int64_t n = grid_.points();
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<double> part(chunks, 0.0);
-  // num_threads takes a positive count: the default team where unset.
-  const int threads = cpuThreads(options_.threads);
-  const PoolBinding bind = PoolBinding::current();
-#pragma omp parallel num_threads(threads) if (threads != 1 && chunks > 1)
-  {
-    bind.hold();
-#pragma omp for schedule(static)
-    for (int64_t k = 0; k < chunks; ++k) {
-      double sum = 0;
-      for (int64_t i = k * kChunk, e = std::min(n, i + kChunk); i < e; ++i)
-        sum += a[i] * b[i];
-      part[k] = sum;
-    }
-  }
-  double total = 0;
-  for (double x : part)
-    total += x;
-  return total;
-}
-
 /// (I - A/2) v' = (I + A/2) v + src, A = dt D L: the operator with
 /// coefficients +c/2 gives the right-hand side and with -c/2 the matrix
 /// (symmetric positive definite), which the conjugate gradient inverts.
@@ -426,16 +366,16 @@ bool Tissue::diffuseCrankNicolson(std::string &error) {
   }
   std::vector<double> &b = out_;
   double *x = gridVm();
-  applyOperator(x, b.data(), plus, hasSource_ ? src_.data() : nullptr);
+  host_->apply(x, b.data(), plus, hasSource_ ? src_.data() : nullptr);
   r_.resize(n);
   p_.resize(n);
   q_.resize(n);
   ConjugateGradient cg;
   cg.apply = [&](const double *in, double *out) {
-    applyOperator(in, out, minus, nullptr);
+    host_->apply(in, out, minus, nullptr);
     return true;
   };
-  cg.dot = [&](const double *u, const double *v) { return dot(u, v); };
+  cg.dot = [&](const double *u, const double *v) { return host_->dot(u, v); };
   cg.tolerance = options_.cgTolerance;
   cg.maxIterations = options_.cgMaxIterations;
   return solved(cg.solve(n, x, b.data(), r_.data(), q_.data(), p_.data()),

@@ -64,6 +64,7 @@ struct RunPosition;
 class SimulationInterface;
 class TissueComm;
 class RankBlock;
+class GridOperator;
 class TissueBeats;
 struct CgResult;
 
@@ -217,11 +218,6 @@ private:
   void gatherVm();
   void scatterVm();
   void stimulusSource(int64_t step);
-  void applyOperator(const double *v, double *out, const double c[3],
-                     const double *src);
-  /// The same over points [0, n) of pointers offset to a block.
-  void applyOperator(const double *v, double *out, const double c[3],
-                     const double *src, const uint8_t *flags, int64_t n);
   bool diffuseExplicit();
   DiffusionTask diffusionTask();
   /// Explicit sub-steps from `first` on on the simulation's devices.
@@ -259,7 +255,6 @@ private:
   /// A Crank-Nicolson solve's outcome: its iterations counted, an error
   /// where it did not converge.
   bool solved(const CgResult &r, std::string &error);
-  double dot(const double *a, const double *b) const;
   /// Activation times and the check that Vm is finite after a step;
   /// across ranks, also the new Vm from vr_ into the cells.
   bool updateActivation(int64_t step, std::string &error);
@@ -350,6 +345,8 @@ private:
   TissueReport report_;
   /// Biomarker beats (options_.biomarkers).
   std::unique_ptr<TissueBeats> beats_;
+  /// The operator on the host's threads, in one process.
+  std::unique_ptr<GridOperator> host_;
 };
 
 } // namespace rt
