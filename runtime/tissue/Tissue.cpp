@@ -91,7 +91,14 @@ double Tissue::stableStep(const TissueGrid &grid, const Conductivity &c) {
   return sum > 0 ? 1.0 / (2.0 * sum) : INFINITY;
 }
 
-bool Tissue::initialize(std::string &error) {
+Status Tissue::initialize() {
+  std::string error;
+  if (!setUp(error))
+    return Status::invalid(error);
+  return Status();
+}
+
+bool Tissue::setUp(std::string &error) {
   if (std::string e = grid_.check(); !e.empty())
     return error = e, false;
   if (std::string e = conductivity_.check(); !e.empty())
@@ -226,12 +233,13 @@ bool Tissue::syncHostVm() {
   return true;
 }
 
-bool Tissue::syncHost(std::string &error) {
+Status Tissue::syncHost() {
   bool ok = syncHostVm() && (!deviceActivation_ || ranked_ ||
                              sim_.coupling()->releaseActivation(/*keep=*/true));
   if (!ok)
-    error = "bringing the devices' values to the host: " + sim_.failure();
-  return ok;
+    return Status::failed("bringing the devices' values to the host: " +
+                          sim_.failure());
+  return Status();
 }
 
 std::vector<double> Tissue::vm() {
@@ -660,7 +668,14 @@ void Tissue::rolledBack() {
   gatherVm();
 }
 
-bool Tissue::run(int64_t untilStep, std::string &error) {
+Status Tissue::run(int64_t untilStep) {
+  std::string error;
+  if (runSteps(untilStep, error))
+    return Status();
+  return nonFinite_ ? Status::nonFinite(error) : Status::failed(error);
+}
+
+bool Tissue::runSteps(int64_t untilStep, std::string &error) {
   if (!initialized_)
     return error = "initialize() must come before run()", false;
   double wall0 = now();
@@ -733,8 +748,11 @@ bool Tissue::run(int64_t untilStep, std::string &error) {
   return ok;
 }
 
-bool Tissue::finishBeats(std::string &error) {
-  return !options_.biomarkers || beats_->finish(step_, error);
+Status Tissue::finishBeats() {
+  std::string error;
+  if (options_.biomarkers && !beats_->finish(step_, error))
+    return Status::failed(error);
+  return Status();
 }
 
 std::vector<double> Tissue::biomarkerMap(int column, int64_t beat) {

@@ -46,7 +46,7 @@ void Tissue::savePosition(RunPosition &position) {
   position.data.insert(position.data.end(), prev.begin(), prev.end());
 }
 
-bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
+Status Tissue::restorePosition(const RunPosition &position) {
   const int64_t n = grid_.points();
   const char *names[] = {"tissue.step", "tissue.beats", "tissue.first_beat",
                          "tissue.beat_step"};
@@ -54,16 +54,14 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   for (int i = 0; i < 4; ++i) {
     auto it = position.client.find(names[i]);
     if (it == position.client.end())
-      return error = "not a checkpoint of a tissue (no '" +
-                     std::string(names[i]) + "')",
-             false;
+      return Status::invalid("not a checkpoint of a tissue (no '" +
+                             std::string(names[i]) + "')");
     values[i] = static_cast<int64_t>(it->second);
   }
   if (static_cast<int64_t>(position.data.size()) != 2 * n)
-    return error = "a checkpoint of a grid of " +
-                   std::to_string(position.data.size() / 2) +
-                   " points, this one has " + std::to_string(n),
-           false;
+    return Status::invalid("a checkpoint of a grid of " +
+                           std::to_string(position.data.size() / 2) +
+                           " points, this one has " + std::to_string(n));
   std::array<int, 3> saved{{1, 1, 1}}, order = cellOrder();
   for (int a = 0; a < 3; ++a) {
     auto it = position.client.find(std::string("tissue.cell_order_") + "xyz"[a]);
@@ -78,16 +76,14 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
       return g.ranks() == 1 ? std::string("in point order")
                             : "box by box of process_grid " + g.str();
     };
-    return error = "the checkpoint's cells are " + say(was) +
-                   ", this run's " + say(now) +
-                   ": continue it with the process grid it was saved with",
-           false;
+    return Status::invalid(
+        "the checkpoint's cells are " + say(was) + ", this run's " + say(now) +
+        ": continue it with the process grid it was saved with");
   }
   if (values[0] != sim_.step())
-    return error = "a damaged checkpoint: the tissue is at step " +
-                   std::to_string(values[0]) + ", its cells at step " +
-                   std::to_string(sim_.step()),
-           false;
+    return Status::invalid("a damaged checkpoint: the tissue is at step " +
+                           std::to_string(values[0]) + ", its cells at step " +
+                           std::to_string(sim_.step()));
   step_ = values[0];
   beats_->setPosition({values[1], values[2], values[3]});
   lat_.assign(position.data.begin(), position.data.begin() + n);
@@ -109,5 +105,5 @@ bool Tissue::restorePosition(const RunPosition &position, std::string &error) {
   gatherVm();
   if (ranked_)
     ranks_->loadVm(sim_.coupling()->vm());
-  return true;
+  return Status();
 }

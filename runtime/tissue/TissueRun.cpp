@@ -141,6 +141,13 @@ bool processGrid(const TissueSetup &setup, int ranks,
 
 namespace {
 
+/// Whether `status` succeeded; its message in `error` where it did not.
+bool succeeded(const Status &status, std::string &error) {
+  if (!status.ok())
+    error = status.message();
+  return status.ok();
+}
+
 /// False on every rank when `ok` is false on one, with that rank's message.
 bool agreeOn(SimulationInterface &sim, bool ok, std::string &error) {
   Status all = sim.agree(ok ? Status() : Status::failed(error));
@@ -172,7 +179,7 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
   auto snapshot = [&](int64_t step, std::string &e) {
     char name[64];
     std::snprintf(name, sizeof name, "vm_%09.3f", step * setup.options.dt);
-    return tissue.syncHost(e) &&
+    return succeeded(tissue.syncHost(), e) &&
            writeField(sim, writer, name, "Vm", tissue.vm(), e);
   };
   if (every)
@@ -193,7 +200,7 @@ bool runSteps(const TissueSetup &setup, SimulationInterface &sim,
       return true;
     });
   bool ok = (!every || tissue.step() > 0 || snapshot(0, error)) &&
-            tissue.run(steps, error);
+            succeeded(tissue.run(steps), error);
   if (!ok && setup.untilActivated && error.empty())
     ok = true; // every point activated
   return ok;
@@ -205,7 +212,7 @@ bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
                      std::string &error) {
   if (setup.outputs.biomarkers.empty())
     return true;
-  if (!tissue.finishBeats(error))
+  if (!succeeded(tissue.finishBeats(), error))
     return false;
   result.beats = tissue.beats();
   for (int64_t beat = 0; beat < tissue.beats(); ++beat)
@@ -223,7 +230,7 @@ bool writeBiomarkers(const TissueSetup &setup, SimulationInterface &sim,
 /// rank 0).
 bool finish(const TissueSetup &setup, SimulationInterface &sim, Tissue &tissue,
             Writer &writer, TissueResult &result, std::string &error) {
-  if (!tissue.syncHost(error) ||
+  if (!succeeded(tissue.syncHost(), error) ||
       !writeBiomarkers(setup, sim, tissue, writer, result, error))
     return false;
   std::vector<double> lat = tissue.activationTimes();
@@ -262,7 +269,7 @@ bool saveCheckpoint(const TissueSetup &setup, SimulationInterface &sim,
   position.settings = setup.settings;
   for (const std::string &f : result.files)
     position.files.emplace_back(f, fileSize(f));
-  if (!tissue.syncHost(error))
+  if (!succeeded(tissue.syncHost(), error))
     return false;
   tissue.savePosition(position);
   if (Status saved = sim.outputs().saveCheckpoint(setup.checkpoint, position);
@@ -286,7 +293,7 @@ bool restart(const TissueSetup &setup, SimulationInterface &sim,
     return error = loaded.message(), false;
   if (std::string d = position.settingsDiffer(setup.settings); !d.empty())
     return error = setup.restart + ": another run's checkpoint: " + d, false;
-  bool ok = tissue.restorePosition(position, error);
+  bool ok = succeeded(tissue.restorePosition(position), error);
   if (!ok)
     error = setup.restart + ": " + error;
   for (auto &[file, size] : position.files) {
@@ -363,7 +370,7 @@ bool runOnce(const TissueSetup &setup, const ModelHandle &model,
                 ranks ? ranks->comm : nullptr);
   for (const TissueStimulus &s : setup.stimuli)
     tissue.addStimulus(s);
-  if (!tissue.initialize(error))
+  if (!succeeded(tissue.initialize(), error))
     return false;
   if (!from.empty() && !restart(setup, *sim, tissue, result, error)) {
     // A refused restart leaves the files of the run it would continue.

@@ -48,6 +48,7 @@
 
 #include "easyml/ABI/ABI.h"
 #include "easyml/Runtime/Devices/Device.h"
+#include "easyml/Runtime/Support/Status.h"
 #include "easyml/Runtime/Tissue/TissueDecomposition.h"
 #include "easyml/Runtime/Tissue/TissueGrid.h"
 
@@ -151,19 +152,20 @@ public:
 
   /// Checks the set-up (grid, conductivities, cell count, a stable or
   /// semi-implicit scheme, a diffusion operator) and initialises the
-  /// simulation for dt; false with `error`.
-  bool initialize(std::string &error);
+  /// simulation for dt; Invalid, saying what is wrong, when it cannot.
+  Status initialize();
   void addStimulus(const TissueStimulus &s) { stimuli_.push_back(s); }
   void onStep(StepFn fn) { onStep_.push_back(std::move(fn)); }
 
-  /// Runs to `untilStep`; false with `error` (a failed device, a value
-  /// that is no longer finite, with its point and time). In one process,
+  /// Runs to `untilStep`; Failed (a failed device, a step callback that
+  /// stopped it) or NonFinite (a value that is no longer finite, with its
+  /// point and time) when it stops early. In one process,
   /// while a GPU holds cells and another device is in play, every step
   /// starts from a host copy of every cell (the simulation's recovery,
   /// TissueCoupling::keepStepCopy): a GPU failing in a step, or in what
   /// follows it (a step's callbacks), is dropped and the step runs again
   /// on the others from that copy, with the same bits.
-  bool run(int64_t untilStep, std::string &error);
+  Status run(int64_t untilStep);
   /// Whether run() stopped on a value that is no longer finite.
   bool stoppedNonFinite() const { return nonFinite_; }
   int64_t step() const { return step_; }
@@ -172,9 +174,9 @@ public:
   /// Brings to the host what steps left on the devices (Vm, and the
   /// activation times and last Vm the GPUs keep: DeviceActivation); vm(),
   /// activationTimes() and savePosition() read the host's copies, so a
-  /// caller checks this first. False with `error` when a device fails to
-  /// give them back.
-  bool syncHost(std::string &error);
+  /// caller checks this first. Failed when a device fails to give them
+  /// back.
+  Status syncHost();
   /// Vm at every grid point (NaN outside the tissue). Across ranks:
   /// collective, the grid on rank 0 and empty elsewhere.
   std::vector<double> vm();
@@ -183,7 +185,7 @@ public:
   std::vector<double> activationTimes();
   /// Closes the running beat (biomarkers on): call once, after the last
   /// run(). Collective across ranks.
-  bool finishBeats(std::string &error);
+  Status finishBeats();
   /// Beats closed so far (biomarkers on).
   int64_t beats() const;
   /// Biomarker `column` (biomarkerColumnName) of beat `beat` at every grid
@@ -196,9 +198,9 @@ public:
   /// Collective across ranks.
   void savePosition(RunPosition &position);
   /// Continues from `position`, read with the simulation's checkpoint
-  /// (after initialize() and loadCheckpoint); false with `error` when it
-  /// is not a checkpoint of this grid.
-  bool restorePosition(const RunPosition &position, std::string &error);
+  /// (after initialize() and loadCheckpoint); Invalid when it is not a
+  /// checkpoint of this grid.
+  Status restorePosition(const RunPosition &position);
 
   /// Points of tissue that have activated (on every rank).
   int64_t activated() const { return activated_; }
@@ -210,6 +212,9 @@ public:
   static double stableStep(const TissueGrid &grid, const Conductivity &c);
 
 private:
+  /// initialize() and run(), with the message in `error`.
+  bool setUp(std::string &error);
+  bool runSteps(int64_t untilStep, std::string &error);
   bool generatedDiffusion(std::string &error);
   /// Vm on the grid: the simulation's own array when every point is
   /// tissue (cell k is point k), else v_ (gathered from the cells). Across
